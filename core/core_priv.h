@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Private declarations shared by the files of xib_core.
+ */
+#ifndef _XIB_CORE_PRIV_H
+#define _XIB_CORE_PRIV_H
+
+#include <linux/mutex.h>
+#include <xib/xib_verbs.h>
+
+/*
+ * xib_reg_mutex serialises registration: the device table, the client
+ * list, the link-type list and every device's @registered flag change
+ * only under it, and client add/remove callbacks run under it.
+ */
+extern struct mutex xib_reg_mutex;
+
+/* device.c */
+int xib_device_init(void);
+void xib_device_exit(void);
+struct xib_device *xib_device_next_locked(struct net *net, unsigned long *index);
+struct xib_link_ops *xib_link_find_locked(const char *type);
+
+/* netlink.c */
+int xib_netlink_init(void);
+void xib_netlink_exit(void);
+
+#endif /* _XIB_CORE_PRIV_H */

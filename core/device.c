@@ -1,0 +1,440 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xib_core device registry: devices, clients and link types.
+ *
+ * A device is findable (by index or name, in its namespace) from
+ * xib_register_device() until xib_unregister_device().  Two counts keep it
+ * alive:
+ *  - dev->dev's kobject refcount (xib_device_get/put) keeps the memory;
+ *  - dev->users keeps the device registered: unregistration first hides the
+ *    device, detaches every client, then waits until the last user that
+ *    found it by lookup has called xib_device_release_user().
+ */
+
+#include <linux/ctype.h>
+#include <linux/idr.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+
+#include "core_priv.h"
+
+/* Serialises registration; see core_priv.h for what it protects. */
+DEFINE_MUTEX(xib_reg_mutex);
+
+/* All xib devices, by index.  Changed under xib_reg_mutex. */
+static DEFINE_XARRAY_ALLOC(xib_devices);
+/* Clients in registration order.  Protected by xib_reg_mutex. */
+static LIST_HEAD(xib_clients);
+static DEFINE_IDA(xib_client_ida);
+/* Registered link types.  Protected by xib_reg_mutex. */
+static LIST_HEAD(xib_link_types);
+
+/*
+ * A client that attached without storing data is recorded with this
+ * marker, so that remove is called exactly for the clients add accepted.
+ */
+#define XIB_CLIENT_ATTACHED	xa_mk_value(0)
+
+static struct class xib_class = {
+	.name = "xib",
+};
+
+static void xib_device_release(struct device *device)
+{
+	struct xib_device *dev = to_xib_device(device);
+
+	if (dev->ops->dealloc_driver)
+		dev->ops->dealloc_driver(dev);
+	WARN_ON(!xa_empty(&dev->client_data));
+	xa_destroy(&dev->client_data);
+	kfree(dev);
+}
+
+/**
+ * xib_alloc_device() - allocate a device with room for the driver
+ * @ops: the driver's operations; must outlive the device.  From here on
+ *	the final put calls @ops->dealloc_driver, registered or not.
+ * @size: size of the driver's structure, which embeds struct xib_device
+ *	at offset 0 (drivers static_assert() that)
+ *
+ * Returns NULL on allocation failure.  Free with xib_dealloc_device().
+ */
+struct xib_device *xib_alloc_device(const struct xib_device_ops *ops,
+				    size_t size)
+{
+	struct xib_device *dev;
+
+	if (WARN_ON(size < sizeof(*dev)))
+		return NULL;
+	dev = kzalloc(size, GFP_KERNEL);
+	if (!dev)
+		return NULL;
+
+	dev->ops = ops;
+	device_initialize(&dev->dev);
+	dev->dev.class = &xib_class;
+	dev->dev.release = xib_device_release;
+	xa_init(&dev->client_data);
+	init_completion(&dev->users_done);
+	write_pnet(&dev->net, &init_net);
+	return dev;
+}
+EXPORT_SYMBOL_GPL(xib_alloc_device);
+
+/**
+ * xib_dealloc_device() - drop the allocation reference of a device
+ * @dev: a device that is not registered (never, or no longer)
+ */
+void xib_dealloc_device(struct xib_device *dev)
+{
+	WARN_ON(dev->registered);
+	xib_device_put(dev);
+}
+EXPORT_SYMBOL_GPL(xib_dealloc_device);
+
+static bool xib_name_valid(const char *name)
+{
+	size_t len = strnlen(name, XIB_DEVICE_NAME_MAX);
+	size_t i;
+
+	if (!len || len >= XIB_DEVICE_NAME_MAX)
+		return false;
+	if (!strcmp(name, ".") || !strcmp(name, ".."))
+		return false;
+	for (i = 0; i < len; i++)
+		if (name[i] == '/' || name[i] == ':' || !isgraph(name[i]))
+			return false;
+	return true;
+}
+
+static struct xib_device *xib_find_name_locked(const char *name)
+{
+	struct xib_device *dev;
+	unsigned long index;
+
+	lockdep_assert_held(&xib_reg_mutex);
+	xa_for_each(&xib_devices, index, dev)
+		if (!strcmp(dev->name, name))
+			return dev;
+	return NULL;
+}
+
+static int xib_client_add_one(struct xib_client *client, struct xib_device *dev)
+{
+	int ret;
+
+	lockdep_assert_held(&xib_reg_mutex);
+	ret = client->add(dev);
+	if (ret) {
+		dev_dbg(&dev->dev, "client %s did not attach: %d\n",
+			client->name, ret);
+		xa_erase(&dev->client_data, client->id);
+		return ret;
+	}
+	/* Record the attachment even if add stored no data. */
+	ret = xa_insert(&dev->client_data, client->id, XIB_CLIENT_ATTACHED,
+			GFP_KERNEL);
+	if (ret == -EBUSY)
+		ret = 0;
+	if (ret) {
+		client->remove(dev, xib_get_client_data(dev, client));
+		xa_erase(&dev->client_data, client->id);
+	}
+	return ret;
+}
+
+static void xib_client_remove_one(struct xib_client *client,
+				  struct xib_device *dev)
+{
+	void *data;
+
+	lockdep_assert_held(&xib_reg_mutex);
+	data = xa_erase(&dev->client_data, client->id);
+	if (!data)
+		return;		/* add failed: the client never attached */
+	client->remove(dev, xa_is_value(data) ? NULL : data);
+}
+
+/**
+ * xib_register_device() - make a device visible to clients and user space
+ * @dev: from xib_alloc_device(), with node_guid and phys_port_cnt set
+ * @name: unique device name (letters, digits, punctuation but '/' and ':')
+ * @net: namespace the device belongs to
+ *
+ * Returns 0, -EINVAL for a bad name, -EEXIST if the name is taken, or
+ * another negative errno.  On failure the device is still allocated.
+ */
+int xib_register_device(struct xib_device *dev, const char *name,
+			struct net *net)
+{
+	struct xib_client *client;
+	int ret;
+
+	if (!xib_name_valid(name))
+		return -EINVAL;
+
+	mutex_lock(&xib_reg_mutex);
+	if (xib_find_name_locked(name)) {
+		ret = -EEXIST;
+		goto out_unlock;
+	}
+	strscpy(dev->name, name, sizeof(dev->name));
+	write_pnet(&dev->net, net);
+
+	ret = dev_set_name(&dev->dev, "%s", name);
+	if (ret)
+		goto out_unlock;
+	ret = xa_alloc(&xib_devices, &dev->index, dev, xa_limit_31b, GFP_KERNEL);
+	if (ret)
+		goto out_unlock;
+	ret = device_add(&dev->dev);
+	if (ret)
+		goto err_erase_index;
+
+	refcount_set(&dev->users, 1);
+	reinit_completion(&dev->users_done);
+	dev->registered = true;
+	list_for_each_entry(client, &xib_clients, list)
+		xib_client_add_one(client, dev);
+	mutex_unlock(&xib_reg_mutex);
+	return 0;
+
+err_erase_index:
+	xa_erase(&xib_devices, dev->index);
+out_unlock:
+	mutex_unlock(&xib_reg_mutex);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(xib_register_device);
+
+/**
+ * xib_unregister_device() - undo xib_register_device()
+ * @dev: a registered device
+ *
+ * Detaches every client, then waits for the users found by lookup to go.
+ * The caller still holds its allocation reference afterwards.
+ */
+void xib_unregister_device(struct xib_device *dev)
+{
+	struct xib_client *client;
+
+	mutex_lock(&xib_reg_mutex);
+	if (WARN_ON(!dev->registered)) {
+		mutex_unlock(&xib_reg_mutex);
+		return;
+	}
+	dev->registered = false;
+	list_for_each_entry_reverse(client, &xib_clients, list)
+		xib_client_remove_one(client, dev);
+	mutex_unlock(&xib_reg_mutex);
+
+	xib_device_release_user(dev);
+	wait_for_completion(&dev->users_done);
+
+	mutex_lock(&xib_reg_mutex);
+	xa_erase(&xib_devices, dev->index);
+	device_del(&dev->dev);
+	mutex_unlock(&xib_reg_mutex);
+}
+EXPORT_SYMBOL_GPL(xib_unregister_device);
+
+/**
+ * xib_device_release_user() - drop a reference from xib_device_get_by_*()
+ * @dev: the device
+ */
+void xib_device_release_user(struct xib_device *dev)
+{
+	if (refcount_dec_and_test(&dev->users))
+		complete(&dev->users_done);
+}
+EXPORT_SYMBOL_GPL(xib_device_release_user);
+
+static struct xib_device *xib_try_use(struct xib_device *dev, struct net *net)
+{
+	lockdep_assert_held(&xib_reg_mutex);
+	if (!dev || !dev->registered || !net_eq(xib_device_net(dev), net))
+		return NULL;
+	if (!refcount_inc_not_zero(&dev->users))
+		return NULL;
+	return dev;
+}
+
+/**
+ * xib_device_get_by_name() - find a registered device of a namespace
+ * @net: the namespace to look in
+ * @name: the device name
+ *
+ * Returns the device with a user reference (release it with
+ * xib_device_release_user()), or NULL.
+ */
+struct xib_device *xib_device_get_by_name(struct net *net, const char *name)
+{
+	struct xib_device *dev;
+
+	mutex_lock(&xib_reg_mutex);
+	dev = xib_try_use(xib_find_name_locked(name), net);
+	mutex_unlock(&xib_reg_mutex);
+	return dev;
+}
+EXPORT_SYMBOL_GPL(xib_device_get_by_name);
+
+/**
+ * xib_device_get_by_index() - like xib_device_get_by_name(), by index
+ * @net: the namespace to look in
+ * @index: the device index
+ */
+struct xib_device *xib_device_get_by_index(struct net *net, u32 index)
+{
+	struct xib_device *dev;
+
+	mutex_lock(&xib_reg_mutex);
+	dev = xib_try_use(xa_load(&xib_devices, index), net);
+	mutex_unlock(&xib_reg_mutex);
+	return dev;
+}
+EXPORT_SYMBOL_GPL(xib_device_get_by_index);
+
+/*
+ * Next registered device of @net at or after *@index, for dumps; on
+ * return *@index is that device's index.
+ */
+struct xib_device *xib_device_next_locked(struct net *net, unsigned long *index)
+{
+	struct xib_device *dev;
+
+	lockdep_assert_held(&xib_reg_mutex);
+	xa_for_each_start(&xib_devices, *index, dev, *index)
+		if (dev->registered && net_eq(xib_device_net(dev), net))
+			return dev;
+	return NULL;
+}
+
+/**
+ * xib_register_client() - attach a client to every device, now and later
+ * @client: with name, add and remove set
+ */
+int xib_register_client(struct xib_client *client)
+{
+	struct xib_device *dev;
+	unsigned long index;
+	int id;
+
+	id = ida_alloc(&xib_client_ida, GFP_KERNEL);
+	if (id < 0)
+		return id;
+
+	mutex_lock(&xib_reg_mutex);
+	client->id = id;
+	list_add_tail(&client->list, &xib_clients);
+	xa_for_each(&xib_devices, index, dev)
+		if (dev->registered)
+			xib_client_add_one(client, dev);
+	mutex_unlock(&xib_reg_mutex);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(xib_register_client);
+
+/**
+ * xib_unregister_client() - detach a client from every device
+ * @client: a registered client
+ */
+void xib_unregister_client(struct xib_client *client)
+{
+	struct xib_device *dev;
+	unsigned long index;
+
+	mutex_lock(&xib_reg_mutex);
+	xa_for_each(&xib_devices, index, dev)
+		if (dev->registered)
+			xib_client_remove_one(client, dev);
+	list_del(&client->list);
+	mutex_unlock(&xib_reg_mutex);
+	ida_free(&xib_client_ida, client->id);
+}
+EXPORT_SYMBOL_GPL(xib_unregister_client);
+
+/**
+ * xib_get_client_data() - what @client stored for @dev, or NULL
+ * @dev: the device
+ * @client: the client
+ */
+void *xib_get_client_data(struct xib_device *dev, struct xib_client *client)
+{
+	void *data = xa_load(&dev->client_data, client->id);
+
+	return xa_is_value(data) ? NULL : data;
+}
+EXPORT_SYMBOL_GPL(xib_get_client_data);
+
+/**
+ * xib_set_client_data() - store @client's per-device data, from its add()
+ * @dev: the device
+ * @client: the client
+ * @data: the pointer to keep; not NULL
+ */
+int xib_set_client_data(struct xib_device *dev, struct xib_client *client,
+			void *data)
+{
+	lockdep_assert_held(&xib_reg_mutex);
+	if (WARN_ON(!data || xa_is_value(data)))
+		return -EINVAL;
+	return xa_err(xa_store(&dev->client_data, client->id, data, GFP_KERNEL));
+}
+EXPORT_SYMBOL_GPL(xib_set_client_data);
+
+struct xib_link_ops *xib_link_find_locked(const char *type)
+{
+	struct xib_link_ops *ops;
+
+	lockdep_assert_held(&xib_reg_mutex);
+	list_for_each_entry(ops, &xib_link_types, list)
+		if (!strcmp(ops->type, type))
+			return ops;
+	return NULL;
+}
+
+/**
+ * xib_link_register() - offer a link type to XIB_CMD_LINK_ADD
+ * @ops: the link type; its @type must be unique
+ */
+int xib_link_register(struct xib_link_ops *ops)
+{
+	int ret = 0;
+
+	if (strnlen(ops->type, XIB_LINK_TYPE_MAX) >= XIB_LINK_TYPE_MAX)
+		return -EINVAL;
+	mutex_lock(&xib_reg_mutex);
+	if (xib_link_find_locked(ops->type))
+		ret = -EEXIST;
+	else
+		list_add_tail(&ops->list, &xib_link_types);
+	mutex_unlock(&xib_reg_mutex);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(xib_link_register);
+
+/**
+ * xib_link_unregister() - withdraw a link type
+ * @ops: a registered link type
+ *
+ * Devices already created stay; the driver removes them on its own exit.
+ */
+void xib_link_unregister(struct xib_link_ops *ops)
+{
+	mutex_lock(&xib_reg_mutex);
+	list_del(&ops->list);
+	mutex_unlock(&xib_reg_mutex);
+}
+EXPORT_SYMBOL_GPL(xib_link_unregister);
+
+int xib_device_init(void)
+{
+	return class_register(&xib_class);
+}
+
+void xib_device_exit(void)
+{
+	WARN_ON(!xa_empty(&xib_devices));
+	WARN_ON(!list_empty(&xib_clients));
+	class_unregister(&xib_class);
+}

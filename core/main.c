@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xib_core: the xib verbs resource layer.
+ */
+
+#include <linux/module.h>
+
+#include "core_priv.h"
+
+static int __init xib_core_init(void)
+{
+	int ret;
+
+	ret = xib_device_init();
+	if (ret)
+		return ret;
+
+	ret = xib_netlink_init();
+	if (ret)
+		goto err_device_exit;
+
+	return 0;
+
+err_device_exit:
+	xib_device_exit();
+	return ret;
+}
+
+static void __exit xib_core_exit(void)
+{
+	xib_netlink_exit();
+	xib_device_exit();
+}
+
+module_init(xib_core_init);
+module_exit(xib_core_exit);
+
+MODULE_DESCRIPTION("xib RDMA stack: verbs resource layer");
+MODULE_LICENSE("GPL");

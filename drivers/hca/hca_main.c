@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xib_hca: the software HCA.
+ *
+ * Devices are created with "xibctl link add NAME netdev IFNAME" (link type
+ * "hca" of XIB_CMD_LINK_ADD) and live until "link del", until their
+ * interface is unregistered or until this module is unloaded, whichever
+ * comes first.  The RoCEv2 engine and the verbs arrive with the data path.
+ */
+
+#include <linux/etherdevice.h>
+#include <linux/if_arp.h>
+#include <asm/unaligned.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/rtnetlink.h>
+
+#include "hca.h"
+
+/* Registered HCAs.  Protected by xib_hca_lock. */
+static LIST_HEAD(xib_hca_devices);
+static DEFINE_MUTEX(xib_hca_lock);
+
+/* Final put of a device that never got as far as xib_hca_destroy(). */
+static void xib_hca_dealloc(struct xib_device *xdev)
+{
+	struct xib_hca_dev *hca = to_hca_dev(xdev);
+
+	if (hca->ndev)
+		netdev_put(hca->ndev, &hca->ndev_tracker);
+}
+
+/*
+ * Unregister @hca, whose list entry the caller has already removed.  The
+ * interface is let go right away: open files may keep the xib device's
+ * memory for a while, but must never keep its interface from going away.
+ */
+static void xib_hca_destroy(struct xib_hca_dev *hca)
+{
+	xib_unregister_device(&hca->xdev);
+	netdev_put(hca->ndev, &hca->ndev_tracker);
+	hca->ndev = NULL;
+	xib_dealloc_device(&hca->xdev);
+}
+
+/* Take @hca off the list; false if someone else already did. */
+static bool xib_hca_unlist(struct xib_hca_dev *hca)
+{
+	bool listed;
+
+	mutex_lock(&xib_hca_lock);
+	listed = !list_empty(&hca->list);
+	list_del_init(&hca->list);
+	mutex_unlock(&xib_hca_lock);
+	return listed;
+}
+
+static int xib_hca_dellink(struct xib_device *xdev)
+{
+	struct xib_hca_dev *hca = to_hca_dev(xdev);
+
+	if (!xib_hca_unlist(hca))
+		return -ENODEV;
+	xib_hca_destroy(hca);
+	return 0;
+}
+
+static struct net_device *xib_hca_get_netdev(struct xib_device *xdev, u32 port)
+{
+	struct xib_hca_dev *hca = to_hca_dev(xdev);
+
+	if (port != 1)
+		return NULL;
+	dev_hold(hca->ndev);
+	return hca->ndev;
+}
+
+static const struct xib_device_ops xib_hca_dev_ops = {
+	.owner = THIS_MODULE,
+	.driver_name = "xib_hca",
+	.get_netdev = xib_hca_get_netdev,
+	.dellink = xib_hca_dellink,
+	.dealloc_driver = xib_hca_dealloc,
+};
+
+/* The node GUID: the interface's MAC address as a modified EUI-64. */
+static __be64 xib_hca_node_guid(const struct net_device *ndev)
+{
+	u8 guid[8];
+
+	if (ndev->addr_len != ETH_ALEN)
+		return 0;
+	guid[0] = ndev->dev_addr[0] ^ 2;
+	guid[1] = ndev->dev_addr[1];
+	guid[2] = ndev->dev_addr[2];
+	guid[3] = 0xff;
+	guid[4] = 0xfe;
+	guid[5] = ndev->dev_addr[3];
+	guid[6] = ndev->dev_addr[4];
+	guid[7] = ndev->dev_addr[5];
+	return cpu_to_be64(get_unaligned_be64(guid));
+}
+
+static int xib_hca_newlink(const char *name, struct net_device *ndev,
+			   struct netlink_ext_ack *extack)
+{
+	struct xib_hca_dev *hca;
+	struct xib_device *xdev;
+	int ret;
+
+	if (ndev->type != ARPHRD_ETHER) {
+		NL_SET_ERR_MSG(extack, "xib_hca needs an Ethernet interface");
+		return -EINVAL;
+	}
+
+	xdev = xib_alloc_device(&xib_hca_dev_ops, sizeof(*hca));
+	if (!xdev)
+		return -ENOMEM;
+	hca = to_hca_dev(xdev);
+	INIT_LIST_HEAD(&hca->list);
+	hca->ndev = ndev;
+	netdev_hold(ndev, &hca->ndev_tracker, GFP_KERNEL);
+	hca->xdev.phys_port_cnt = 1;
+	hca->xdev.node_guid = xib_hca_node_guid(ndev);
+	hca->xdev.dev.parent = &ndev->dev;
+
+	ret = xib_register_device(&hca->xdev, name, dev_net(ndev));
+	if (ret) {
+		if (ret == -EEXIST)
+			NL_SET_ERR_MSG(extack, "an xib device with this name exists");
+		else if (ret == -EINVAL)
+			NL_SET_ERR_MSG(extack, "invalid xib device name");
+		goto err_dealloc;
+	}
+
+	/*
+	 * The netdev notifier runs under RTNL and removes the HCAs on the
+	 * list; an interface that went away before we got here is caught by
+	 * the reg_state check, so no HCA outlives its interface.
+	 */
+	rtnl_lock();
+	if (ndev->reg_state != NETREG_REGISTERED) {
+		rtnl_unlock();
+		NL_SET_ERR_MSG(extack, "network interface is going away");
+		ret = -ENODEV;
+		goto err_unregister;
+	}
+	mutex_lock(&xib_hca_lock);
+	list_add_tail(&hca->list, &xib_hca_devices);
+	mutex_unlock(&xib_hca_lock);
+	rtnl_unlock();
+	return 0;
+
+err_unregister:
+	xib_unregister_device(&hca->xdev);
+err_dealloc:
+	xib_dealloc_device(&hca->xdev);
+	return ret;
+}
+
+static struct xib_link_ops xib_hca_link_ops = {
+	.type = "hca",
+	.owner = THIS_MODULE,
+	.newlink = xib_hca_newlink,
+};
+
+/* Remove every HCA on @ndev, or every HCA if @ndev is NULL. */
+static void xib_hca_remove_all(struct net_device *ndev)
+{
+	struct xib_hca_dev *hca;
+
+	for (;;) {
+		mutex_lock(&xib_hca_lock);
+		list_for_each_entry(hca, &xib_hca_devices, list)
+			if (!ndev || hca->ndev == ndev)
+				break;
+		if (list_entry_is_head(hca, &xib_hca_devices, list)) {
+			mutex_unlock(&xib_hca_lock);
+			return;
+		}
+		list_del_init(&hca->list);
+		mutex_unlock(&xib_hca_lock);
+		xib_hca_destroy(hca);
+	}
+}
+
+static int xib_hca_netdev_event(struct notifier_block *nb, unsigned long event,
+				void *ptr)
+{
+	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
+
+	if (event == NETDEV_UNREGISTER)
+		xib_hca_remove_all(ndev);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block xib_hca_netdev_nb = {
+	.notifier_call = xib_hca_netdev_event,
+};
+
+static int __init xib_hca_init(void)
+{
+	int ret;
+
+	ret = register_netdevice_notifier(&xib_hca_netdev_nb);
+	if (ret)
+		return ret;
+
+	ret = xib_link_register(&xib_hca_link_ops);
+	if (ret)
+		goto err_unregister_notifier;
+
+	return 0;
+
+err_unregister_notifier:
+	unregister_netdevice_notifier(&xib_hca_netdev_nb);
+	return ret;
+}
+
+static void __exit xib_hca_exit(void)
+{
+	xib_link_unregister(&xib_hca_link_ops);
+	xib_hca_remove_all(NULL);
+	unregister_netdevice_notifier(&xib_hca_netdev_nb);
+}
+
+module_init(xib_hca_init);
+module_exit(xib_hca_exit);
+
+MODULE_DESCRIPTION("xib RDMA stack: software RoCEv2 HCA");
+MODULE_LICENSE("GPL");

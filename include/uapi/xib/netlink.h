@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause */
+/*
+ * xib generic-netlink interface.
+ *
+ * The family is named XIB_GENL_NAME ("xib") and is resolved through the
+ * generic-netlink controller like any other family.  It is net-namespace
+ * aware: a request sees only the devices of the requester's namespace.
+ * Version XIB_GENL_VERSION; attributes are only ever added, never renumbered.
+ *
+ * Commands
+ * --------
+ * XIB_CMD_DEV_GET
+ *	doit: request carries XIB_ATTR_DEV_INDEX or XIB_ATTR_DEV_NAME (if both
+ *	are given they must name the same device); the reply is one message
+ *	describing that device.  -ENODEV if it does not exist in the caller's
+ *	namespace, -EINVAL if neither attribute is present.
+ *	dumpit (NLM_F_DUMP): one message per device of the caller's namespace,
+ *	in index order; an empty dump is a valid answer (no devices).
+ *	Reply attributes: XIB_ATTR_DEV_INDEX, XIB_ATTR_DEV_NAME,
+ *	XIB_ATTR_DEV_NODE_GUID, XIB_ATTR_DEV_NUM_PORTS, XIB_ATTR_DEV_DRIVER,
+ *	and XIB_ATTR_NDEV_NAME when port 1 is bound to a network interface.
+ *	No privilege is needed.
+ *
+ * XIB_CMD_LINK_ADD
+ *	Creates a device of link type XIB_ATTR_LINK_TYPE named
+ *	XIB_ATTR_DEV_NAME on top of the network interface XIB_ATTR_NDEV_NAME
+ *	of the caller's namespace.  Needs CAP_NET_ADMIN in that namespace.
+ *	-EOPNOTSUPP if no driver provides the link type (e.g. xib_hca is not
+ *	loaded), -EEXIST if the name is taken, -ENODEV if the interface does
+ *	not exist; the driver may refuse with its own errno and an extack
+ *	message.
+ *
+ * XIB_CMD_LINK_DEL
+ *	Removes the device named by XIB_ATTR_DEV_INDEX or XIB_ATTR_DEV_NAME
+ *	if it was created by XIB_CMD_LINK_ADD.  Needs CAP_NET_ADMIN.  -ENODEV
+ *	if no such device, -EOPNOTSUPP if it was not created as a link.
+ *
+ * Every command refuses unknown attributes (strict validation).
+ */
+#ifndef _UAPI_XIB_NETLINK_H
+#define _UAPI_XIB_NETLINK_H
+
+#define XIB_GENL_NAME		"xib"
+#define XIB_GENL_VERSION	1
+
+enum xib_nl_cmd {
+	XIB_CMD_UNSPEC,
+	XIB_CMD_DEV_GET,
+	XIB_CMD_LINK_ADD,
+	XIB_CMD_LINK_DEL,
+
+	__XIB_CMD_MAX,
+	XIB_CMD_MAX = __XIB_CMD_MAX - 1
+};
+
+enum xib_nl_attr {
+	XIB_ATTR_UNSPEC,
+	XIB_ATTR_DEV_INDEX,		/* u32 */
+	XIB_ATTR_DEV_NAME,		/* string, < XIB_DEVICE_NAME_MAX */
+	XIB_ATTR_DEV_NODE_GUID,		/* u64, host byte order */
+	XIB_ATTR_DEV_NUM_PORTS,		/* u32 */
+	XIB_ATTR_DEV_DRIVER,		/* string: the driver module's name */
+	XIB_ATTR_LINK_TYPE,		/* string, e.g. "hca" */
+	XIB_ATTR_NDEV_NAME,		/* string: network interface name */
+	XIB_ATTR_PAD,
+
+	__XIB_ATTR_MAX,
+	XIB_ATTR_MAX = __XIB_ATTR_MAX - 1
+};
+
+/* Including the terminating NUL, like IFNAMSIZ and IB_DEVICE_NAME_MAX. */
+#define XIB_DEVICE_NAME_MAX	64
+#define XIB_LINK_TYPE_MAX	16
+
+#endif /* _UAPI_XIB_NETLINK_H */
