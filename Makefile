@@ -1,0 +1,118 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# xib top-level Makefile.  "make help" lists the targets.
+
+ROOT := $(abspath .)
+BUILD := $(ROOT)/build
+VM := $(ROOT)/tests/vm
+
+# Kernel tree to build the modules against: KDIR wins; else the running
+# kernel's; else the newest installed Debian 6.1 headers (the stock VM's).
+STOCK_KREL := $(shell bash -c '. $(VM)/kernels.sh && xib_stock_release' 2>/dev/null)
+ifeq ($(KDIR),)
+  ifneq ($(wildcard /lib/modules/$(shell uname -r)/build),)
+    KDIR := /lib/modules/$(shell uname -r)/build
+  else ifneq ($(STOCK_KREL),)
+    KDIR := /usr/src/linux-headers-$(STOCK_KREL)
+  endif
+endif
+KREL = $(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
+
+# The module sources, copied per kernel so that builds for several kernels
+# never share object files (6.1's kbuild builds external modules in place).
+MODULE_SRC := Kbuild core drivers include tests/kunit tests/vm/selftest
+
+CC ?= gcc
+CFLAGS ?= -O2 -g
+XIB_CFLAGS := -Wall -Wextra -Werror -std=gnu11 -I$(ROOT)/include/uapi
+PKG_LIBMNL = $(shell pkg-config --cflags --libs libmnl 2>/dev/null || echo -lmnl)
+
+prefix ?= /usr/local
+bindir ?= $(prefix)/bin
+
+.PHONY: all modules modules-vm userspace deps lint check check-harness \
+	vm-shell vm-test kunit bats dkms-check install clean help
+
+all: modules userspace
+
+help:
+	@echo "make              build the modules (KDIR=...) and user space"
+	@echo "make deps         install the Debian packages everything needs"
+	@echo "make check        the whole test gate (lint, builds, KUnit, bats, DKMS)"
+	@echo "make lint         checkpatch --strict, sparse, cppcheck"
+	@echo "make vm-shell     shell in the test VM with the modules loaded"
+	@echo "                  (KERNEL=stock|debug)"
+	@echo "make bats T=tests/bats/FILE.bats [KERNEL=stock|debug]"
+	@echo "make kunit T=MODULE           one KUnit module, in the debug VM"
+	@echo "make check-harness            prove the harness catches faults"
+	@echo "make install      install modules (KDIR) and xibctl"
+
+deps:
+	$(ROOT)/tests/deps.sh
+
+# --- kernel modules --------------------------------------------------------
+modules:
+	@test -n "$(KDIR)" || { echo "no kernel tree: pass KDIR=... or run 'make deps'"; exit 1; }
+	@test -n "$(KREL)" || { echo "$(KDIR) is not a configured kernel tree"; exit 1; }
+	@mkdir -p $(BUILD)/modules/$(KREL)
+	@rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
+		--exclude='*.mod*' --exclude='modules.order' --exclude='Module.symvers' \
+		--filter='P *.o' --filter='P *.ko' --filter='P .*.cmd' --filter='P *.mod*' \
+		--filter='P modules.order' --filter='P Module.symvers' \
+		--filter='P .tmp_versions' \
+		$(MODULE_SRC) $(BUILD)/modules/$(KREL)/ --relative
+	$(MAKE) -C $(KDIR) M=$(BUILD)/modules/$(KREL) $(if $(XIB_TEST_MODULES),XIB_TEST_MODULES=1) modules
+
+# Modules for a test VM kernel: KERNEL=stock|debug.
+KERNEL ?= stock
+modules-vm:
+	@kdir=$$(bash -c '. $(VM)/kernels.sh && xib_kernel_paths $(KERNEL) >&2 && echo $$KDIR') && \
+		$(MAKE) --no-print-directory modules KDIR=$$kdir XIB_TEST_MODULES=1
+
+# --- user space ------------------------------------------------------------
+userspace: $(BUILD)/userspace/xibctl
+
+$(BUILD)/userspace/xibctl: userspace/xibctl/xibctl.c include/uapi/xib/netlink.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(XIB_CFLAGS) -o $@ $< $(PKG_LIBMNL)
+
+# --- tests -----------------------------------------------------------------
+lint: deps
+	$(ROOT)/tests/lint.sh
+
+check: deps
+	$(ROOT)/tests/check.sh
+
+check-harness: deps
+	$(ROOT)/tests/check-harness.sh
+
+vm-shell: userspace
+	$(MAKE) --no-print-directory modules-vm KERNEL=$(KERNEL)
+	$(VM)/vm-shell $(KERNEL)
+
+bats: userspace
+	@test -n "$(T)" || { echo "usage: make bats T=tests/bats/FILE.bats [KERNEL=stock|debug]"; exit 2; }
+	$(MAKE) --no-print-directory modules-vm KERNEL=$(KERNEL)
+	$(VM)/vm-test --kernel $(KERNEL) bats:$(T)
+
+kunit:
+	@test -n "$(T)" || { echo "usage: make kunit T=xib_ring_test"; exit 2; }
+	$(MAKE) --no-print-directory modules-vm KERNEL=debug
+	$(VM)/vm-test --kernel debug kunit:$(T)
+
+dkms-check:
+	$(ROOT)/tests/dkms-check.sh
+
+XIB_MODULES := core/xib_core core/uverbs/xib_uverbs core/cma/xib_cma \
+	core/ucma/xib_ucma drivers/hca/xib_hca
+
+install: modules userspace
+	for m in $(XIB_MODULES); do \
+		install -D -m 0644 $(BUILD)/modules/$(KREL)/$$m.ko \
+			$(DESTDIR)/lib/modules/$(KREL)/updates/xib/$$(basename $$m).ko || exit 1; \
+	done
+	test -n "$(DESTDIR)" || depmod -a $(KREL)
+	install -D -m 0755 $(BUILD)/userspace/xibctl $(DESTDIR)$(bindir)/xibctl
+
+clean:
+	rm -rf $(BUILD)

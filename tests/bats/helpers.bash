@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared helpers of the in-VM bats suites.  The runner (tests/vm/runner)
+# exports XIB_ROOT, XIB_MODDIR and XIB_KERNEL and puts xibctl and
+# xib-modules on PATH.
+
+xib_require_vm() {
+	[ -n "${XIB_MODDIR:-}" ] && [ -d /sys/module ] ||
+		skip "needs the test VM (make bats T=...)"
+}
+
+# Run "$@" and fail the test, showing the output, unless it fails with an
+# error message matching the pattern $1.
+xib_refute_with() {
+	local pattern=$1
+	shift
+	run "$@"
+	if [ "$status" -eq 0 ]; then
+		echo "expected '$*' to fail, it succeeded: $output" >&2
+		return 1
+	fi
+	if ! grep -qE "$pattern" <<<"$output"; then
+		echo "expected '$*' to fail with /$pattern/, got: $output" >&2
+		return 1
+	fi
+}
+
+xib_modules_loaded() {
+	local m
+	for m in xib_core xib_uverbs xib_cma xib_ucma xib_hca; do
+		[ -d "/sys/module/$m" ] || return 1
+	done
+}
+
+xib_no_modules_loaded() {
+	! grep -q '^xib_' /proc/modules
+}
+
+# A veth pair $1 <-> $2, both up, in the current namespace.
+xib_veth() {
+	ip link add "$1" type veth peer name "$2"
+	ip link set "$1" up
+	ip link set "$2" up
+}

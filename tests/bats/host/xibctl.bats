@@ -1,0 +1,57 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+#
+# xibctl's command line, on the build machine (no xib modules needed).
+
+setup() {
+	XIBCTL=${XIBCTL:-$BATS_TEST_DIRNAME/../../../build/userspace/xibctl}
+	[ -x "$XIBCTL" ]
+}
+
+@test "--help prints the usage on stdout and exits 0" {
+	run "$XIBCTL" --help
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"xibctl link add NAME netdev IFNAME"* ]]
+	[[ "$output" == *"xibctl dev [show [NAME]]"* ]]
+}
+
+@test "no arguments prints the usage and exits 2" {
+	run "$XIBCTL"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"Usage: xibctl"* ]]
+}
+
+@test "usage errors exit 2 and name the problem" {
+	run "$XIBCTL" frobnicate
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"unknown object 'frobnicate'"* ]]
+	run "$XIBCTL" --bogus dev
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"unknown option '--bogus'"* ]]
+	run "$XIBCTL" link add xib0
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"'netdev IFNAME' is required"* ]]
+	run "$XIBCTL" link add xib0 netdev
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"'netdev' needs a value"* ]]
+	run "$XIBCTL" link add xib0 netdev eth0 colour blue
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"unknown link add option 'colour'"* ]]
+	run "$XIBCTL" link add "$(printf 'x%.0s' {1..64})" netdev eth0
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"invalid device name"* ]]
+	run "$XIBCTL" link del
+	[ "$status" -eq 2 ]
+	run "$XIBCTL" dev show a b
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"unexpected argument 'b'"* ]]
+}
+
+@test "without xib_core, commands say the module is missing and exit 1" {
+	if genl ctrl get name xib >/dev/null 2>&1; then
+		skip "this machine has the xib family loaded"
+	fi
+	run "$XIBCTL" dev show
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"is the xib_core module loaded?"* ]]
+}

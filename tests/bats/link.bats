@@ -1,0 +1,163 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+#
+# xib_hca devices over netlink: link add/del/show, the character device
+# of each device, removal with the interface, with the module and across
+# network namespaces.
+
+load helpers
+
+setup() {
+	xib_require_vm
+	xib-modules load
+	xib_veth xv0 xv1
+}
+
+teardown() {
+	ip netns del xibns 2>/dev/null || true
+	ip link del xv0 2>/dev/null || true
+	xib-modules unload
+}
+
+@test "link add creates a device that dev show, link show and sysfs report" {
+	xibctl link add xib0 netdev xv0
+	run xibctl dev show
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "${lines[0]}" =~ ^[0-9]+:\ xib0:\ node_guid\ [0-9a-f:]{19}\ ports\ 1\ driver\ xib_hca\ netdev\ xv0$ ]]
+	run xibctl link show
+	[ "$output" = "link xib0/1 netdev xv0" ]
+	run xibctl -j dev show xib0
+	[[ "$output" == '[{"ifindex":'*'"ifname":"xib0"'*'"netdev":"xv0"}]' ]]
+	[ -d /sys/class/xib/xib0 ]
+}
+
+@test "the node GUID is the interface MAC as a modified EUI-64" {
+	ip link set xv0 address 02:11:22:33:44:55
+	xibctl link add xib0 netdev xv0
+	run xibctl dev show xib0
+	[[ "$output" == *"node_guid 0011:22ff:fe33:4455 "* ]]
+}
+
+@test "each device gets a world-usable /dev/xib/uverbsN that opens" {
+	xibctl link add xib0 netdev xv0
+	[ -c /dev/xib/uverbs0 ]
+	[ "$(stat -c %a /dev/xib/uverbs0)" = 666 ]
+	exec 8</dev/xib/uverbs0
+	exec 8<&-
+	xibctl link add xib1 netdev xv1
+	[ -c /dev/xib/uverbs1 ]
+	xibctl link del xib0
+	[ ! -e /dev/xib/uverbs0 ]
+	[ -c /dev/xib/uverbs1 ]
+}
+
+@test "bad link add requests fail with a clear error and change nothing" {
+	xib_refute_with 'No such device' xibctl link add xib0 netdev nosuch0
+	xib_refute_with 'netdev IFNAME. is required' xibctl link add xib0
+	xib_refute_with 'Invalid argument' xibctl link add 'bad/name' netdev xv0
+	xib_refute_with 'not supported.*loaded' xibctl link add xib0 netdev xv0 type nosuchtype
+	xib_refute_with 'needs an Ethernet interface|Invalid argument' xibctl link add xib0 netdev lo
+	run xibctl dev show
+	[ -z "$output" ]
+	xibctl link add xib0 netdev xv0
+	xib_refute_with 'File exists' xibctl link add xib0 netdev xv1
+	run xibctl dev show
+	[ "${#lines[@]}" -eq 1 ]
+}
+
+@test "link del removes the device; deleting it twice fails" {
+	xibctl link add xib0 netdev xv0
+	xibctl link del xib0
+	run xibctl dev show
+	[ -z "$output" ]
+	[ ! -e /sys/class/xib/xib0 ]
+	xib_refute_with 'No such device' xibctl link del xib0
+}
+
+@test "link add without xib_hca says which module is missing" {
+	rmmod xib_hca
+	xib_refute_with 'xib_hca' xibctl link add xib0 netdev xv0
+}
+
+@test "deleting the interface removes its device" {
+	xibctl link add xib0 netdev xv0
+	xibctl link add xib1 netdev xv1
+	ip link del xv0		# takes its peer xv1 with it
+	run xibctl dev show
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+}
+
+@test "unloading xib_hca removes its devices, even with a node held open" {
+	xibctl link add xib0 netdev xv0
+	exec 8</dev/xib/uverbs0
+	rmmod xib_uverbs 2>/dev/null && false	# the open node pins uverbs
+	rmmod xib_hca
+	run xibctl dev show
+	[ -z "$output" ]
+	[ ! -e /dev/xib/uverbs0 ]
+	exec 8<&-
+	rmmod xib_uverbs
+}
+
+@test "an open node does not keep its interface from going away" {
+	xibctl link add xib0 netdev xv0
+	exec 8</dev/xib/uverbs0
+	ip link del xv0
+	[ ! -e /sys/class/net/xv0 ]
+	[ ! -e /sys/class/xib/xib0 ]
+	# The node is dead but the file is still a file: ioctls fail cleanly.
+	exec 8<&-
+}
+
+@test "the netdev stays usable after its device is gone" {
+	xibctl link add xib0 netdev xv0
+	xibctl link del xib0
+	ip link set xv0 mtu 1400
+	[ "$(cat /sys/class/net/xv0/mtu)" = 1400 ]
+}
+
+@test "devices live in the namespace of their interface" {
+	ip netns add xibns
+	ip link set xv1 netns xibns
+	ip netns exec xibns ip link set xv1 up
+	xibctl link add xib0 netdev xv0
+	ip netns exec xibns xibctl link add xib1 netdev xv1
+	run xibctl dev show
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "${lines[0]}" == *" xib0: "* ]]
+	run ip netns exec xibns xibctl dev show
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "${lines[0]}" == *" xib1: "* ]]
+	# Names are global, like sysfs: the child cannot reuse xib0.
+	xib_refute_with 'File exists' ip netns exec xibns xibctl link add xib0 netdev xv1
+	# Not visible, so not deletable, from the other namespace.
+	xib_refute_with 'No such device' xibctl link del xib1
+	ip netns exec xibns xibctl link del xib1
+}
+
+@test "destroying a namespace removes the devices on its interfaces" {
+	ip netns add xibns
+	ip link set xv1 netns xibns
+	ip netns exec xibns xibctl link add xib1 netdev xv1
+	ip netns del xibns
+	# Namespace cleanup is asynchronous; the veth pair goes with it.
+	for _ in $(seq 50); do
+		[ ! -e /sys/class/xib/xib1 ] && break
+		sleep 0.2
+	done
+	[ ! -e /sys/class/xib/xib1 ]
+}
+
+@test "link add and del need CAP_NET_ADMIN" {
+	command -v setpriv >/dev/null || skip "setpriv not installed"
+	xib_refute_with 'Operation not permitted' \
+		setpriv --reuid=65534 --regid=65534 --clear-groups xibctl link add xib0 netdev xv0
+	xibctl link add xib0 netdev xv0
+	xib_refute_with 'Operation not permitted' \
+		setpriv --reuid=65534 --regid=65534 --clear-groups xibctl link del xib0
+	run setpriv --reuid=65534 --regid=65534 --clear-groups xibctl dev show
+	[ "$status" -eq 0 ]
+	[[ "$output" == *xib0* ]]
+}

@@ -1,0 +1,99 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# check.sh: the whole test gate ("make check", and so CI).
+#
+#   lint          checkpatch --strict, sparse, cppcheck
+#   build         modules for the stock and debug kernels, user space
+#   host          bats suites of user space on this machine
+#   stock VM      bats suites in Debian's 6.1 kernel
+#   debug VM      KUnit suites, then the bats suites, in the debug kernel
+#                 (KASAN, lockdep, kmemleak: any report fails)
+#   dkms          dkms add/build/remove in a scratch tree
+#
+# Prints TAP lines as it goes, and at the end "N passed, N failed".  Exits
+# non-zero if anything failed.  Logs are under build/check/.
+set -uo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root" || exit 1
+log=$root/build/check
+rm -rf "$log"
+mkdir -p "$log"
+tap=$log/all.tap
+: >"$tap"
+
+# Every suite; make check runs them in both VM kernels.
+kunit_items=(kunit:xib_ring_test kunit:xib_core_test)
+bats_items=()
+for f in tests/bats/*.bats; do
+	bats_items+=("bats:$f")
+done
+
+emit() {	# copy TAP from stdin to the terminal and the summary
+	tee -a "$tap"
+}
+
+section() {
+	echo "# --- $* ($(date +%T))" | emit
+}
+
+step() {	# step NAME COMMAND...: one TAP line for a command
+	local name=$1 slog
+	shift
+	slog=$log/$(tr -c 'a-zA-Z0-9-' _ <<<"$name").log
+	if "$@" >"$slog" 2>&1; then
+		echo "ok - $name" | emit
+	else
+		{
+			echo "not ok - $name"
+			tail -n 30 "$slog" | sed 's/^/#   /'
+		} | emit
+	fi
+}
+
+# run_tap NAME COMMAND...: a command that prints TAP itself.  If it fails
+# without saying "not ok", that is one more failure, not a silent pass.
+run_tap() {
+	local name=$1 out status
+	shift
+	out=$log/$(tr -c 'a-zA-Z0-9-' _ <<<"$name").out
+	"$@" 2>&1 | tee "$out" | emit
+	status=${PIPESTATUS[0]}
+	if [ "$status" != 0 ] && ! grep -q '^not ok' "$out"; then
+		echo "not ok - $name: exited with status $status" | emit
+	fi
+}
+
+host_bats() {
+	bats --tap tests/bats/host | sed -E 's/^(not )?ok [0-9]+ /\1ok - host: /'
+	return "${PIPESTATUS[0]}"
+}
+
+start=$(date +%s)
+
+section lint
+run_tap lint tests/lint.sh --tap
+
+section build
+step "build: user space (-Wall -Wextra -Werror)" make -s userspace
+step "build: modules for the stock kernel" make -s modules-vm KERNEL=stock
+step "build: debug kernel (cached) and modules for it" make -s modules-vm KERNEL=debug
+
+section "host tests"
+run_tap "host bats" host_bats
+
+section "stock VM"
+run_tap "stock VM" tests/vm/vm-test --kernel stock "${bats_items[@]}"
+
+section "debug VM"
+run_tap "debug VM" tests/vm/vm-test --kernel debug "${kunit_items[@]}" "${bats_items[@]}"
+
+section dkms
+run_tap dkms tests/dkms-check.sh
+
+passed=$(grep -c '^ok ' "$tap")
+failed=$(grep -c '^not ok ' "$tap")
+echo "# make check took $(( $(date +%s) - start ))s; logs in $log"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

@@ -1,0 +1,432 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * xibctl: manage xib devices over the "xib" generic-netlink family.
+ *
+ *   xibctl [-j] dev [show [NAME]]
+ *   xibctl [-j] link [show [NAME]]
+ *   xibctl link add NAME netdev IFNAME [type TYPE]
+ *   xibctl link del NAME
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libmnl/libmnl.h>
+#include <linux/genetlink.h>
+#include <xib/netlink.h>
+
+#define XIBCTL_EXIT_USAGE	2
+
+struct xibctl {
+	struct mnl_socket *nl;
+	uint16_t family;
+	uint32_t portid;
+	uint32_t seq;
+	bool json;
+	bool links_only;	/* "link show": only devices bound to a netdev */
+	unsigned int shown;
+};
+
+struct dev_info {
+	uint32_t index;
+	const char *name;
+	uint64_t node_guid;
+	uint32_t num_ports;
+	const char *driver;
+	const char *netdev;
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: xibctl [-j] OBJECT COMMAND [ARGS]\n"
+		"\n"
+		"  xibctl dev [show [NAME]]       list xib devices of this network namespace\n"
+		"  xibctl link [show [NAME]]      list devices bound to a network interface\n"
+		"  xibctl link add NAME netdev IFNAME [type TYPE]\n"
+		"                                 create device NAME on interface IFNAME\n"
+		"                                 (TYPE defaults to \"hca\", the software HCA)\n"
+		"  xibctl link del NAME           remove a device made with \"link add\"\n"
+		"\n"
+		"Options:\n"
+		"  -j, --json    print JSON\n"
+		"  -h, --help    print this help\n"
+		"\n"
+		"Exit status: 0 on success, 1 if the kernel refused the request,\n"
+		"2 on a usage error.\n");
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "xibctl: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry 'xibctl --help'.\n");
+	return XIBCTL_EXIT_USAGE;
+}
+
+static struct nlmsghdr *put_genl_header(char *buf, uint16_t type, uint16_t flags,
+					uint8_t cmd, uint8_t version, uint32_t seq)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct genlmsghdr *genl;
+
+	nlh->nlmsg_type = type;
+	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
+	nlh->nlmsg_seq = seq;
+	genl = mnl_nlmsg_put_extra_header(nlh, sizeof(*genl));
+	genl->cmd = cmd;
+	genl->version = version;
+	return nlh;
+}
+
+/*
+ * Send @nlh and feed the answers to @cb until the request is done.  Returns
+ * 0, or -1 with errno set (the kernel's error for a refused request).
+ */
+static int talk(struct xibctl *x, struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	int ret;
+
+	if (mnl_socket_sendto(x->nl, nlh, nlh->nlmsg_len) < 0)
+		return -1;
+	do {
+		ssize_t len = mnl_socket_recvfrom(x->nl, buf, sizeof(buf));
+		if (len < 0)
+			return -1;
+		ret = mnl_cb_run(buf, len, nlh->nlmsg_seq, x->portid, cb, data);
+	} while (ret > 0);
+	return ret < 0 ? -1 : 0;
+}
+
+static int family_attr_cb(const struct nlattr *attr, void *data)
+{
+	const struct nlattr **tb = data;
+	int type = mnl_attr_get_type(attr);
+
+	if (mnl_attr_type_valid(attr, CTRL_ATTR_MAX) < 0)
+		return MNL_CB_OK;
+	if (type == CTRL_ATTR_FAMILY_ID &&
+	    mnl_attr_validate(attr, MNL_TYPE_U16) < 0)
+		return MNL_CB_ERROR;
+	tb[type] = attr;
+	return MNL_CB_OK;
+}
+
+static int family_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[CTRL_ATTR_MAX + 1] = { 0 };
+	uint16_t *family = data;
+
+	mnl_attr_parse(nlh, sizeof(struct genlmsghdr), family_attr_cb, tb);
+	if (tb[CTRL_ATTR_FAMILY_ID])
+		*family = mnl_attr_get_u16(tb[CTRL_ATTR_FAMILY_ID]);
+	return MNL_CB_OK;
+}
+
+static int xibctl_open(struct xibctl *x)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh;
+
+	x->nl = mnl_socket_open(NETLINK_GENERIC);
+	if (!x->nl || mnl_socket_bind(x->nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+		perror("xibctl: netlink socket");
+		return -1;
+	}
+	x->portid = mnl_socket_get_portid(x->nl);
+	x->seq = (uint32_t)time(NULL);
+
+	nlh = put_genl_header(buf, GENL_ID_CTRL, NLM_F_ACK, CTRL_CMD_GETFAMILY,
+			      1, ++x->seq);
+	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, XIB_GENL_NAME);
+	if (talk(x, nlh, family_cb, &x->family) < 0 || !x->family) {
+		if (errno == ENOENT)
+			fprintf(stderr, "xibctl: the \"%s\" netlink family is not "
+				"there: is the xib_core module loaded?\n",
+				XIB_GENL_NAME);
+		else
+			perror("xibctl: resolving the xib netlink family");
+		return -1;
+	}
+	return 0;
+}
+
+static int dev_attr_cb(const struct nlattr *attr, void *data)
+{
+	const struct nlattr **tb = data;
+	int type = mnl_attr_get_type(attr);
+	enum mnl_attr_data_type want;
+
+	if (mnl_attr_type_valid(attr, XIB_ATTR_MAX) < 0)
+		return MNL_CB_OK;	/* newer kernel: skip what we don't know */
+	switch (type) {
+	case XIB_ATTR_DEV_INDEX:
+	case XIB_ATTR_DEV_NUM_PORTS:
+		want = MNL_TYPE_U32;
+		break;
+	case XIB_ATTR_DEV_NODE_GUID:
+		want = MNL_TYPE_U64;
+		break;
+	case XIB_ATTR_DEV_NAME:
+	case XIB_ATTR_DEV_DRIVER:
+	case XIB_ATTR_NDEV_NAME:
+		want = MNL_TYPE_NUL_STRING;
+		break;
+	default:
+		return MNL_CB_OK;
+	}
+	if (mnl_attr_validate(attr, want) < 0)
+		return MNL_CB_ERROR;
+	tb[type] = attr;
+	return MNL_CB_OK;
+}
+
+static void print_guid(char *out, size_t len, uint64_t guid)
+{
+	snprintf(out, len, "%04x:%04x:%04x:%04x",
+		 (unsigned int)(guid >> 48) & 0xffff,
+		 (unsigned int)(guid >> 32) & 0xffff,
+		 (unsigned int)(guid >> 16) & 0xffff,
+		 (unsigned int)guid & 0xffff);
+}
+
+/* Print @s as a JSON string; names are printable, but quote defensively. */
+static void json_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			printf("\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			printf("\\u%04x", (unsigned char)*s);
+		else
+			putchar(*s);
+	}
+	putchar('"');
+}
+
+static void print_dev(struct xibctl *x, const struct dev_info *d)
+{
+	char guid[32];
+
+	print_guid(guid, sizeof(guid), d->node_guid);
+	if (x->json) {
+		printf("%s{\"ifindex\":%" PRIu32 ",\"ifname\":", x->shown ? "," : "",
+		       d->index);
+		json_string(d->name);
+		printf(",\"node_guid\":\"%s\",\"ports\":%" PRIu32 ",\"driver\":",
+		       guid, d->num_ports);
+		json_string(d->driver);
+		if (d->netdev) {
+			printf(",\"netdev\":");
+			json_string(d->netdev);
+		}
+		putchar('}');
+	} else if (x->links_only) {
+		printf("link %s/1 netdev %s\n", d->name, d->netdev);
+	} else {
+		printf("%" PRIu32 ": %s: node_guid %s ports %" PRIu32 " driver %s",
+		       d->index, d->name, guid, d->num_ports, d->driver);
+		if (d->netdev)
+			printf(" netdev %s", d->netdev);
+		putchar('\n');
+	}
+	x->shown++;
+}
+
+static int dev_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[XIB_ATTR_MAX + 1] = { 0 };
+	struct xibctl *x = data;
+	struct dev_info d = { 0 };
+
+	if (mnl_attr_parse(nlh, sizeof(struct genlmsghdr), dev_attr_cb, tb) < 0)
+		return MNL_CB_ERROR;
+	if (!tb[XIB_ATTR_DEV_INDEX] || !tb[XIB_ATTR_DEV_NAME]) {
+		errno = EPROTO;
+		return MNL_CB_ERROR;
+	}
+	d.index = mnl_attr_get_u32(tb[XIB_ATTR_DEV_INDEX]);
+	d.name = mnl_attr_get_str(tb[XIB_ATTR_DEV_NAME]);
+	if (tb[XIB_ATTR_DEV_NODE_GUID])
+		d.node_guid = mnl_attr_get_u64(tb[XIB_ATTR_DEV_NODE_GUID]);
+	if (tb[XIB_ATTR_DEV_NUM_PORTS])
+		d.num_ports = mnl_attr_get_u32(tb[XIB_ATTR_DEV_NUM_PORTS]);
+	d.driver = tb[XIB_ATTR_DEV_DRIVER] ?
+		mnl_attr_get_str(tb[XIB_ATTR_DEV_DRIVER]) : "unknown";
+	if (tb[XIB_ATTR_NDEV_NAME])
+		d.netdev = mnl_attr_get_str(tb[XIB_ATTR_NDEV_NAME]);
+	if (x->links_only && !d.netdev)
+		return MNL_CB_OK;
+	print_dev(x, &d);
+	return MNL_CB_OK;
+}
+
+static void report(const char *what, const char *name)
+{
+	const char *hint = "";
+
+	switch (errno) {
+	case ENODEV:
+		hint = " (no such device in this network namespace)";
+		break;
+	case EOPNOTSUPP:
+		hint = " (is the driver module, e.g. xib_hca, loaded?)";
+		break;
+	case EPERM:
+		hint = " (needs CAP_NET_ADMIN)";
+		break;
+	default:
+		break;
+	}
+	fprintf(stderr, "xibctl: %s %s: %s%s\n", what, name, strerror(errno), hint);
+}
+
+static int cmd_show(struct xibctl *x, int argc, char **argv)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh;
+	int ret;
+
+	if (argc > 1)
+		return usage_error("unexpected argument '%s'", argv[1]);
+	if (xibctl_open(x) < 0)
+		return 1;
+	nlh = put_genl_header(buf, x->family, argc ? NLM_F_ACK : NLM_F_DUMP,
+			      XIB_CMD_DEV_GET, XIB_GENL_VERSION, ++x->seq);
+	if (argc)
+		mnl_attr_put_strz(nlh, XIB_ATTR_DEV_NAME, argv[0]);
+	if (x->json)
+		putchar('[');
+	ret = talk(x, nlh, dev_cb, x);
+	if (x->json)
+		printf("]\n");
+	if (ret < 0) {
+		report("show", argc ? argv[0] : "devices");
+		return 1;
+	}
+	if (argc && x->links_only && !x->shown) {
+		fprintf(stderr, "xibctl: %s is not bound to a network interface\n",
+			argv[0]);
+		return 1;
+	}
+	return 0;
+}
+
+static int cmd_link_add(struct xibctl *x, int argc, char **argv)
+{
+	const char *name, *netdev = NULL, *type = "hca";
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh;
+	int i;
+
+	if (argc < 1)
+		return usage_error("%s", "link add: NAME is required");
+	name = argv[0];
+	if (!*name || strlen(name) >= XIB_DEVICE_NAME_MAX)
+		return usage_error("invalid device name '%s'", name);
+	for (i = 1; i < argc; i += 2) {
+		if (i + 1 >= argc)
+			return usage_error("'%s' needs a value", argv[i]);
+		if (!strcmp(argv[i], "netdev"))
+			netdev = argv[i + 1];
+		else if (!strcmp(argv[i], "type"))
+			type = argv[i + 1];
+		else
+			return usage_error("unknown link add option '%s'", argv[i]);
+	}
+	if (!netdev)
+		return usage_error("%s", "link add: 'netdev IFNAME' is required");
+	if (!*type || strlen(type) >= XIB_LINK_TYPE_MAX)
+		return usage_error("invalid link type '%s'", type);
+	if (xibctl_open(x) < 0)
+		return 1;
+	nlh = put_genl_header(buf, x->family, NLM_F_ACK, XIB_CMD_LINK_ADD,
+			      XIB_GENL_VERSION, ++x->seq);
+	mnl_attr_put_strz(nlh, XIB_ATTR_DEV_NAME, name);
+	mnl_attr_put_strz(nlh, XIB_ATTR_NDEV_NAME, netdev);
+	mnl_attr_put_strz(nlh, XIB_ATTR_LINK_TYPE, type);
+	if (talk(x, nlh, NULL, NULL) < 0) {
+		report("link add", name);
+		return 1;
+	}
+	return 0;
+}
+
+static int cmd_link_del(struct xibctl *x, int argc, char **argv)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh;
+
+	if (argc != 1)
+		return usage_error("%s", "link del takes exactly one NAME");
+	if (xibctl_open(x) < 0)
+		return 1;
+	nlh = put_genl_header(buf, x->family, NLM_F_ACK, XIB_CMD_LINK_DEL,
+			      XIB_GENL_VERSION, ++x->seq);
+	mnl_attr_put_strz(nlh, XIB_ATTR_DEV_NAME, argv[0]);
+	if (talk(x, nlh, NULL, NULL) < 0) {
+		report("link del", argv[0]);
+		return 1;
+	}
+	return 0;
+}
+
+static bool is(const char *arg, const char *word)
+{
+	return !strcmp(arg, word);
+}
+
+int main(int argc, char **argv)
+{
+	struct xibctl x = { 0 };
+	int ret;
+
+	argc--;
+	argv++;
+	while (argc && argv[0][0] == '-') {
+		if (is(argv[0], "-j") || is(argv[0], "--json")) {
+			x.json = true;
+		} else if (is(argv[0], "-h") || is(argv[0], "--help")) {
+			usage(stdout);
+			return 0;
+		} else {
+			return usage_error("unknown option '%s'", argv[0]);
+		}
+		argc--;
+		argv++;
+	}
+	if (!argc) {
+		usage(stderr);
+		return XIBCTL_EXIT_USAGE;
+	}
+
+	if (is(argv[0], "dev")) {
+		if (argc == 1 || is(argv[1], "show"))
+			ret = cmd_show(&x, argc > 2 ? argc - 2 : 0, argv + 2);
+		else
+			ret = usage_error("unknown dev command '%s'", argv[1]);
+	} else if (is(argv[0], "link")) {
+		x.links_only = true;
+		if (argc == 1 || is(argv[1], "show"))
+			ret = cmd_show(&x, argc > 2 ? argc - 2 : 0, argv + 2);
+		else if (is(argv[1], "add"))
+			ret = cmd_link_add(&x, argc - 2, argv + 2);
+		else if (is(argv[1], "del") || is(argv[1], "delete"))
+			ret = cmd_link_del(&x, argc - 2, argv + 2);
+		else
+			ret = usage_error("unknown link command '%s'", argv[1]);
+	} else {
+		ret = usage_error("unknown object '%s'", argv[0]);
+	}
+	if (x.nl)
+		mnl_socket_close(x.nl);
+	return ret;
+}
