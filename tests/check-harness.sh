@@ -9,6 +9,7 @@
 #   a failing bats case          stock VM, tests/vm/selftest/fail.bats
 #   a guest hang                 stock VM, every CPU spinning, IRQs off
 #   a KASAN report               debug VM, a use-after-free in a module
+#   a kmemleak report            debug VM, an allocation nobody points to
 #   a WARN                       stock VM, WARN() in a module
 #
 # Prints one TAP line per fault and "N passed, N failed".
@@ -53,6 +54,8 @@ expect "a failing bats case" '^not ok - stock fail.bats: injected failure' bats 
 XIB_FAULT=hang expect "a guest hang" '^not ok - stock VM: guest hang' hang \
 	--kernel stock --idle 60 bats:tests/vm/selftest/fault.bats
 XIB_FAULT=kasan expect "a KASAN report" '^not ok - debug kernel log: report during bats:tests/vm/selftest/fault.bats: BUG: KASAN' kasan \
+	--kernel debug bats:tests/vm/selftest/fault.bats
+XIB_FAULT=leak expect "a kmemleak report" '^not ok - debug kernel log: report during bats:tests/vm/selftest/fault.bats: .*(kmemleak|memory leak)' leak \
 	--kernel debug bats:tests/vm/selftest/fault.bats
 XIB_FAULT=warn expect "a WARNING" '^not ok - stock kernel log: report during bats:tests/vm/selftest/fault.bats: WARNING' warn \
 	--kernel stock bats:tests/vm/selftest/fault.bats
