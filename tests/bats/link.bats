@@ -143,7 +143,7 @@ teardown() {
 	ip netns exec xibns xibctl link add xib1 netdev xv1
 	ip netns del xibns
 	# Namespace cleanup is asynchronous; the veth pair goes with it.
-	for _ in $(seq 50); do
+	for _ in $(seq 150); do
 		[ ! -e /sys/class/xib/xib1 ] && break
 		sleep 0.2
 	done
