@@ -24,7 +24,7 @@ tap=$log/all.tap
 : >"$tap"
 
 # Every suite; make check runs them in both VM kernels.
-kunit_items=(kunit:xib_ring_test kunit:xib_core_test)
+kunit_items=(kunit:xib_ring_test kunit:xib_core_test kunit:xib_qp_state_test)
 bats_items=()
 for f in tests/bats/*.bats; do
 	bats_items+=("bats:$f")
@@ -65,6 +65,24 @@ run_tap() {
 	fi
 }
 
+# Host-side C tests: each compiles (static assertions included) and runs,
+# printing its own TAP line.
+host_c_tests() {
+	local t bin status=0
+	for t in tests/host/*.c; do
+		bin=$log/$(basename "$t" .c)
+		if cc -Wall -Wextra -Werror -std=gnu11 -Iinclude/uapi -o "$bin" "$t" \
+			>"$bin.log" 2>&1; then
+			"$bin" || status=1
+		else
+			echo "not ok - host: $t does not compile"
+			sed 's/^/#   /' "$bin.log"
+			status=1
+		fi
+	done
+	return $status
+}
+
 host_bats() {
 	bats --tap tests/bats/host | sed -E 's/^(not )?ok [0-9]+ /\1ok - host: /'
 	return "${PIPESTATUS[0]}"
@@ -81,6 +99,7 @@ step "build: modules for the stock kernel" make -s modules-vm KERNEL=stock
 step "build: debug kernel (cached) and modules for it" make -s modules-vm KERNEL=debug
 
 section "host tests"
+run_tap "host C tests" host_c_tests
 run_tap "host bats" host_bats
 
 section "stock VM"
