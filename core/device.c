@@ -47,6 +47,8 @@ static void xib_device_release(struct device *device)
 		dev->ops->dealloc_driver(dev);
 	WARN_ON(!xa_empty(&dev->client_data));
 	xa_destroy(&dev->client_data);
+	mutex_destroy(&dev->port_lock);
+	kfree(dev->ports);
 	kfree(dev);
 }
 
@@ -75,6 +77,9 @@ struct xib_device *xib_alloc_device(const struct xib_device_ops *ops,
 	dev->dev.class = &xib_class;
 	dev->dev.release = xib_device_release;
 	xa_init(&dev->client_data);
+	mutex_init(&dev->port_lock);
+	init_rwsem(&dev->event_rwsem);
+	INIT_LIST_HEAD(&dev->event_handlers);
 	init_completion(&dev->users_done);
 	write_pnet(&dev->net, &init_net);
 	return dev;
@@ -172,6 +177,12 @@ int xib_register_device(struct xib_device *dev, const char *name,
 
 	if (!xib_name_valid(name))
 		return -EINVAL;
+	if (!dev->ports && dev->phys_port_cnt) {
+		dev->ports = kcalloc(dev->phys_port_cnt, sizeof(*dev->ports),
+				     GFP_KERNEL);
+		if (!dev->ports)
+			return -ENOMEM;
+	}
 
 	mutex_lock(&xib_reg_mutex);
 	if (xib_find_name_locked(name)) {
@@ -194,6 +205,7 @@ int xib_register_device(struct xib_device *dev, const char *name,
 	refcount_set(&dev->users, 1);
 	reinit_completion(&dev->users_done);
 	dev->registered = true;
+	xib_port_sync_locked(dev);
 	list_for_each_entry(client, &xib_clients, list)
 		xib_client_add_one(client, dev);
 	mutex_unlock(&xib_reg_mutex);
@@ -308,6 +320,63 @@ struct xib_device *xib_device_next_locked(struct net *net, unsigned long *index)
 			return dev;
 	return NULL;
 }
+
+/* Next registered device of any namespace, like xib_device_next_locked(). */
+struct xib_device *xib_device_next_any_locked(unsigned long *index)
+{
+	struct xib_device *dev;
+
+	lockdep_assert_held(&xib_reg_mutex);
+	xa_for_each_start(&xib_devices, *index, dev, *index)
+		if (dev->registered)
+			return dev;
+	return NULL;
+}
+
+/**
+ * xib_register_event_handler() - receive the events of handler->device
+ * @handler: with device and handler set
+ */
+void xib_register_event_handler(struct xib_event_handler *handler)
+{
+	struct xib_device *dev = handler->device;
+
+	down_write(&dev->event_rwsem);
+	list_add_tail(&handler->list, &dev->event_handlers);
+	up_write(&dev->event_rwsem);
+}
+EXPORT_SYMBOL_GPL(xib_register_event_handler);
+
+/**
+ * xib_unregister_event_handler() - stop receiving events
+ * @handler: a registered handler; not called any more on return
+ */
+void xib_unregister_event_handler(struct xib_event_handler *handler)
+{
+	struct xib_device *dev = handler->device;
+
+	down_write(&dev->event_rwsem);
+	list_del(&handler->list);
+	up_write(&dev->event_rwsem);
+}
+EXPORT_SYMBOL_GPL(xib_unregister_event_handler);
+
+/**
+ * xib_dispatch_event() - hand @event to every handler of its device
+ * @event: the event; process context
+ */
+void xib_dispatch_event(const struct xib_event *event)
+{
+	struct xib_device *dev = event->device;
+	struct xib_event_handler *handler;
+
+	might_sleep();
+	down_read(&dev->event_rwsem);
+	list_for_each_entry(handler, &dev->event_handlers, list)
+		handler->handler(handler, event);
+	up_read(&dev->event_rwsem);
+}
+EXPORT_SYMBOL_GPL(xib_dispatch_event);
 
 /**
  * xib_register_client() - attach a client to every device, now and later

@@ -15,12 +15,18 @@ static int __init xib_core_init(void)
 	if (ret)
 		return ret;
 
-	ret = xib_netlink_init();
+	ret = xib_port_init();
 	if (ret)
 		goto err_device_exit;
 
+	ret = xib_netlink_init();
+	if (ret)
+		goto err_port_exit;
+
 	return 0;
 
+err_port_exit:
+	xib_port_exit();
 err_device_exit:
 	xib_device_exit();
 	return ret;
@@ -29,6 +35,7 @@ err_device_exit:
 static void __exit xib_core_exit(void)
 {
 	xib_netlink_exit();
+	xib_port_exit();
 	xib_device_exit();
 }
 

@@ -22,6 +22,16 @@ static const struct nla_policy xib_nl_policy[XIB_ATTR_MAX + 1] = {
 	[XIB_ATTR_NDEV_NAME]	= { .type = NLA_NUL_STRING,
 				    .len = IFNAMSIZ - 1 },
 	[XIB_ATTR_PAD]		= { .type = NLA_UNSPEC },
+	[XIB_ATTR_PORT_INDEX]	= { .type = NLA_U32 },
+	/* The rest are only ever sent, never accepted. */
+	[XIB_ATTR_PORT_STATE]	= { .type = NLA_REJECT },
+	[XIB_ATTR_PORT_PHYS_STATE] = { .type = NLA_REJECT },
+	[XIB_ATTR_PORT_ACTIVE_MTU] = { .type = NLA_REJECT },
+	[XIB_ATTR_PORT_GIDS]	= { .type = NLA_REJECT },
+	[XIB_ATTR_GID_ENTRY]	= { .type = NLA_REJECT },
+	[XIB_ATTR_GID_INDEX]	= { .type = NLA_REJECT },
+	[XIB_ATTR_GID]		= { .type = NLA_REJECT },
+	[XIB_ATTR_GID_TYPE]	= { .type = NLA_REJECT },
 };
 
 static struct genl_family xib_nl_family;
@@ -149,6 +159,139 @@ static int xib_nl_dev_get_dumpit(struct sk_buff *skb,
 	return skb->len;
 }
 
+static int xib_nl_put_gids(struct sk_buff *skb, const struct xib_port *port)
+{
+	struct nlattr *gids, *entry;
+	u32 i;
+
+	gids = nla_nest_start(skb, XIB_ATTR_PORT_GIDS);
+	if (!gids)
+		return -EMSGSIZE;
+	for (i = 0; i < XIB_PORT_GID_TBL_LEN; i++) {
+		if (!port->gids[i].valid)
+			continue;
+		entry = nla_nest_start(skb, XIB_ATTR_GID_ENTRY);
+		if (!entry ||
+		    nla_put_u32(skb, XIB_ATTR_GID_INDEX, i) ||
+		    nla_put(skb, XIB_ATTR_GID, 16, port->gids[i].raw) ||
+		    nla_put_u8(skb, XIB_ATTR_GID_TYPE, XIB_GID_TYPE_ROCE_V2))
+			return -EMSGSIZE;
+		nla_nest_end(skb, entry);
+	}
+	nla_nest_end(skb, gids);
+	return 0;
+}
+
+static int xib_nl_fill_port(struct sk_buff *skb, struct xib_device *dev,
+			    u32 port_num, u32 portid, u32 seq, int flags)
+{
+	struct xib_port *port;
+	void *hdr;
+	int ret;
+
+	/* A snapshot: the table is too big for the stack. */
+	port = kmalloc(sizeof(*port), GFP_KERNEL);
+	if (!port)
+		return -ENOMEM;
+	ret = xib_query_port(dev, port_num, port);
+	if (ret)
+		goto out_free;
+
+	ret = -EMSGSIZE;
+	hdr = genlmsg_put(skb, portid, seq, &xib_nl_family, flags,
+			  XIB_CMD_PORT_GET);
+	if (!hdr)
+		goto out_free;
+	if (nla_put_u32(skb, XIB_ATTR_DEV_INDEX, dev->index) ||
+	    nla_put_string(skb, XIB_ATTR_DEV_NAME, dev->name) ||
+	    nla_put_u32(skb, XIB_ATTR_PORT_INDEX, port_num) ||
+	    nla_put_u8(skb, XIB_ATTR_PORT_STATE, port->state) ||
+	    nla_put_u8(skb, XIB_ATTR_PORT_PHYS_STATE, port->phys_state) ||
+	    nla_put_u32(skb, XIB_ATTR_PORT_ACTIVE_MTU, port->active_mtu) ||
+	    (port_num == 1 && xib_nl_put_netdev(skb, dev)) ||
+	    xib_nl_put_gids(skb, port)) {
+		genlmsg_cancel(skb, hdr);
+		goto out_free;
+	}
+	genlmsg_end(skb, hdr);
+	ret = 0;
+out_free:
+	kfree(port);
+	return ret;
+}
+
+static int xib_nl_port_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct xib_device *dev;
+	struct sk_buff *msg;
+	u32 port;
+	int ret;
+
+	if (!info->attrs[XIB_ATTR_PORT_INDEX]) {
+		NL_SET_ERR_MSG(info->extack, "port index required");
+		return -EINVAL;
+	}
+	port = nla_get_u32(info->attrs[XIB_ATTR_PORT_INDEX]);
+	dev = xib_nl_get_dev(info);
+	if (IS_ERR(dev))
+		return PTR_ERR(dev);
+	if (!port || port > dev->phys_port_cnt) {
+		NL_SET_ERR_MSG(info->extack, "no such port");
+		ret = -EINVAL;
+		goto out_release;
+	}
+
+	msg = nlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg) {
+		ret = -ENOMEM;
+		goto out_release;
+	}
+	ret = xib_nl_fill_port(msg, dev, port, info->snd_portid,
+			       info->snd_seq, 0);
+	if (ret) {
+		nlmsg_free(msg);
+		goto out_release;
+	}
+	ret = genlmsg_reply(msg, info);
+out_release:
+	xib_device_release_user(dev);
+	return ret;
+}
+
+/* cb->args[0]: next device index; cb->args[1]: next port of that device. */
+static int xib_nl_port_get_dumpit(struct sk_buff *skb,
+				  struct netlink_callback *cb)
+{
+	struct net *net = sock_net(skb->sk);
+	unsigned long index = cb->args[0];
+	u32 port = cb->args[1] ?: 1;
+	struct xib_device *dev;
+	int ret = 0;
+
+	mutex_lock(&xib_reg_mutex);
+	while ((dev = xib_device_next_locked(net, &index))) {
+		if (index != cb->args[0])
+			port = 1;	/* a new device starts at its port 1 */
+		for (; port <= dev->phys_port_cnt; port++) {
+			ret = xib_nl_fill_port(skb, dev, port,
+					       NETLINK_CB(cb->skb).portid,
+					       cb->nlh->nlmsg_seq, NLM_F_MULTI);
+			if (ret)
+				goto out_unlock;
+		}
+		index++;
+		cb->args[0] = index;
+		port = 1;
+	}
+out_unlock:
+	mutex_unlock(&xib_reg_mutex);
+	cb->args[0] = index;
+	cb->args[1] = port;
+	if (ret && ret != -EMSGSIZE)
+		return ret;
+	return skb->len;
+}
+
 static int xib_nl_link_add(struct sk_buff *skb, struct genl_info *info)
 {
 	struct net *net = genl_info_net(info);
@@ -221,6 +364,11 @@ static const struct genl_ops xib_nl_ops[] = {
 		.cmd = XIB_CMD_DEV_GET,
 		.doit = xib_nl_dev_get_doit,
 		.dumpit = xib_nl_dev_get_dumpit,
+	},
+	{
+		.cmd = XIB_CMD_PORT_GET,
+		.doit = xib_nl_port_get_doit,
+		.dumpit = xib_nl_port_get_dumpit,
 	},
 	{
 		.cmd = XIB_CMD_LINK_ADD,

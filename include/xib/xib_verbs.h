@@ -14,12 +14,69 @@
 #include <linux/list.h>
 #include <linux/netdevice.h>
 #include <linux/refcount.h>
+#include <linux/rwsem.h>
 #include <linux/completion.h>
 #include <linux/xarray.h>
 #include <net/net_namespace.h>
 #include <uapi/xib/netlink.h>
+#include <uapi/xib/uverbs.h>
 
 struct xib_device;
+
+/**
+ * struct xib_gid - one GID table entry
+ * @raw: the GID, network order
+ * @valid: the entry is in use
+ */
+struct xib_gid {
+	u8 raw[16];
+	bool valid;
+};
+
+/**
+ * struct xib_port - the state of one port, kept by xib_core
+ * @state: enum xib_port_state
+ * @phys_state: enum xib_port_phys_state
+ * @active_mtu: the IB MTU in bytes (256 to 4096) the interface carries
+ * @gids: the RoCEv2 GID table; an entry keeps its index while it exists
+ *
+ * For a port bound to a network interface (ops->get_netdev), the core
+ * keeps all of it in step with the interface: carrier and admin state,
+ * MTU, and the interface's addresses.  Protected by the device's
+ * @port_lock.
+ */
+struct xib_port {
+	u8 state;
+	u8 phys_state;
+	u32 active_mtu;
+	struct xib_gid gids[XIB_PORT_GID_TBL_LEN];
+};
+
+/**
+ * struct xib_event - an asynchronous event of a device
+ * @device: the device
+ * @type: what happened
+ * @port_num: the port, for port events
+ */
+struct xib_event {
+	struct xib_device *device;
+	enum xib_event_type type;
+	u32 port_num;
+};
+
+/**
+ * struct xib_event_handler - receives a device's asynchronous events
+ * @device: the device
+ * @handler: called in process context, with the core's registration lock
+ *	held (so it may sleep, but not register or unregister anything)
+ * @list: private to xib_core
+ */
+struct xib_event_handler {
+	struct xib_device *device;
+	void (*handler)(struct xib_event_handler *handler,
+			const struct xib_event *event);
+	struct list_head list;
+};
 
 /**
  * struct xib_device_ops - what a driver implements
@@ -60,6 +117,11 @@ struct xib_device_ops {
  * @users_done: completed when @users drops to zero
  * @client_data: per-client pointers indexed by client id; written under
  *	the core's registration lock, read by the owning client
+ * @port_lock: protects @ports
+ * @ports: @phys_port_cnt ports, index 0 is port 1; allocated at
+ *	registration
+ * @event_rwsem: protects @event_handlers
+ * @event_handlers: the registered struct xib_event_handler
  */
 struct xib_device {
 	struct device dev;
@@ -74,6 +136,12 @@ struct xib_device {
 	refcount_t users;
 	struct completion users_done;
 	struct xarray client_data;
+
+	struct mutex port_lock;		/* protects @ports */
+	struct xib_port *ports;
+
+	struct rw_semaphore event_rwsem;	/* protects @event_handlers */
+	struct list_head event_handlers;
 };
 
 static inline struct xib_device *to_xib_device(struct device *dev)
@@ -158,6 +226,14 @@ void xib_unregister_client(struct xib_client *client);
 void *xib_get_client_data(struct xib_device *dev, struct xib_client *client);
 int xib_set_client_data(struct xib_device *dev, struct xib_client *client,
 			void *data);
+
+void xib_register_event_handler(struct xib_event_handler *handler);
+void xib_unregister_event_handler(struct xib_event_handler *handler);
+void xib_dispatch_event(const struct xib_event *event);
+
+u32 xib_ib_mtu(unsigned int ndev_mtu);
+int xib_query_port(struct xib_device *dev, u32 port, struct xib_port *attr);
+int xib_query_gid(struct xib_device *dev, u32 port, u32 index, u8 gid[16]);
 
 int xib_link_register(struct xib_link_ops *ops);
 void xib_link_unregister(struct xib_link_ops *ops);

@@ -5,6 +5,9 @@
  */
 
 #include <kunit/test.h>
+#include <linux/iopoll.h>
+#include <linux/etherdevice.h>
+#include <linux/rtnetlink.h>
 #include <xib/xib_verbs.h>
 
 static int xib_test_releases;
@@ -222,11 +225,186 @@ static void xib_core_test_link_types(struct kunit *test)
 	xib_link_unregister(&xib_test_link_b);
 }
 
+/*
+ * Ports: a device bound to a real (if silent) Ethernet interface follows
+ * its state and MTU and reports the changes as events.
+ */
+
+static netdev_tx_t xib_test_xmit(struct sk_buff *skb, struct net_device *ndev)
+{
+	dev_kfree_skb(skb);
+	return NETDEV_TX_OK;
+}
+
+static const struct net_device_ops xib_test_netdev_ops = {
+	.ndo_start_xmit = xib_test_xmit,
+};
+
+static struct net_device *xib_test_ndev;
+
+static struct net_device *xib_test_get_netdev(struct xib_device *dev, u32 port)
+{
+	if (port != 1)
+		return NULL;
+	dev_hold(xib_test_ndev);
+	return xib_test_ndev;
+}
+
+static const struct xib_device_ops xib_test_port_ops = {
+	.owner = THIS_MODULE,
+	.driver_name = "xib_core_test",
+	.get_netdev = xib_test_get_netdev,
+};
+
+struct xib_test_events {
+	struct xib_event_handler handler;
+	int count[XIB_EVENT_WQ_FATAL + 1];
+	u32 last_port;
+};
+
+static void xib_test_on_event(struct xib_event_handler *handler,
+			      const struct xib_event *event)
+{
+	struct xib_test_events *ev =
+		container_of(handler, struct xib_test_events, handler);
+
+	if (event->type <= XIB_EVENT_WQ_FATAL)
+		WRITE_ONCE(ev->count[event->type], ev->count[event->type] + 1);
+	ev->last_port = event->port_num;
+}
+
+static int xib_test_event_count(struct xib_test_events *ev,
+				enum xib_event_type type)
+{
+	return READ_ONCE(ev->count[type]);
+}
+
+static u32 xib_test_active_mtu(struct xib_device *xdev)
+{
+	struct xib_port attr;
+
+	return xib_query_port(xdev, 1, &attr) ? 0 : attr.active_mtu;
+}
+
+/*
+ * Port changes are applied by a work item: wait up to 5 s for event
+ * @type to have been seen @want times.
+ */
+static int xib_test_wait_event(struct xib_test_events *ev,
+			       enum xib_event_type type, int want)
+{
+	int n;
+
+	return read_poll_timeout(xib_test_event_count, n, n >= want,
+				 20 * USEC_PER_MSEC, 5 * USEC_PER_SEC, false,
+				 ev, type);
+}
+
+static void xib_core_test_port_follows_netdev(struct kunit *test)
+{
+	struct xib_test_events ev = { .handler.handler = xib_test_on_event };
+	struct xib_device *xdev;
+	struct net_device *ndev;
+	struct xib_port attr;
+	u8 gid[16];
+
+	ndev = alloc_etherdev(0);
+	KUNIT_ASSERT_NOT_NULL(test, ndev);
+	ndev->netdev_ops = &xib_test_netdev_ops;
+	ndev->max_mtu = 9000;
+	eth_hw_addr_set(ndev, (const u8[]){ 0x02, 0x11, 0x22, 0x33, 0x44, 0x55 });
+	KUNIT_ASSERT_EQ(test, register_netdev(ndev), 0);
+	xib_test_ndev = ndev;
+
+	xdev = xib_alloc_device(&xib_test_port_ops, sizeof(*xdev));
+	KUNIT_ASSERT_NOT_NULL(test, xdev);
+	xdev->phys_port_cnt = 1;
+	KUNIT_ASSERT_EQ(test, xib_register_device(xdev, "xib_kunit_port",
+						  &init_net), 0);
+	ev.handler.device = xdev;
+	xib_register_event_handler(&ev.handler);
+
+	/* Registration reads the interface: down, MTU 1500, default GID. */
+	KUNIT_ASSERT_EQ(test, xib_query_port(xdev, 1, &attr), 0);
+	KUNIT_EXPECT_EQ(test, attr.state, XIB_PORT_DOWN);
+	KUNIT_EXPECT_EQ(test, attr.phys_state, XIB_PORT_PHYS_DISABLED);
+	KUNIT_EXPECT_EQ(test, attr.active_mtu, 1024U);
+	KUNIT_ASSERT_EQ(test, xib_query_gid(xdev, 1, 0, gid), 0);
+	KUNIT_EXPECT_EQ(test, gid[0], 0xfe);
+	KUNIT_EXPECT_EQ(test, gid[1], 0x80);
+	KUNIT_EXPECT_EQ(test, gid[8], 0x00);	/* 0x02 with the U/L bit flipped */
+	KUNIT_EXPECT_EQ(test, gid[11], 0xff);
+	KUNIT_EXPECT_EQ(test, gid[12], 0xfe);
+	KUNIT_EXPECT_EQ(test, gid[15], 0x55);
+	KUNIT_EXPECT_EQ(test, xib_query_gid(xdev, 1, 1, gid), -ENOENT);
+	KUNIT_EXPECT_EQ(test, xib_query_gid(xdev, 1, XIB_PORT_GID_TBL_LEN, gid),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, xib_query_port(xdev, 2, &attr), -EINVAL);
+	KUNIT_EXPECT_EQ(test, xib_query_port(xdev, 0, &attr), -EINVAL);
+
+	/* Up: PORT_ACTIVE. */
+	rtnl_lock();
+	KUNIT_EXPECT_EQ(test, dev_open(ndev, NULL), 0);
+	rtnl_unlock();
+	KUNIT_EXPECT_EQ(test, xib_test_wait_event(&ev, XIB_EVENT_PORT_ACTIVE, 1), 0);
+	KUNIT_EXPECT_EQ(test, ev.last_port, 1U);
+	xib_query_port(xdev, 1, &attr);
+	KUNIT_EXPECT_EQ(test, attr.state, XIB_PORT_ACTIVE);
+	KUNIT_EXPECT_EQ(test, attr.phys_state, XIB_PORT_PHYS_LINK_UP);
+
+	/* A bigger MTU gives a bigger IB MTU, without a port event. */
+	rtnl_lock();
+	KUNIT_EXPECT_EQ(test, dev_set_mtu(ndev, 9000), 0);
+	rtnl_unlock();
+	{
+		u32 mtu;
+
+		KUNIT_EXPECT_EQ(test, read_poll_timeout(xib_test_active_mtu, mtu,
+							mtu == 4096,
+							20 * USEC_PER_MSEC,
+							5 * USEC_PER_SEC, false,
+							xdev), 0);
+	}
+
+	/* Carrier loss: PORT_ERR; a new MAC: GID_CHANGE. */
+	netif_carrier_off(ndev);
+	KUNIT_EXPECT_EQ(test, xib_test_wait_event(&ev, XIB_EVENT_PORT_ERR, 1), 0);
+	rtnl_lock();
+	eth_hw_addr_set(ndev, (const u8[]){ 0x02, 0x11, 0x22, 0x33, 0x44, 0x66 });
+	call_netdevice_notifiers(NETDEV_CHANGEADDR, ndev);
+	rtnl_unlock();
+	KUNIT_EXPECT_EQ(test, xib_test_wait_event(&ev, XIB_EVENT_GID_CHANGE, 1), 0);
+	KUNIT_ASSERT_EQ(test, xib_query_gid(xdev, 1, 0, gid), 0);
+	KUNIT_EXPECT_EQ(test, gid[15], 0x66);
+	KUNIT_EXPECT_EQ(test, xib_test_event_count(&ev, XIB_EVENT_PORT_ACTIVE), 1);
+
+	xib_unregister_event_handler(&ev.handler);
+	xib_unregister_device(xdev);
+	xib_dealloc_device(xdev);
+	unregister_netdev(ndev);
+	free_netdev(ndev);
+	xib_test_ndev = NULL;
+}
+
+static void xib_core_test_ib_mtu(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, xib_ib_mtu(9000), 4096U);
+	KUNIT_EXPECT_EQ(test, xib_ib_mtu(4096 + 92), 4096U);
+	KUNIT_EXPECT_EQ(test, xib_ib_mtu(4096 + 91), 2048U);
+	KUNIT_EXPECT_EQ(test, xib_ib_mtu(1500), 1024U);
+	KUNIT_EXPECT_EQ(test, xib_ib_mtu(256 + 92), 256U);
+	KUNIT_EXPECT_EQ(test, xib_ib_mtu(256 + 91), 0U);
+	KUNIT_EXPECT_EQ(test, xib_ib_mtu(68), 0U);
+	KUNIT_EXPECT_EQ(test, xib_ib_mtu(0), 0U);
+}
+
 static struct kunit_case xib_core_test_cases[] = {
 	KUNIT_CASE(xib_core_test_names),
 	KUNIT_CASE(xib_core_test_lookup),
 	KUNIT_CASE(xib_core_test_clients),
 	KUNIT_CASE(xib_core_test_link_types),
+	KUNIT_CASE(xib_core_test_ib_mtu),
+	KUNIT_CASE(xib_core_test_port_follows_netdev),
 	{}
 };
 

@@ -6,6 +6,7 @@
  *   xibctl [-j] link [show [NAME]]
  *   xibctl link add NAME netdev IFNAME [type TYPE]
  *   xibctl link del NAME
+ *   xibctl [-j] port [show [NAME[/PORT]]]
  */
 
 #include <errno.h>
@@ -17,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <arpa/inet.h>
 #include <libmnl/libmnl.h>
 #include <linux/genetlink.h>
 #include <xib/netlink.h>
@@ -31,6 +33,7 @@ struct xibctl {
 	bool json;
 	bool links_only;	/* "link show": only devices bound to a netdev */
 	unsigned int shown;
+	const char *filter;	/* "port show NAME": that device only */
 };
 
 struct dev_info {
@@ -53,6 +56,8 @@ static void usage(FILE *out)
 		"                                 create device NAME on interface IFNAME\n"
 		"                                 (TYPE defaults to \"hca\", the software HCA)\n"
 		"  xibctl link del NAME           remove a device made with \"link add\"\n"
+		"  xibctl port [show [NAME[/PORT]]]\n"
+		"                                 port state, MTU and GID table\n"
 		"\n"
 		"Options:\n"
 		"  -j, --json    print JSON\n"
@@ -169,8 +174,25 @@ static int dev_attr_cb(const struct nlattr *attr, void *data)
 	switch (type) {
 	case XIB_ATTR_DEV_INDEX:
 	case XIB_ATTR_DEV_NUM_PORTS:
+	case XIB_ATTR_PORT_INDEX:
+	case XIB_ATTR_PORT_ACTIVE_MTU:
+	case XIB_ATTR_GID_INDEX:
 		want = MNL_TYPE_U32;
 		break;
+	case XIB_ATTR_PORT_STATE:
+	case XIB_ATTR_PORT_PHYS_STATE:
+	case XIB_ATTR_GID_TYPE:
+		want = MNL_TYPE_U8;
+		break;
+	case XIB_ATTR_PORT_GIDS:
+	case XIB_ATTR_GID_ENTRY:
+		want = MNL_TYPE_NESTED;
+		break;
+	case XIB_ATTR_GID:
+		if (mnl_attr_get_payload_len(attr) != 16)
+			return MNL_CB_ERROR;
+		tb[type] = attr;
+		return MNL_CB_OK;
 	case XIB_ATTR_DEV_NODE_GUID:
 		want = MNL_TYPE_U64;
 		break;
@@ -269,6 +291,116 @@ static int dev_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
+static const char *port_state_name(uint8_t state)
+{
+	static const char * const names[] = {
+		[XIB_PORT_NOP] = "NOP", [XIB_PORT_DOWN] = "DOWN",
+		[XIB_PORT_INIT] = "INIT", [XIB_PORT_ARMED] = "ARMED",
+		[XIB_PORT_ACTIVE] = "ACTIVE", [XIB_PORT_ACTIVE_DEFER] = "ACTIVE_DEFER",
+	};
+
+	return state < sizeof(names) / sizeof(names[0]) ? names[state] : "UNKNOWN";
+}
+
+static const char *phys_state_name(uint8_t state)
+{
+	switch (state) {
+	case XIB_PORT_PHYS_SLEEP:
+		return "SLEEP";
+	case XIB_PORT_PHYS_POLLING:
+		return "POLLING";
+	case XIB_PORT_PHYS_DISABLED:
+		return "DISABLED";
+	case XIB_PORT_PHYS_LINK_UP:
+		return "LINK_UP";
+	default:
+		return "UNKNOWN";
+	}
+}
+
+/* Print the GID entries of a XIB_ATTR_PORT_GIDS nest. */
+static int print_gids(struct xibctl *x, const struct nlattr *nest)
+{
+	const struct nlattr *entry;
+	unsigned int n = 0;
+
+	if (x->json)
+		printf(",\"gids\":[");
+	mnl_attr_for_each_nested(entry, nest) {
+		const struct nlattr *tb[XIB_ATTR_MAX + 1] = { 0 };
+		char text[INET6_ADDRSTRLEN];
+
+		if (mnl_attr_get_type(entry) != XIB_ATTR_GID_ENTRY)
+			continue;
+		if (mnl_attr_parse_nested(entry, dev_attr_cb, tb) < 0 ||
+		    !tb[XIB_ATTR_GID_INDEX] || !tb[XIB_ATTR_GID]) {
+			errno = EPROTO;
+			return -1;
+		}
+		if (!inet_ntop(AF_INET6, mnl_attr_get_payload(tb[XIB_ATTR_GID]),
+			       text, sizeof(text)))
+			return -1;
+		if (x->json)
+			printf("%s{\"index\":%" PRIu32 ",\"gid\":\"%s\",\"type\":\"RoCEv2\"}",
+			       n ? "," : "", mnl_attr_get_u32(tb[XIB_ATTR_GID_INDEX]),
+			       text);
+		else
+			printf("    gid %" PRIu32 " %s RoCEv2\n",
+			       mnl_attr_get_u32(tb[XIB_ATTR_GID_INDEX]), text);
+		n++;
+	}
+	if (x->json)
+		putchar(']');
+	return 0;
+}
+
+static int port_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[XIB_ATTR_MAX + 1] = { 0 };
+	struct xibctl *x = data;
+	const char *name, *state, *phys;
+	uint32_t port, mtu;
+
+	if (mnl_attr_parse(nlh, sizeof(struct genlmsghdr), dev_attr_cb, tb) < 0)
+		return MNL_CB_ERROR;
+	if (!tb[XIB_ATTR_DEV_NAME] || !tb[XIB_ATTR_PORT_INDEX] ||
+	    !tb[XIB_ATTR_PORT_STATE] || !tb[XIB_ATTR_PORT_PHYS_STATE] ||
+	    !tb[XIB_ATTR_PORT_ACTIVE_MTU]) {
+		errno = EPROTO;
+		return MNL_CB_ERROR;
+	}
+	name = mnl_attr_get_str(tb[XIB_ATTR_DEV_NAME]);
+	if (x->filter && strcmp(name, x->filter))
+		return MNL_CB_OK;
+	port = mnl_attr_get_u32(tb[XIB_ATTR_PORT_INDEX]);
+	state = port_state_name(mnl_attr_get_u8(tb[XIB_ATTR_PORT_STATE]));
+	phys = phys_state_name(mnl_attr_get_u8(tb[XIB_ATTR_PORT_PHYS_STATE]));
+	mtu = mnl_attr_get_u32(tb[XIB_ATTR_PORT_ACTIVE_MTU]);
+
+	if (x->json) {
+		printf("%s{\"ifname\":", x->shown ? "," : "");
+		json_string(name);
+		printf(",\"port\":%" PRIu32 ",\"state\":\"%s\",\"physical_state\":\"%s\","
+		       "\"active_mtu\":%" PRIu32, port, state, phys, mtu);
+		if (tb[XIB_ATTR_NDEV_NAME]) {
+			printf(",\"netdev\":");
+			json_string(mnl_attr_get_str(tb[XIB_ATTR_NDEV_NAME]));
+		}
+	} else {
+		printf("%s/%" PRIu32 ": state %s physical_state %s active_mtu %" PRIu32,
+		       name, port, state, phys, mtu);
+		if (tb[XIB_ATTR_NDEV_NAME])
+			printf(" netdev %s", mnl_attr_get_str(tb[XIB_ATTR_NDEV_NAME]));
+		putchar('\n');
+	}
+	if (tb[XIB_ATTR_PORT_GIDS] && print_gids(x, tb[XIB_ATTR_PORT_GIDS]) < 0)
+		return MNL_CB_ERROR;
+	if (x->json)
+		putchar('}');
+	x->shown++;
+	return MNL_CB_OK;
+}
+
 static void report(const char *what, const char *name)
 {
 	const char *hint = "";
@@ -315,6 +447,59 @@ static int cmd_show(struct xibctl *x, int argc, char **argv)
 	if (argc && x->links_only && !x->shown) {
 		fprintf(stderr, "xibctl: %s is not bound to a network interface\n",
 			argv[0]);
+		return 1;
+	}
+	return 0;
+}
+
+static int cmd_port_show(struct xibctl *x, int argc, char **argv)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE], name[XIB_DEVICE_NAME_MAX];
+	unsigned long port = 0;
+	struct nlmsghdr *nlh;
+	int ret;
+
+	if (argc > 1)
+		return usage_error("unexpected argument '%s'", argv[1]);
+	if (argc) {
+		char *slash = strchr(argv[0], '/');
+		size_t len = slash ? (size_t)(slash - argv[0]) : strlen(argv[0]);
+
+		if (!len || len >= sizeof(name))
+			return usage_error("invalid device name '%s'", argv[0]);
+		memcpy(name, argv[0], len);
+		name[len] = '\0';
+		if (slash) {
+			char *end;
+
+			errno = 0;
+			port = strtoul(slash + 1, &end, 10);
+			if (errno || *end || !port || port > UINT32_MAX)
+				return usage_error("invalid port in '%s'", argv[0]);
+		}
+	}
+	if (xibctl_open(x) < 0)
+		return 1;
+	nlh = put_genl_header(buf, x->family, port ? NLM_F_ACK : NLM_F_DUMP,
+			      XIB_CMD_PORT_GET, XIB_GENL_VERSION, ++x->seq);
+	if (port) {
+		mnl_attr_put_strz(nlh, XIB_ATTR_DEV_NAME, name);
+		mnl_attr_put_u32(nlh, XIB_ATTR_PORT_INDEX, (uint32_t)port);
+	} else if (argc) {
+		x->filter = name;
+	}
+	if (x->json)
+		putchar('[');
+	ret = talk(x, nlh, port_cb, x);
+	if (x->json)
+		printf("]\n");
+	if (ret < 0) {
+		report("port show", argc ? argv[0] : "ports");
+		return 1;
+	}
+	if (x->filter && !x->shown) {
+		errno = ENODEV;
+		report("port show", argv[0]);
 		return 1;
 	}
 	return 0;
@@ -413,6 +598,11 @@ int main(int argc, char **argv)
 			ret = cmd_show(&x, argc > 2 ? argc - 2 : 0, argv + 2);
 		else
 			ret = usage_error("unknown dev command '%s'", argv[1]);
+	} else if (is(argv[0], "port")) {
+		if (argc == 1 || is(argv[1], "show"))
+			ret = cmd_port_show(&x, argc > 2 ? argc - 2 : 0, argv + 2);
+		else
+			ret = usage_error("unknown port command '%s'", argv[1]);
 	} else if (is(argv[0], "link")) {
 		x.links_only = true;
 		if (argc == 1 || is(argv[1], "show"))

@@ -35,6 +35,18 @@
  *	if it was created by XIB_CMD_LINK_ADD.  Needs CAP_NET_ADMIN.  -ENODEV
  *	if no such device, -EOPNOTSUPP if it was not created as a link.
  *
+ * XIB_CMD_PORT_GET
+ *	doit: XIB_ATTR_DEV_INDEX or XIB_ATTR_DEV_NAME, and XIB_ATTR_PORT_INDEX;
+ *	dumpit: every port of every device of the caller's namespace.  Reply:
+ *	XIB_ATTR_DEV_INDEX, XIB_ATTR_DEV_NAME, XIB_ATTR_PORT_INDEX,
+ *	XIB_ATTR_PORT_STATE (enum xib_port_state), XIB_ATTR_PORT_PHYS_STATE
+ *	(enum xib_port_phys_state), XIB_ATTR_PORT_ACTIVE_MTU (bytes: 256 to
+ *	4096), XIB_ATTR_NDEV_NAME when bound to an interface, and
+ *	XIB_ATTR_PORT_GIDS: a nest of XIB_ATTR_GID_ENTRY nests, one per valid
+ *	GID table entry, each with XIB_ATTR_GID_INDEX, XIB_ATTR_GID (16 bytes,
+ *	network order) and XIB_ATTR_GID_TYPE (enum xib_gid_type).  -EINVAL
+ *	for a port number out of range.  No privilege is needed.
+ *
  * Every command refuses unknown attributes (strict validation).
  */
 #ifndef _UAPI_XIB_NETLINK_H
@@ -48,6 +60,7 @@ enum xib_nl_cmd {
 	XIB_CMD_DEV_GET,
 	XIB_CMD_LINK_ADD,
 	XIB_CMD_LINK_DEL,
+	XIB_CMD_PORT_GET,
 
 	__XIB_CMD_MAX,
 	XIB_CMD_MAX = __XIB_CMD_MAX - 1
@@ -63,10 +76,45 @@ enum xib_nl_attr {
 	XIB_ATTR_LINK_TYPE,		/* string, e.g. "hca" */
 	XIB_ATTR_NDEV_NAME,		/* string: network interface name */
 	XIB_ATTR_PAD,
+	XIB_ATTR_PORT_INDEX,		/* u32, 1-based */
+	XIB_ATTR_PORT_STATE,		/* u8, enum xib_port_state */
+	XIB_ATTR_PORT_PHYS_STATE,	/* u8, enum xib_port_phys_state */
+	XIB_ATTR_PORT_ACTIVE_MTU,	/* u32, bytes */
+	XIB_ATTR_PORT_GIDS,		/* nest of XIB_ATTR_GID_ENTRY */
+	XIB_ATTR_GID_ENTRY,		/* nest */
+	XIB_ATTR_GID_INDEX,		/* u32 */
+	XIB_ATTR_GID,			/* binary, 16 bytes */
+	XIB_ATTR_GID_TYPE,		/* u8, enum xib_gid_type */
 
 	__XIB_ATTR_MAX,
 	XIB_ATTR_MAX = __XIB_ATTR_MAX - 1
 };
+
+/* Port states, as IBTA and libibverbs number them. */
+enum xib_port_state {
+	XIB_PORT_NOP = 0,
+	XIB_PORT_DOWN = 1,
+	XIB_PORT_INIT = 2,
+	XIB_PORT_ARMED = 3,
+	XIB_PORT_ACTIVE = 4,
+	XIB_PORT_ACTIVE_DEFER = 5,
+};
+
+/* Physical port states, as IBTA numbers them. */
+enum xib_port_phys_state {
+	XIB_PORT_PHYS_SLEEP = 1,
+	XIB_PORT_PHYS_POLLING = 2,
+	XIB_PORT_PHYS_DISABLED = 3,
+	XIB_PORT_PHYS_LINK_UP = 5,
+};
+
+enum xib_gid_type {
+	XIB_GID_TYPE_IB = 0,
+	XIB_GID_TYPE_ROCE_V2 = 2,
+};
+
+/* Entries in each port's GID table. */
+#define XIB_PORT_GID_TBL_LEN	32
 
 /* Including the terminating NUL, like IFNAMSIZ and IB_DEVICE_NAME_MAX. */
 #define XIB_DEVICE_NAME_MAX	64

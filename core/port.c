@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Ports of xib devices: state, MTU and the RoCEv2 GID table, kept in step
+ * with each port's network interface.
+ *
+ * Interface and address notifiers only schedule xib_port_sync_work; the
+ * work brings every registered device up to date under xib_reg_mutex, in
+ * process context.  That keeps the notifiers (the IPv6 one is atomic)
+ * trivial and needs no reference juggling: a device is only looked at
+ * while it is registered.
+ *
+ * GID index 0 is reserved for the default GID, fe80::/64 with the
+ * interface's current MAC as a modified EUI-64.  The other entries hold
+ * one IPv4-mapped GID (::ffff:a.b.c.d) per IPv4 address and one GID per
+ * IPv6 address; such an entry keeps its index for as long as its address
+ * exists, so address handles that name an index stay right when other
+ * addresses come and go.
+ */
+
+#include <linux/if_ether.h>
+#include <linux/inetdevice.h>
+#include <linux/module.h>
+#include <linux/netdevice.h>
+#include <linux/slab.h>
+#include <net/addrconf.h>
+#include <net/ipv6.h>
+#include <net/if_inet6.h>
+
+#include "core_priv.h"
+
+/*
+ * Largest RoCEv2 header overhead: IPv6 (40), UDP (8), BTH (12), the
+ * largest extension header, AtomicETH (28), and the ICRC (4).
+ */
+#define XIB_ROCE_OVERHEAD	(40 + 8 + 12 + 28 + 4)
+
+static void xib_port_sync_all(struct work_struct *work);
+static DECLARE_WORK(xib_port_sync_work, xib_port_sync_all);
+
+/* The IB MTU (256..4096 bytes) that fits in @ndev_mtu, 0 if none does. */
+u32 xib_ib_mtu(unsigned int ndev_mtu)
+{
+	u32 mtu;
+
+	if (ndev_mtu < XIB_ROCE_OVERHEAD + 256)
+		return 0;
+	for (mtu = 4096; mtu > ndev_mtu - XIB_ROCE_OVERHEAD; mtu >>= 1)
+		;
+	return mtu;
+}
+EXPORT_SYMBOL_GPL(xib_ib_mtu);
+
+/* The GIDs of an interface: gid[0] is the default GID, if any. */
+struct xib_gid_set {
+	unsigned int n;
+	u8 gid[XIB_PORT_GID_TBL_LEN][16];
+};
+
+static void xib_gid_set_add(struct xib_gid_set *set, const u8 gid[16])
+{
+	unsigned int i;
+
+	for (i = 0; i < set->n; i++)
+		if (!memcmp(set->gid[i], gid, 16))
+			return;
+	if (set->n < XIB_PORT_GID_TBL_LEN)
+		memcpy(set->gid[set->n++], gid, 16);
+}
+
+/* The GIDs @ndev's addresses call for, the default GID first. */
+static void xib_gids_of(struct net_device *ndev, struct xib_gid_set *set)
+{
+	struct in_device *in_dev;
+	struct inet6_dev *in6_dev;
+	struct inet6_ifaddr *ifp;
+	const struct in_ifaddr *ifa;
+	u8 gid[16] = { 0xfe, 0x80 };
+
+	/* Without a MAC, entry 0 stays a zero GID and is never valid. */
+	set->n = 1;
+	memset(set->gid[0], 0, 16);
+	if (ndev->addr_len == ETH_ALEN) {
+		addrconf_addr_eui48(&gid[8], ndev->dev_addr);
+		memcpy(set->gid[0], gid, 16);
+	}
+
+	rcu_read_lock();
+	in_dev = __in_dev_get_rcu(ndev);
+	if (in_dev) {
+		in_dev_for_each_ifa_rcu(ifa, in_dev) {
+			ipv6_addr_set_v4mapped(ifa->ifa_local,
+					       (struct in6_addr *)gid);
+			xib_gid_set_add(set, gid);
+		}
+	}
+	rcu_read_unlock();
+
+	in6_dev = in6_dev_get(ndev);
+	if (in6_dev) {
+		read_lock_bh(&in6_dev->lock);
+		list_for_each_entry(ifp, &in6_dev->addr_list, if_list)
+			xib_gid_set_add(set, ifp->addr.s6_addr);
+		read_unlock_bh(&in6_dev->lock);
+		in6_dev_put(in6_dev);
+	}
+}
+
+/*
+ * Make @port's GID table hold exactly @set: entry 0 is the default GID;
+ * of the others, entries whose GID is gone are freed, new GIDs take free
+ * entries and the rest keep their index.
+ */
+static void xib_port_update_gids(struct xib_port *port,
+				 const struct xib_gid_set *set)
+{
+	bool keep[XIB_PORT_GID_TBL_LEN] = {};
+	unsigned int i, j;
+
+	memcpy(port->gids[0].raw, set->gid[0], 16);
+	port->gids[0].valid = !!memchr_inv(set->gid[0], 0, 16);
+
+	for (i = 1; i < XIB_PORT_GID_TBL_LEN; i++) {
+		struct xib_gid *e = &port->gids[i];
+
+		if (!e->valid)
+			continue;
+		for (j = 1; j < set->n; j++)
+			if (!memcmp(e->raw, set->gid[j], 16))
+				break;
+		if (j == set->n)
+			e->valid = false;
+		else
+			keep[j] = true;
+	}
+	for (j = 1; j < set->n; j++) {
+		if (keep[j])
+			continue;
+		for (i = 1; i < XIB_PORT_GID_TBL_LEN; i++) {
+			if (!port->gids[i].valid) {
+				memcpy(port->gids[i].raw, set->gid[j], 16);
+				port->gids[i].valid = true;
+				break;
+			}
+		}
+	}
+}
+
+static void xib_port_event(struct xib_device *dev, u32 port_num,
+			   enum xib_event_type type)
+{
+	struct xib_event event = {
+		.device = dev,
+		.type = type,
+		.port_num = port_num,
+	};
+
+	xib_dispatch_event(&event);
+}
+
+static bool xib_gids_equal(const struct xib_gid *a, const struct xib_gid *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < XIB_PORT_GID_TBL_LEN; i++)
+		if (a[i].valid != b[i].valid ||
+		    (a[i].valid && memcmp(a[i].raw, b[i].raw, 16)))
+			return false;
+	return true;
+}
+
+/*
+ * Re-read port @port_num's interface and report what changed as
+ * PORT_ACTIVE, PORT_ERR and GID_CHANGE events.
+ */
+static void xib_port_sync_one(struct xib_device *dev, u32 port_num)
+{
+	struct xib_port *port = &dev->ports[port_num - 1];
+	struct xib_gid_set *set;
+	struct net_device *ndev;
+	bool up, was_up, gids_changed = false;
+
+	ndev = dev->ops->get_netdev(dev, port_num);
+	if (!ndev)
+		return;
+	set = kmalloc(sizeof(*set), GFP_KERNEL);
+	if (set)
+		xib_gids_of(ndev, set);
+	up = netif_running(ndev) && netif_carrier_ok(ndev);
+
+	mutex_lock(&dev->port_lock);
+	was_up = port->state == XIB_PORT_ACTIVE;
+	port->state = up ? XIB_PORT_ACTIVE : XIB_PORT_DOWN;
+	port->phys_state = up ? XIB_PORT_PHYS_LINK_UP : XIB_PORT_PHYS_DISABLED;
+	port->active_mtu = xib_ib_mtu(READ_ONCE(ndev->mtu));
+	if (set) {
+		struct xib_gid old[XIB_PORT_GID_TBL_LEN];
+
+		memcpy(old, port->gids, sizeof(old));
+		xib_port_update_gids(port, set);
+		gids_changed = !xib_gids_equal(old, port->gids);
+	}
+	mutex_unlock(&dev->port_lock);
+
+	dev_put(ndev);
+	kfree(set);
+
+	if (up != was_up)
+		xib_port_event(dev, port_num,
+			       up ? XIB_EVENT_PORT_ACTIVE : XIB_EVENT_PORT_ERR);
+	if (gids_changed)
+		xib_port_event(dev, port_num, XIB_EVENT_GID_CHANGE);
+}
+
+/* Bring the ports of @dev in step with their interfaces. */
+void xib_port_sync_locked(struct xib_device *dev)
+{
+	u32 i;
+
+	lockdep_assert_held(&xib_reg_mutex);
+	if (!dev->ops->get_netdev)
+		return;
+	for (i = 1; i <= dev->phys_port_cnt; i++)
+		xib_port_sync_one(dev, i);
+}
+
+static void xib_port_sync_all(struct work_struct *work)
+{
+	struct xib_device *dev;
+	unsigned long index = 0;
+
+	mutex_lock(&xib_reg_mutex);
+	while ((dev = xib_device_next_any_locked(&index))) {
+		xib_port_sync_locked(dev);
+		index++;
+	}
+	mutex_unlock(&xib_reg_mutex);
+}
+
+static int xib_port_netdev_event(struct notifier_block *nb,
+				 unsigned long event, void *ptr)
+{
+	switch (event) {
+	case NETDEV_UP:
+	case NETDEV_DOWN:
+	case NETDEV_CHANGE:
+	case NETDEV_CHANGEMTU:
+	case NETDEV_CHANGEADDR:
+		schedule_work(&xib_port_sync_work);
+		break;
+	}
+	return NOTIFY_DONE;
+}
+
+static int xib_port_addr_event(struct notifier_block *nb,
+			       unsigned long event, void *ptr)
+{
+	schedule_work(&xib_port_sync_work);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block xib_port_netdev_nb = {
+	.notifier_call = xib_port_netdev_event,
+};
+
+static struct notifier_block xib_port_inetaddr_nb = {
+	.notifier_call = xib_port_addr_event,
+};
+
+static struct notifier_block xib_port_inet6addr_nb = {
+	.notifier_call = xib_port_addr_event,
+};
+
+/**
+ * xib_query_port() - a snapshot of a port's state
+ * @dev: the device
+ * @port: port number, 1-based
+ * @attr: filled in
+ */
+int xib_query_port(struct xib_device *dev, u32 port, struct xib_port *attr)
+{
+	if (!port || port > dev->phys_port_cnt || !dev->ports)
+		return -EINVAL;
+	mutex_lock(&dev->port_lock);
+	*attr = dev->ports[port - 1];
+	mutex_unlock(&dev->port_lock);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(xib_query_port);
+
+/**
+ * xib_query_gid() - one GID table entry
+ * @dev: the device
+ * @port: port number, 1-based
+ * @index: table index
+ * @gid: filled in
+ *
+ * Returns 0, -EINVAL for a bad port or index, -ENOENT for an unused entry.
+ */
+int xib_query_gid(struct xib_device *dev, u32 port, u32 index, u8 gid[16])
+{
+	int ret = 0;
+
+	if (!port || port > dev->phys_port_cnt || !dev->ports ||
+	    index >= XIB_PORT_GID_TBL_LEN)
+		return -EINVAL;
+	mutex_lock(&dev->port_lock);
+	if (dev->ports[port - 1].gids[index].valid)
+		memcpy(gid, dev->ports[port - 1].gids[index].raw, 16);
+	else
+		ret = -ENOENT;
+	mutex_unlock(&dev->port_lock);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(xib_query_gid);
+
+int xib_port_init(void)
+{
+	int ret;
+
+	ret = register_netdevice_notifier(&xib_port_netdev_nb);
+	if (ret)
+		return ret;
+	ret = register_inetaddr_notifier(&xib_port_inetaddr_nb);
+	if (ret)
+		goto err_unregister_netdev;
+	ret = register_inet6addr_notifier(&xib_port_inet6addr_nb);
+	if (ret)
+		goto err_unregister_inetaddr;
+	return 0;
+
+err_unregister_inetaddr:
+	unregister_inetaddr_notifier(&xib_port_inetaddr_nb);
+err_unregister_netdev:
+	unregister_netdevice_notifier(&xib_port_netdev_nb);
+	return ret;
+}
+
+void xib_port_exit(void)
+{
+	unregister_inet6addr_notifier(&xib_port_inet6addr_nb);
+	unregister_inetaddr_notifier(&xib_port_inetaddr_nb);
+	unregister_netdevice_notifier(&xib_port_netdev_nb);
+	cancel_work_sync(&xib_port_sync_work);
+}
