@@ -24,7 +24,7 @@ tap=$log/all.tap
 : >"$tap"
 
 # Every suite; make check runs them in both VM kernels.
-kunit_items=(kunit:xib_ring_test kunit:xib_core_test kunit:xib_qp_state_test)
+kunit_items=(kunit:xib_ring_test kunit:xib_core_test kunit:xib_qp_state_test kunit:xib_hca_wire_test)
 bats_items=()
 for f in tests/bats/*.bats; do
 	bats_items+=("bats:$f")
