@@ -51,8 +51,16 @@ static int xib_nl_put_netdev(struct sk_buff *skb, struct xib_device *dev)
 	return ret;
 }
 
+/*
+ * A message builder: one XIB_CMD_*_GET answer about @dev (and its port
+ * @port, where the command is about ports) into @skb.
+ */
+typedef int (*xib_nl_fill_t)(struct sk_buff *skb, struct xib_device *dev,
+			     u32 port, u32 portid, u32 seq, int flags);
+
+/* @port: unused; devices and ports share xib_nl_fill_t. */
 static int xib_nl_fill_dev(struct sk_buff *skb, struct xib_device *dev,
-			   u32 portid, u32 seq, int flags)
+			   u32 port, u32 portid, u32 seq, int flags)
 {
 	void *hdr;
 
@@ -109,28 +117,33 @@ static struct xib_device *xib_nl_get_dev(struct genl_info *info)
 	return dev;
 }
 
+/* Answer the request @info with one message built by @fill. */
+static int xib_nl_reply(struct genl_info *info, xib_nl_fill_t fill,
+			struct xib_device *dev, u32 port)
+{
+	struct sk_buff *msg;
+	int ret;
+
+	msg = nlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	ret = fill(msg, dev, port, info->snd_portid, info->snd_seq, 0);
+	if (ret) {
+		nlmsg_free(msg);
+		return ret;
+	}
+	return genlmsg_reply(msg, info);
+}
+
 static int xib_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct xib_device *dev;
-	struct sk_buff *msg;
 	int ret;
 
 	dev = xib_nl_get_dev(info);
 	if (IS_ERR(dev))
 		return PTR_ERR(dev);
-
-	msg = nlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!msg) {
-		ret = -ENOMEM;
-		goto out_release;
-	}
-	ret = xib_nl_fill_dev(msg, dev, info->snd_portid, info->snd_seq, 0);
-	if (ret) {
-		nlmsg_free(msg);
-		goto out_release;
-	}
-	ret = genlmsg_reply(msg, info);
-out_release:
+	ret = xib_nl_reply(info, xib_nl_fill_dev, dev, 0);
 	xib_device_release_user(dev);
 	return ret;
 }
@@ -145,7 +158,7 @@ static int xib_nl_dev_get_dumpit(struct sk_buff *skb,
 
 	mutex_lock(&xib_reg_mutex);
 	while ((dev = xib_device_next_locked(net, &index))) {
-		ret = xib_nl_fill_dev(skb, dev, NETLINK_CB(cb->skb).portid,
+		ret = xib_nl_fill_dev(skb, dev, 0, NETLINK_CB(cb->skb).portid,
 				      cb->nlh->nlmsg_seq, NLM_F_MULTI);
 		if (ret)
 			break;
@@ -223,7 +236,6 @@ out_free:
 static int xib_nl_port_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct xib_device *dev;
-	struct sk_buff *msg;
 	u32 port;
 	int ret;
 
@@ -238,22 +250,9 @@ static int xib_nl_port_get_doit(struct sk_buff *skb, struct genl_info *info)
 	if (!port || port > dev->phys_port_cnt) {
 		NL_SET_ERR_MSG(info->extack, "no such port");
 		ret = -EINVAL;
-		goto out_release;
+	} else {
+		ret = xib_nl_reply(info, xib_nl_fill_port, dev, port);
 	}
-
-	msg = nlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg) {
-		ret = -ENOMEM;
-		goto out_release;
-	}
-	ret = xib_nl_fill_port(msg, dev, port, info->snd_portid,
-			       info->snd_seq, 0);
-	if (ret) {
-		nlmsg_free(msg);
-		goto out_release;
-	}
-	ret = genlmsg_reply(msg, info);
-out_release:
 	xib_device_release_user(dev);
 	return ret;
 }
