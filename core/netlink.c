@@ -313,7 +313,7 @@ static int xib_nl_link_add(struct sk_buff *skb, struct genl_info *info)
 	mutex_unlock(&xib_reg_mutex);
 	if (!ops) {
 		NL_SET_ERR_MSG(info->extack,
-			       "unknown link type (is its driver module loaded?)");
+			       "unknown link type; is its driver loaded (xib_hca for \"hca\")?");
 		return -EOPNOTSUPP;
 	}
 

@@ -55,13 +55,17 @@ teardown() {
 @test "bad link add requests fail with a clear error and change nothing" {
 	xib_refute_with 'No such device' xibctl link add xib0 netdev nosuch0
 	xib_refute_with 'netdev IFNAME. is required' xibctl link add xib0
-	xib_refute_with 'Invalid argument' xibctl link add 'bad/name' netdev xv0
-	xib_refute_with 'not supported.*loaded' xibctl link add xib0 netdev xv0 type nosuchtype
-	xib_refute_with 'needs an Ethernet interface|Invalid argument' xibctl link add xib0 netdev lo
+	xib_refute_with 'Invalid argument: invalid xib device name' \
+		xibctl link add 'bad/name' netdev xv0
+	xib_refute_with 'not supported: unknown link type; is its driver loaded' \
+		xibctl link add xib0 netdev xv0 type nosuchtype
+	xib_refute_with 'Invalid argument: xib_hca needs an Ethernet interface' \
+		xibctl link add xib0 netdev lo
 	run xibctl dev show
 	[ -z "$output" ]
 	xibctl link add xib0 netdev xv0
-	xib_refute_with 'File exists' xibctl link add xib0 netdev xv1
+	xib_refute_with 'File exists: an xib device with this name exists' \
+		xibctl link add xib0 netdev xv1
 	run xibctl dev show
 	[ "${#lines[@]}" -eq 1 ]
 }
@@ -77,7 +81,7 @@ teardown() {
 
 @test "link add without xib_hca says which module is missing" {
 	rmmod xib_hca
-	xib_refute_with 'xib_hca' xibctl link add xib0 netdev xv0
+	xib_refute_with 'not supported: .*xib_hca' xibctl link add xib0 netdev xv0
 }
 
 @test "deleting the interface removes its device" {

@@ -98,7 +98,7 @@ port_becomes() {
 	[[ "$output" == *"xib1/1: state"* ]]
 	run xibctl -j port show xib0/1
 	[[ "$output" == '[{"ifname":"xib0","port":1,"state":"ACTIVE"'*'"gids":[{"index":0,"gid":"fe80::'*'"type":"RoCEv2"}'*']}]' ]]
-	xib_refute_with 'Invalid argument' xibctl port show xib0/2
+	xib_refute_with 'Invalid argument: no such port' xibctl port show xib0/2
 	xib_refute_with 'No such device' xibctl port show nosuch/1
 	xib_refute_with 'No such device' xibctl port show nosuch
 	xib_refute_with 'invalid port' xibctl port show xib0/x

@@ -21,6 +21,7 @@
 #include <arpa/inet.h>
 #include <libmnl/libmnl.h>
 #include <linux/genetlink.h>
+#include <linux/netlink.h>
 #include <xib/netlink.h>
 
 #define XIBCTL_EXIT_USAGE	2
@@ -34,6 +35,7 @@ struct xibctl {
 	bool links_only;	/* "link show": only devices bound to a netdev */
 	unsigned int shown;
 	const char *filter;	/* "port show NAME": that device only */
+	char ext_msg[256];	/* the kernel's extended-ack message, if any */
 };
 
 struct dev_info {
@@ -91,21 +93,66 @@ static struct nlmsghdr *put_genl_header(char *buf, uint16_t type, uint16_t flags
 }
 
 /*
- * Send @nlh and feed the answers to @cb until the request is done.  Returns
- * 0, or -1 with errno set (the kernel's error for a refused request).
+ * NLMSG_ERROR: an ACK (error 0) ends the request; an error sets errno and
+ * keeps the kernel's extended-ack message, if it sent one, in x->ext_msg.
  */
-static int talk(struct xibctl *x, struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
+static int error_cb(const struct nlmsghdr *nlh, void *data)
 {
+	const struct nlmsgerr *err = mnl_nlmsg_get_payload(nlh);
+	struct xibctl *x = data;
+
+	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*err))) {
+		errno = EBADMSG;
+		return MNL_CB_ERROR;
+	}
+	if (!err->error)
+		return MNL_CB_STOP;
+	if (nlh->nlmsg_flags & NLM_F_ACK_TLVS) {
+		unsigned int offset = sizeof(*err);
+		const struct nlattr *attr;
+
+		if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+			offset += err->msg.nlmsg_len - sizeof(struct nlmsghdr);
+		mnl_attr_for_each(attr, nlh, offset) {
+			if (mnl_attr_get_type(attr) != NLMSGERR_ATTR_MSG ||
+			    mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) < 0)
+				continue;
+			snprintf(x->ext_msg, sizeof(x->ext_msg), "%s",
+				 mnl_attr_get_str(attr));
+		}
+	}
+	errno = -err->error;
+	return MNL_CB_ERROR;
+}
+
+/*
+ * Send @nlh and feed the answers to @cb (with @x) until the request is
+ * done.  Returns 0, or -1 with errno set (the kernel's error for a refused
+ * request, its message in x->ext_msg).
+ */
+static int talk(struct xibctl *x, struct nlmsghdr *nlh, mnl_cb_t cb)
+{
+	/*
+	 * Only NLMSG_ERROR is ours: types at or past the array's length
+	 * (NLMSG_DONE, NLMSG_OVERRUN) keep libmnl's own handling.  Not
+	 * const: mnl_cb_run2() takes a plain pointer.
+	 */
+	static mnl_cb_t ctl_cb[NLMSG_ERROR + 1] = {
+		[NLMSG_ERROR] = error_cb,
+	};
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	int ret;
 
+	x->ext_msg[0] = '\0';
 	if (mnl_socket_sendto(x->nl, nlh, nlh->nlmsg_len) < 0)
 		return -1;
 	do {
 		ssize_t len = mnl_socket_recvfrom(x->nl, buf, sizeof(buf));
+
 		if (len < 0)
 			return -1;
-		ret = mnl_cb_run(buf, len, nlh->nlmsg_seq, x->portid, cb, data);
+		ret = mnl_cb_run2(buf, len, nlh->nlmsg_seq, x->portid, cb, x,
+				  ctl_cb, NLMSG_ERROR + 1);
 	} while (ret > 0);
 	return ret < 0 ? -1 : 0;
 }
@@ -127,17 +174,18 @@ static int family_attr_cb(const struct nlattr *attr, void *data)
 static int family_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct nlattr *tb[CTRL_ATTR_MAX + 1] = { 0 };
-	uint16_t *family = data;
+	struct xibctl *x = data;
 
 	mnl_attr_parse(nlh, sizeof(struct genlmsghdr), family_attr_cb, tb);
 	if (tb[CTRL_ATTR_FAMILY_ID])
-		*family = mnl_attr_get_u16(tb[CTRL_ATTR_FAMILY_ID]);
+		x->family = mnl_attr_get_u16(tb[CTRL_ATTR_FAMILY_ID]);
 	return MNL_CB_OK;
 }
 
 static int xibctl_open(struct xibctl *x)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
+	int one = 1;
 	struct nlmsghdr *nlh;
 
 	x->nl = mnl_socket_open(NETLINK_GENERIC);
@@ -146,12 +194,14 @@ static int xibctl_open(struct xibctl *x)
 		return -1;
 	}
 	x->portid = mnl_socket_get_portid(x->nl);
+	/* Ask for the kernel's error messages; without them, errno only. */
+	mnl_socket_setsockopt(x->nl, NETLINK_EXT_ACK, &one, sizeof(one));
 	x->seq = (uint32_t)time(NULL);
 
 	nlh = put_genl_header(buf, GENL_ID_CTRL, NLM_F_ACK, CTRL_CMD_GETFAMILY,
 			      1, ++x->seq);
 	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, XIB_GENL_NAME);
-	if (talk(x, nlh, family_cb, &x->family) < 0 || !x->family) {
+	if (talk(x, nlh, family_cb) < 0 || !x->family) {
 		if (errno == ENOENT)
 			fprintf(stderr, "xibctl: the \"%s\" netlink family is not "
 				"there: is the xib_core module loaded?\n",
@@ -401,9 +451,15 @@ static int port_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-static void report(const char *what, const char *name)
+static void report(struct xibctl *x, const char *what, const char *name)
 {
 	const char *hint = "";
+
+	if (x->ext_msg[0]) {
+		fprintf(stderr, "xibctl: %s %s: %s: %s\n", what, name,
+			strerror(errno), x->ext_msg);
+		return;
+	}
 
 	switch (errno) {
 	case ENODEV:
@@ -437,11 +493,11 @@ static int cmd_show(struct xibctl *x, int argc, char **argv)
 		mnl_attr_put_strz(nlh, XIB_ATTR_DEV_NAME, argv[0]);
 	if (x->json)
 		putchar('[');
-	ret = talk(x, nlh, dev_cb, x);
+	ret = talk(x, nlh, dev_cb);
 	if (x->json)
 		printf("]\n");
 	if (ret < 0) {
-		report("show", argc ? argv[0] : "devices");
+		report(x, "show", argc ? argv[0] : "devices");
 		return 1;
 	}
 	if (argc && x->links_only && !x->shown) {
@@ -490,16 +546,16 @@ static int cmd_port_show(struct xibctl *x, int argc, char **argv)
 	}
 	if (x->json)
 		putchar('[');
-	ret = talk(x, nlh, port_cb, x);
+	ret = talk(x, nlh, port_cb);
 	if (x->json)
 		printf("]\n");
 	if (ret < 0) {
-		report("port show", argc ? argv[0] : "ports");
+		report(x, "port show", argc ? argv[0] : "ports");
 		return 1;
 	}
 	if (x->filter && !x->shown) {
 		errno = ENODEV;
-		report("port show", argv[0]);
+		report(x, "port show", argv[0]);
 		return 1;
 	}
 	return 0;
@@ -538,8 +594,8 @@ static int cmd_link_add(struct xibctl *x, int argc, char **argv)
 	mnl_attr_put_strz(nlh, XIB_ATTR_DEV_NAME, name);
 	mnl_attr_put_strz(nlh, XIB_ATTR_NDEV_NAME, netdev);
 	mnl_attr_put_strz(nlh, XIB_ATTR_LINK_TYPE, type);
-	if (talk(x, nlh, NULL, NULL) < 0) {
-		report("link add", name);
+	if (talk(x, nlh, NULL) < 0) {
+		report(x, "link add", name);
 		return 1;
 	}
 	return 0;
@@ -557,8 +613,8 @@ static int cmd_link_del(struct xibctl *x, int argc, char **argv)
 	nlh = put_genl_header(buf, x->family, NLM_F_ACK, XIB_CMD_LINK_DEL,
 			      XIB_GENL_VERSION, ++x->seq);
 	mnl_attr_put_strz(nlh, XIB_ATTR_DEV_NAME, argv[0]);
-	if (talk(x, nlh, NULL, NULL) < 0) {
-		report("link del", argv[0]);
+	if (talk(x, nlh, NULL) < 0) {
+		report(x, "link del", argv[0]);
 		return 1;
 	}
 	return 0;
