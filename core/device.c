@@ -307,8 +307,9 @@ struct xib_device *xib_device_get_by_index(struct net *net, u32 index)
 EXPORT_SYMBOL_GPL(xib_device_get_by_index);
 
 /*
- * Next registered device of @net at or after *@index, for dumps; on
- * return *@index is that device's index.
+ * Next registered device at or after *@index, of namespace @net or, with
+ * @net NULL, of any; on return *@index is that device's index.  For dumps
+ * and for walks over all devices.
  */
 struct xib_device *xib_device_next_locked(struct net *net, unsigned long *index)
 {
@@ -316,19 +317,8 @@ struct xib_device *xib_device_next_locked(struct net *net, unsigned long *index)
 
 	lockdep_assert_held(&xib_reg_mutex);
 	xa_for_each_start(&xib_devices, *index, dev, *index)
-		if (dev->registered && net_eq(xib_device_net(dev), net))
-			return dev;
-	return NULL;
-}
-
-/* Next registered device of any namespace, like xib_device_next_locked(). */
-struct xib_device *xib_device_next_any_locked(unsigned long *index)
-{
-	struct xib_device *dev;
-
-	lockdep_assert_held(&xib_reg_mutex);
-	xa_for_each_start(&xib_devices, *index, dev, *index)
-		if (dev->registered)
+		if (dev->registered &&
+		    (!net || net_eq(xib_device_net(dev), net)))
 			return dev;
 	return NULL;
 }

@@ -279,7 +279,6 @@ static int xib_nl_port_get_dumpit(struct sk_buff *skb,
 				goto out_unlock;
 		}
 		index++;
-		cb->args[0] = index;
 		port = 1;
 	}
 out_unlock:

@@ -229,7 +229,7 @@ static void xib_port_sync_all(struct work_struct *work)
 	unsigned long index = 0;
 
 	mutex_lock(&xib_reg_mutex);
-	while ((dev = xib_device_next_any_locked(&index))) {
+	while ((dev = xib_device_next_locked(NULL, &index))) {
 		xib_port_sync_locked(dev);
 		index++;
 	}
