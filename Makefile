@@ -3,7 +3,8 @@
 # xib top-level Makefile.  "make help" lists the targets.
 
 ROOT := $(abspath .)
-BUILD := $(ROOT)/build
+BUILD ?= $(ROOT)/build
+export XIB_BUILD := $(BUILD)
 VM := $(ROOT)/tests/vm
 
 # Kernel tree to build the modules against: KDIR wins; else the running

@@ -20,8 +20,19 @@
 #include <net/net_namespace.h>
 #include <uapi/xib/netlink.h>
 #include <uapi/xib/uverbs.h>
+#include <uapi/xib/hca-abi.h>
 
 struct xib_device;
+struct xib_ucontext;
+struct xib_pd;
+struct xib_mr;
+struct xib_cq;
+struct xib_qp;
+struct xib_srq;
+struct xib_ah;
+struct xib_cq_init_attr;
+struct xib_qp_init_attr;
+struct xib_srq_init_attr;
 
 /**
  * struct xib_gid - one GID table entry
@@ -89,8 +100,36 @@ struct xib_event_handler {
  * @dealloc_driver: optional; called once, from the final put, to free
  *	what the driver allocated beside the device
  *
- * Drivers initialise it with designated initialisers; the verbs of later
- * steps (query_device, alloc_pd, create_qp, ...) join this table.
+ * Verbs (all optional as a group: a device without @create_qp has no
+ * verbs and xib_uverbs refuses its resource commands with -EOPNOTSUPP).
+ * The core validates arguments against the device's @attrs, the QP state
+ * machine and the objects' PDs before it calls a driver; the driver
+ * checks only what depends on its own state.  Objects are allocated by
+ * the core with the driver's size (@size_*; the core structure is the
+ * first member of the driver's, which drivers static_assert()) and zeroed;
+ * create_* fill in the driver part and return 0 or a negative errno.
+ * destroy_* must leave the driver using nothing of the object but the
+ * memory, which references taken with xib_*_get() keep alive; the
+ * optional release_* is then called from the final put, in any context
+ * (it must not sleep), before the core frees the memory.
+ *
+ * @alloc_ucontext: a user context opens; publish the doorbell page with
+ *	xib_mmap_publish() and return its offset and size
+ * @kick: user space rang the doorbell of @qp's send queue (engine asleep)
+ * @reg_mr: @mr->umem is pinned and @mr->lkey/@mr->rkey assigned by the
+ *	core; optional
+ * @create_cq: set up @cq->cqe (>= attr->cqe) entries; for a user CQ
+ *	(@uctx set) publish the ring and describe it in @ring
+ * @resize_cq: grow or shrink to at least @cqe entries, keeping unpolled
+ *	CQEs; -EINVAL if they do not fit
+ * @create_qp: @qp's pd, cqs, srq, type and qp_num are set; adjust
+ *	@attr->cap to what was granted (never below the request) and for a
+ *	user QP publish the rings
+ * @modify_qp: apply @attr/@mask, already checked against the state
+ *	machine and the device limits; the core then stores them in
+ *	@qp->attr.  Called under @qp->mutex.
+ * @create_srq, @modify_srq: likewise for SRQs
+ * @create_ah: @ah->attr is checked (GID index valid, port 1)
  */
 struct xib_device_ops {
 	struct module *owner;
@@ -98,6 +137,49 @@ struct xib_device_ops {
 	struct net_device *(*get_netdev)(struct xib_device *dev, u32 port);
 	int (*dellink)(struct xib_device *dev);
 	void (*dealloc_driver)(struct xib_device *dev);
+
+	size_t size_pd, size_mr, size_cq, size_qp, size_srq, size_ah;
+
+	int (*alloc_ucontext)(struct xib_ucontext *uctx, u64 *db_offset,
+			      u32 *db_size);
+	int (*kick)(struct xib_qp *qp);
+	int (*alloc_pd)(struct xib_pd *pd);
+	void (*dealloc_pd)(struct xib_pd *pd);
+	int (*reg_mr)(struct xib_mr *mr);
+	void (*dereg_mr)(struct xib_mr *mr);
+	int (*create_cq)(struct xib_cq *cq, const struct xib_cq_init_attr *attr,
+			 struct xib_ucontext *uctx, struct xib_uverbs_ring *ring);
+	int (*resize_cq)(struct xib_cq *cq, u32 cqe,
+			 struct xib_uverbs_ring *ring);
+	void (*destroy_cq)(struct xib_cq *cq);
+	void (*release_cq)(struct xib_cq *cq);
+	int (*create_qp)(struct xib_qp *qp, struct xib_qp_init_attr *attr,
+			 struct xib_ucontext *uctx, struct xib_uverbs_ring *sq,
+			 struct xib_uverbs_ring *rq);
+	int (*modify_qp)(struct xib_qp *qp,
+			 const struct xib_uverbs_qp_attr *attr, u32 mask);
+	void (*destroy_qp)(struct xib_qp *qp);
+	void (*release_qp)(struct xib_qp *qp);
+	int (*create_srq)(struct xib_srq *srq, struct xib_srq_init_attr *attr,
+			  struct xib_ucontext *uctx,
+			  struct xib_uverbs_ring *ring);
+	int (*modify_srq)(struct xib_srq *srq, u32 srq_limit);
+	void (*destroy_srq)(struct xib_srq *srq);
+	void (*release_srq)(struct xib_srq *srq);
+	int (*create_ah)(struct xib_ah *ah);
+	void (*destroy_ah)(struct xib_ah *ah);
+};
+
+/* Object types, for the per-device object tables and resource counts. */
+enum xib_res_type {
+	XIB_RES_PD,
+	XIB_RES_MR,
+	XIB_RES_CQ,
+	XIB_RES_QP,
+	XIB_RES_SRQ,
+	XIB_RES_AH,
+	XIB_RES_UCONTEXT,
+	XIB_RES_MAX
 };
 
 /**
@@ -122,6 +204,11 @@ struct xib_device_ops {
  *	registration
  * @event_rwsem: protects @event_handlers
  * @event_handlers: the registered struct xib_event_handler
+ * @attrs: attributes and limits, set by the driver before registration
+ *	(the core fills node_guid and phys_port_cnt); never changed after
+ * @res: per type, the live objects by number (pdn, MR key index, cqn,
+ *	qpn, srqn, ahn; contexts by an id); xa_lock protects lookups
+ * @res_count: per type, the number of live objects
  */
 struct xib_device {
 	struct device dev;
@@ -142,6 +229,11 @@ struct xib_device {
 
 	struct rw_semaphore event_rwsem;	/* protects @event_handlers */
 	struct list_head event_handlers;
+
+	struct xib_uverbs_device_attr attrs;
+	struct xarray res[XIB_RES_MAX];
+	atomic_t res_count[XIB_RES_MAX];
+	u32 res_next[XIB_RES_MAX];	/* cyclic allocation; xa_lock */
 };
 
 static inline struct xib_device *to_xib_device(struct device *dev)
@@ -237,5 +329,289 @@ int xib_query_gid(struct xib_device *dev, u32 port, u32 index, u8 gid[16]);
 
 int xib_link_register(struct xib_link_ops *ops);
 void xib_link_unregister(struct xib_link_ops *ops);
+
+/*
+ * Verbs objects
+ * -------------
+ * Every object has a kref (@ref) that keeps its memory, and an owner: the
+ * user context that created it (@uctx) or NULL for the kernel.  Objects
+ * others depend on count their users in @usecnt; destroying one with
+ * users fails with -EBUSY.  An object holds a reference on each object it
+ * uses (a QP on its PD, CQs and SRQ) until it is destroyed.  Each live
+ * object is in its device's @res table under its number until destroy,
+ * so the engine finds them with xib_*_get_by_num(), which takes a
+ * reference the caller drops with xib_*_put().
+ */
+
+/**
+ * struct xib_mmap_entry - kernel memory user space may map
+ * @ref: held by its creator, by each context that published it and by
+ *	each VMA mapping it; the final put frees @vaddr
+ * @vaddr: vmalloc_user() memory: zeroed, page aligned, @size bytes
+ * @size: a multiple of PAGE_SIZE
+ * @read_only: refuse writable mappings
+ */
+struct xib_mmap_entry {
+	struct kref ref;
+	void *vaddr;
+	size_t size;
+	bool read_only;
+};
+
+struct xib_mmap_entry *xib_mmap_alloc(size_t size, bool read_only);
+void xib_mmap_get(struct xib_mmap_entry *entry);
+void xib_mmap_put(struct xib_mmap_entry *entry);
+int xib_mmap_publish(struct xib_ucontext *uctx, struct xib_mmap_entry *entry,
+		     u64 *offset);
+void xib_mmap_unpublish(struct xib_ucontext *uctx, u64 offset);
+struct xib_mmap_entry *xib_mmap_lookup(struct xib_ucontext *uctx, u64 offset);
+
+/**
+ * struct xib_ucontext - a user context (one open of /dev/xib/uverbsN)
+ * @device: the device
+ * @mmap_xa: published mmap entries by page offset (each holds a
+ *	reference); the xarray's lock protects it
+ * @mmap_next: next page offset to hand out; under the xarray's lock
+ * @id: number in the device's XIB_RES_UCONTEXT table
+ */
+struct xib_ucontext {
+	struct xib_device *device;
+	struct xarray mmap_xa;
+	unsigned long mmap_next;
+	u32 id;
+};
+
+int xib_ucontext_init(struct xib_ucontext *uctx, struct xib_device *dev);
+void xib_ucontext_cleanup(struct xib_ucontext *uctx);
+
+/**
+ * struct xib_umem - pinned user memory
+ * @mm: the mm charged for the pinned pages (pinned_vm), held with mmgrab
+ * @address: first byte (user virtual address)
+ * @length: bytes
+ * @npages: entries of @pages
+ * @pages: the pinned pages; @address is at byte offset_in_page(@address)
+ *	of the first
+ * @writable: pinned for writing (FOLL_WRITE)
+ */
+struct xib_umem {
+	struct mm_struct *mm;
+	u64 address;
+	u64 length;
+	unsigned long npages;
+	struct page **pages;
+	bool writable;
+};
+
+struct xib_umem *xib_umem_get(struct xib_device *dev, u64 addr, u64 length,
+			      int access);
+void xib_umem_release(struct xib_umem *umem);
+int xib_umem_copy_to(struct xib_umem *umem, u64 offset, const void *src,
+		     size_t len);
+int xib_umem_copy_from(void *dst, struct xib_umem *umem, u64 offset,
+		       size_t len);
+
+struct xib_pd {
+	struct xib_device *device;
+	struct xib_ucontext *uctx;
+	struct kref ref;
+	atomic_t usecnt;	/* MRs, QPs, SRQs and AHs on this PD */
+	u32 pdn;
+};
+
+/**
+ * struct xib_mr - a memory region
+ * @iova: address of the first byte in WQEs and RETHs
+ * @length: bytes
+ * @access: enum xib_access_flags
+ * @lkey: == @rkey: (index in the device's MR table << 8) | a tag byte
+ * @umem: the pinned memory; NULL for a kernel MR (none yet)
+ */
+struct xib_mr {
+	struct xib_device *device;
+	struct xib_ucontext *uctx;
+	struct kref ref;
+	struct xib_pd *pd;
+	u64 iova;
+	u64 length;
+	u32 access;
+	u32 lkey;
+	u32 rkey;
+	struct xib_umem *umem;
+};
+
+int xib_mr_check(const struct xib_mr *mr, const struct xib_pd *pd, u64 iova,
+		 u64 length, u32 access);
+
+/**
+ * struct xib_cq_init_attr - what creates a CQ
+ * @cqe: minimum entries, 1 to attrs.max_cqe
+ * @comp_vector: < the device's completion vectors (1)
+ * @comp_handler: called once per fired arm; any context, must not sleep
+ * @event_handler: asynchronous CQ events (CQ_ERR); any context
+ * @context: for the handlers
+ * @user_handle: the consumer's name for the CQ (reported in events)
+ */
+struct xib_cq_init_attr {
+	u32 cqe;
+	u32 comp_vector;
+	void (*comp_handler)(struct xib_cq *cq);
+	void (*event_handler)(struct xib_cq *cq, enum xib_event_type type);
+	void *context;
+	u64 user_handle;
+};
+
+struct xib_cq {
+	struct xib_device *device;
+	struct xib_ucontext *uctx;
+	struct kref ref;
+	atomic_t usecnt;	/* QPs using this CQ */
+	u32 cqn;
+	u32 cqe;
+	void (*comp_handler)(struct xib_cq *cq);
+	void (*event_handler)(struct xib_cq *cq, enum xib_event_type type);
+	void *context;
+	u64 user_handle;
+};
+
+/**
+ * struct xib_qp_init_attr - what creates a QP
+ * @cap: requested capacities; on return, what was granted
+ * @event_handler: asynchronous QP events; any context, must not sleep
+ */
+struct xib_qp_init_attr {
+	struct xib_cq *send_cq;
+	struct xib_cq *recv_cq;
+	struct xib_srq *srq;
+	enum xib_qp_type qp_type;
+	bool sq_sig_all;
+	struct xib_uverbs_qp_cap cap;
+	void (*event_handler)(struct xib_qp *qp, enum xib_event_type type);
+	void *context;
+	u64 user_handle;
+};
+
+/**
+ * struct xib_qp - a queue pair
+ * @mutex: serialises modify and query; protects @attr
+ * @attr: current attributes as last set by modify (state included)
+ */
+struct xib_qp {
+	struct xib_device *device;
+	struct xib_ucontext *uctx;
+	struct kref ref;
+	struct xib_pd *pd;
+	struct xib_cq *send_cq;
+	struct xib_cq *recv_cq;
+	struct xib_srq *srq;
+	enum xib_qp_type qp_type;
+	bool sq_sig_all;
+	u32 qp_num;
+	struct xib_uverbs_qp_cap cap;
+	struct mutex mutex;	/* serialises modify/query; protects @attr */
+	struct xib_uverbs_qp_attr attr;
+	void (*event_handler)(struct xib_qp *qp, enum xib_event_type type);
+	void *context;
+	u64 user_handle;
+};
+
+struct xib_srq_init_attr {
+	u32 max_wr;		/* in; out: granted */
+	u32 max_sge;		/* in; out: granted */
+	u32 srq_limit;
+	void (*event_handler)(struct xib_srq *srq, enum xib_event_type type);
+	void *context;
+	u64 user_handle;
+};
+
+struct xib_srq {
+	struct xib_device *device;
+	struct xib_ucontext *uctx;
+	struct kref ref;
+	atomic_t usecnt;	/* QPs using this SRQ */
+	struct xib_pd *pd;
+	u32 srqn;
+	u32 max_wr;
+	u32 max_sge;
+	u32 srq_limit;		/* under the core's SRQ modify lock */
+	void (*event_handler)(struct xib_srq *srq, enum xib_event_type type);
+	void *context;
+	u64 user_handle;
+};
+
+struct xib_ah {
+	struct xib_device *device;
+	struct xib_ucontext *uctx;
+	struct kref ref;
+	struct xib_pd *pd;
+	u32 ahn;
+	struct xib_uverbs_ah_attr attr;
+	u64 user_handle;
+};
+
+struct xib_pd *xib_alloc_pd(struct xib_device *dev, struct xib_ucontext *uctx);
+int xib_dealloc_pd(struct xib_pd *pd);
+struct xib_mr *xib_reg_user_mr(struct xib_pd *pd, u64 addr, u64 length,
+			       u64 iova, u32 access);
+int xib_dereg_mr(struct xib_mr *mr);
+struct xib_cq *xib_create_cq(struct xib_device *dev, struct xib_ucontext *uctx,
+			     const struct xib_cq_init_attr *attr,
+			     struct xib_uverbs_ring *ring);
+int xib_resize_cq(struct xib_cq *cq, u32 cqe, struct xib_uverbs_ring *ring);
+int xib_destroy_cq(struct xib_cq *cq);
+struct xib_qp *xib_create_qp(struct xib_pd *pd, struct xib_ucontext *uctx,
+			     struct xib_qp_init_attr *attr,
+			     struct xib_uverbs_ring *sq,
+			     struct xib_uverbs_ring *rq);
+int xib_modify_qp(struct xib_qp *qp, const struct xib_uverbs_qp_attr *attr,
+		  u32 mask);
+int xib_query_qp(struct xib_qp *qp, struct xib_uverbs_qp_attr *attr);
+int xib_destroy_qp(struct xib_qp *qp);
+struct xib_srq *xib_create_srq(struct xib_pd *pd, struct xib_ucontext *uctx,
+			       struct xib_srq_init_attr *attr,
+			       struct xib_uverbs_ring *ring);
+int xib_modify_srq(struct xib_srq *srq, u32 mask, u32 max_wr, u32 srq_limit);
+int xib_destroy_srq(struct xib_srq *srq);
+struct xib_ah *xib_create_ah(struct xib_pd *pd, struct xib_ucontext *uctx,
+			     const struct xib_uverbs_ah_attr *attr);
+int xib_destroy_ah(struct xib_ah *ah);
+
+/* Lookups for drivers; each returns a reference or NULL. */
+struct xib_qp *xib_qp_get_by_num(struct xib_device *dev, u32 qpn);
+struct xib_mr *xib_mr_get_by_key(struct xib_device *dev, u32 key);
+struct xib_ah *xib_ah_get_by_num(struct xib_device *dev, u32 ahn);
+void xib_qp_put(struct xib_qp *qp);
+void xib_mr_put(struct xib_mr *mr);
+void xib_ah_put(struct xib_ah *ah);
+void xib_cq_put(struct xib_cq *cq);
+void xib_srq_put(struct xib_srq *srq);
+
+/* Drivers report completions and errors through these. */
+static inline void xib_cq_comp(struct xib_cq *cq)
+{
+	if (cq->comp_handler)
+		cq->comp_handler(cq);
+}
+
+static inline void xib_cq_event(struct xib_cq *cq, enum xib_event_type type)
+{
+	if (cq->event_handler)
+		cq->event_handler(cq, type);
+}
+
+static inline void xib_qp_event(struct xib_qp *qp, enum xib_event_type type)
+{
+	if (qp->event_handler)
+		qp->event_handler(qp, type);
+}
+
+static inline void xib_srq_event(struct xib_srq *srq, enum xib_event_type type)
+{
+	if (srq->event_handler)
+		srq->event_handler(srq, type);
+}
+
+int xib_query_port_attr(struct xib_device *dev, u32 port,
+			struct xib_uverbs_port_attr *attr);
 
 #endif /* _XIB_VERBS_H */

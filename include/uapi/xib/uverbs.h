@@ -1,20 +1,90 @@
 /* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause */
 /*
- * xib verbs user/kernel ABI.
+ * xib verbs user/kernel ABI: the ioctl commands of /dev/xib/uverbsN.
  *
- * This header will hold the verbs ioctl ABI of /dev/xib/uverbsN: the
- * commands, their fixed-size argument structures and the enumerations they
- * carry.  For now it holds only the enumerations that cross the boundary.
+ * Conventions
+ * -----------
+ * - Each open() of /dev/xib/uverbsN is one user context (struct
+ *   ibv_context).  Objects a context creates are named by handles, small
+ *   integers private to the context; XIB_UVERBS_NO_HANDLE names none.
+ *   Closing the file (or the process dying) destroys every object of the
+ *   context, in dependency order: AH, QP, SRQ, CQ, MR, PD.
+ * - Every command is _IOWR(XIB_UVERBS_IOCTL_MAGIC, nr, struct): one
+ *   fixed-size structure, fields __u8 to __u64 with explicit padding.  The
+ *   kernel copies it in, validates everything, and copies it back out on
+ *   success; "in" fields are what user space gives, "out" fields what the
+ *   kernel fills.  Fields named reserved* and every "out" field must be
+ *   zero on input, and unknown flag bits are refused: -EINVAL.  A failed
+ *   command changes nothing and copies nothing out.
+ * - Values of enums and flag words are those of libibverbs (enum
+ *   ibv_qp_state, ibv_qp_type, ibv_access_flags, ibv_wc_status, ...), so a
+ *   library passes them through unchanged.
+ * - Errors: -EINVAL bad argument, -ENOENT unknown handle, -EBUSY object
+ *   still in use by another object, -ENOMEM out of memory or limits
+ *   (RLIMIT_MEMLOCK for memory registration: -ENOMEM as well),
+ *   -EOPNOTSUPP valid request the device cannot do, -EIO the device was
+ *   removed (the context is disassociated; only close() is left),
+ *   -EFAULT bad user pointer.
+ * - Queue memory (rings, the doorbell page) is mapped with mmap() on the
+ *   same file at the byte offsets the commands return ("mmap_offset"),
+ *   for exactly the returned length.  The formats of that memory are in
+ *   <uapi/xib/hca-abi.h>.
  *
- * Every value below equals the one of the same name in libibverbs'
- * <infiniband/verbs.h> (enum ibv_qp_state, enum ibv_qp_type, enum
- * ibv_qp_attr_mask, enum ibv_event_type), so xib's libibverbs.so.1 passes what an application
- * gives it through unchanged, and returns what the kernel reports the same
- * way.  Values are never renumbered; new ones are only ever added.
+ * Commands
+ * --------
+ * XIB_UVERBS_GET_CONTEXT
+ *	Once per file, before anything else but QUERY_*.  Returns the ABI
+ *	version, a new async event fd (O_CLOEXEC; read() returns struct
+ *	xib_uverbs_async_event records, poll() says when one is there), the
+ *	number of completion vectors and where the doorbell page is.  A
+ *	second call fails with -EEXIST.
+ * XIB_UVERBS_QUERY_DEVICE
+ *	Device attributes and limits (struct xib_uverbs_device_attr).  The
+ *	limits are enforced by every create command: a request above one
+ *	fails with -EINVAL, never silently clamped.
+ * XIB_UVERBS_QUERY_PORT, XIB_UVERBS_QUERY_GID, XIB_UVERBS_QUERY_PKEY
+ *	Port attributes, one GID table entry (-ENOENT for an empty entry),
+ *	one P_Key (the table has one entry, 0xffff).
+ * XIB_UVERBS_ALLOC_PD, XIB_UVERBS_DEALLOC_PD
+ *	Protection domains.  Dealloc fails with -EBUSY while an MR, QP, SRQ
+ *	or AH uses the PD.
+ * XIB_UVERBS_REG_MR, XIB_UVERBS_DEREG_MR
+ *	Register [addr, addr + length) of the caller's memory with the
+ *	given access flags, addressed remotely and in WQEs at iova.  The
+ *	pages are pinned and charged to RLIMIT_MEMLOCK (-ENOMEM beyond it
+ *	unless CAP_IPC_LOCK).  REMOTE_WRITE or REMOTE_ATOMIC without
+ *	LOCAL_WRITE is -EINVAL, as in the IBTA.  length 0 is -EINVAL.
+ * XIB_UVERBS_CREATE_COMP_CHANNEL
+ *	A new completion channel fd (O_CLOEXEC): read() returns struct
+ *	xib_uverbs_comp_event records, one per CQ event; poll() works.
+ * XIB_UVERBS_CREATE_CQ, XIB_UVERBS_RESIZE_CQ, XIB_UVERBS_DESTROY_CQ
+ *	A CQ of at least cqe entries (rounded up to a power of two), bound
+ *	to a completion channel fd or to none (-1).  Destroy fails with
+ *	-EBUSY while a QP uses the CQ.  Resize moves unpolled CQEs to a new
+ *	ring at a new mmap offset; the old mapping keeps its memory until
+ *	unmapped but is no longer written.  Resizing below the number of
+ *	unpolled CQEs is -EINVAL.
+ * XIB_UVERBS_CREATE_QP, XIB_UVERBS_MODIFY_QP, XIB_UVERBS_QUERY_QP,
+ * XIB_UVERBS_DESTROY_QP
+ *	QPs of type RC, UC or UD.  Modify follows the IBTA state machine:
+ *	the attributes a transition requires must be in attr_mask, those it
+ *	does not allow must not be (-EINVAL).  With an SRQ the QP has no
+ *	receive ring.  XIB_UVERBS_NO_HANDLE as srq_handle means none.
+ * XIB_UVERBS_CREATE_SRQ, XIB_UVERBS_MODIFY_SRQ, XIB_UVERBS_QUERY_SRQ,
+ * XIB_UVERBS_DESTROY_SRQ
+ *	Shared receive queues.  Modify can set the limit (arming the
+ *	SRQ_LIMIT_REACHED event); resizing an SRQ is -EOPNOTSUPP.
+ * XIB_UVERBS_CREATE_AH, XIB_UVERBS_DESTROY_AH
+ *	Address handles for UD sends.  UD WQEs name an AH by the ahn the
+ *	create returns; the HCA checks that it belongs to the QP's PD.
+ * XIB_UVERBS_KICK
+ *	Wake the HCA's engine for a QP's send queue.  Only needed when the
+ *	doorbell page says the engine sleeps (see hca-abi.h).
  */
 #ifndef _UAPI_XIB_UVERBS_H
 #define _UAPI_XIB_UVERBS_H
 
+#include <linux/ioctl.h>
 #include <linux/types.h>
 
 /* QP states (IBTA vol 1 ch. 10.3); the values of enum ibv_qp_state. */
@@ -99,5 +169,396 @@ enum xib_event_type {
 	XIB_EVENT_GID_CHANGE = 18,
 	XIB_EVENT_WQ_FATAL = 19,
 };
+
+
+
+/* Memory and QP access flags; the bits of enum ibv_access_flags. */
+enum xib_access_flags {
+	XIB_ACCESS_LOCAL_WRITE		= 1 << 0,
+	XIB_ACCESS_REMOTE_WRITE		= 1 << 1,
+	XIB_ACCESS_REMOTE_READ		= 1 << 2,
+	XIB_ACCESS_REMOTE_ATOMIC	= 1 << 3,
+	XIB_ACCESS_MW_BIND		= 1 << 4,
+	XIB_ACCESS_ZERO_BASED		= 1 << 5,
+	XIB_ACCESS_ON_DEMAND		= 1 << 6,
+	XIB_ACCESS_HUGETLB		= 1 << 7,
+	XIB_ACCESS_RELAXED_ORDERING	= 1 << 20,
+};
+
+/* MR access flags REG_MR accepts; ZERO_BASED, ON_DEMAND, MW_BIND are not. */
+#define XIB_ACCESS_MR_SUPPORTED	(XIB_ACCESS_LOCAL_WRITE |		\
+				 XIB_ACCESS_REMOTE_WRITE |		\
+				 XIB_ACCESS_REMOTE_READ |		\
+				 XIB_ACCESS_REMOTE_ATOMIC |		\
+				 XIB_ACCESS_HUGETLB |			\
+				 XIB_ACCESS_RELAXED_ORDERING)
+/* QP access flags (XIB_QP_ACCESS_FLAGS) MODIFY_QP accepts. */
+#define XIB_ACCESS_QP_SUPPORTED	(XIB_ACCESS_REMOTE_WRITE |		\
+				 XIB_ACCESS_REMOTE_READ |		\
+				 XIB_ACCESS_REMOTE_ATOMIC)
+
+/* Port MTUs; the values of enum ibv_mtu (256 << (mtu - 1) bytes). */
+enum xib_mtu {
+	XIB_MTU_256 = 1,
+	XIB_MTU_512 = 2,
+	XIB_MTU_1024 = 3,
+	XIB_MTU_2048 = 4,
+	XIB_MTU_4096 = 5,
+};
+
+#define XIB_UVERBS_ABI_VERSION	1
+#define XIB_UVERBS_IOCTL_MAGIC	0xb8
+/* "no object" in a handle field */
+#define XIB_UVERBS_NO_HANDLE	0xffffffffu
+
+struct xib_uverbs_get_context {
+	__u32 abi_version;		/* out: XIB_UVERBS_ABI_VERSION */
+	__s32 async_fd;			/* out */
+	__u32 num_comp_vectors;		/* out */
+	__u32 db_mmap_size;		/* out: bytes of the doorbell page */
+	__aligned_u64 db_mmap_offset;	/* out */
+	__aligned_u64 reserved[2];
+};
+
+/* Device attributes; field meanings are those of struct ibv_device_attr. */
+struct xib_uverbs_device_attr {
+	__aligned_u64 fw_ver;		/* major << 32 | minor << 16 | sub */
+	__be64 node_guid;
+	__be64 sys_image_guid;
+	__aligned_u64 max_mr_size;
+	__aligned_u64 page_size_cap;
+	__u32 vendor_id;
+	__u32 vendor_part_id;
+	__u32 hw_ver;
+	__u32 max_qp;
+	__u32 max_qp_wr;
+	__u32 device_cap_flags;		/* enum ibv_device_cap_flags */
+	__u32 max_sge;
+	__u32 max_sge_rd;
+	__u32 max_cq;
+	__u32 max_cqe;
+	__u32 max_mr;
+	__u32 max_pd;
+	__u32 max_qp_rd_atom;
+	__u32 max_ee_rd_atom;
+	__u32 max_res_rd_atom;
+	__u32 max_qp_init_rd_atom;
+	__u32 max_ee_init_rd_atom;
+	__u32 atomic_cap;		/* enum ibv_atomic_cap */
+	__u32 max_ee;
+	__u32 max_rdd;
+	__u32 max_mw;
+	__u32 max_raw_ipv6_qp;
+	__u32 max_raw_ethy_qp;
+	__u32 max_mcast_grp;
+	__u32 max_mcast_qp_attach;
+	__u32 max_total_mcast_qp_attach;
+	__u32 max_ah;
+	__u32 max_fmr;
+	__u32 max_map_per_fmr;
+	__u32 max_srq;
+	__u32 max_srq_wr;
+	__u32 max_srq_sge;
+	__u32 max_inline_data;		/* per send WQE */
+	__u16 max_pkeys;
+	__u8 local_ca_ack_delay;
+	__u8 phys_port_cnt;
+	__u32 reserved[7];
+};
+
+struct xib_uverbs_query_device {
+	struct xib_uverbs_device_attr attr;	/* out */
+};
+
+/* Port attributes; field meanings are those of struct ibv_port_attr. */
+struct xib_uverbs_port_attr {
+	__u32 state;			/* enum xib_port_state */
+	__u32 max_mtu;			/* enum xib_mtu */
+	__u32 active_mtu;		/* enum xib_mtu */
+	__s32 gid_tbl_len;
+	__u32 port_cap_flags;
+	__u32 max_msg_sz;
+	__u32 bad_pkey_cntr;
+	__u32 qkey_viol_cntr;
+	__u16 pkey_tbl_len;
+	__u16 lid;
+	__u16 sm_lid;
+	__u8 lmc;
+	__u8 max_vl_num;
+	__u8 sm_sl;
+	__u8 subnet_timeout;
+	__u8 init_type_reply;
+	__u8 active_width;
+	__u8 active_speed;
+	__u8 phys_state;		/* enum xib_port_phys_state */
+	__u8 link_layer;		/* 2: Ethernet */
+	__u8 flags;
+	__u32 port_cap_flags2;
+	__u32 active_speed_ex;
+	__u32 reserved[4];
+};
+
+struct xib_uverbs_query_port {
+	__u32 port_num;			/* in: 1-based */
+	__u32 reserved;
+	struct xib_uverbs_port_attr attr;	/* out */
+};
+
+struct xib_uverbs_query_gid {
+	__u32 port_num;			/* in */
+	__u32 index;			/* in */
+	__u8 gid[16];			/* out, network order */
+	__u32 gid_type;			/* out: enum xib_gid_type */
+	__u32 ndev_ifindex;		/* out: the port's interface */
+};
+
+struct xib_uverbs_query_pkey {
+	__u32 port_num;			/* in */
+	__u32 index;			/* in */
+	__u16 pkey;			/* out, host order */
+	__u16 reserved0;
+	__u32 reserved1;
+};
+
+struct xib_uverbs_alloc_pd {
+	__u32 pd_handle;		/* out */
+	__u32 pdn;			/* out: the PD's number on the device */
+};
+
+/* DEALLOC_PD, DEREG_MR, DESTROY_AH, KICK */
+struct xib_uverbs_destroy {
+	__u32 handle;			/* in */
+	__u32 reserved;
+};
+
+struct xib_uverbs_reg_mr {
+	__aligned_u64 addr;		/* in: start of the caller's memory */
+	__aligned_u64 length;		/* in: bytes, > 0 */
+	__aligned_u64 iova;		/* in: address of addr in WQEs/RETHs */
+	__u32 pd_handle;		/* in */
+	__u32 access;			/* in: enum xib_access_flags */
+	__u32 mr_handle;		/* out */
+	__u32 lkey;			/* out */
+	__u32 rkey;			/* out */
+	__u32 reserved;
+};
+
+struct xib_uverbs_create_comp_channel {
+	__s32 fd;			/* out */
+	__u32 reserved;
+};
+
+/* One record read() from a completion channel: CQ cq_user_handle fired. */
+struct xib_uverbs_comp_event {
+	__aligned_u64 cq_user_handle;
+};
+
+/*
+ * One record read() from the async event fd.  element is the user_handle
+ * of the CQ, QP or SRQ the event is about, or the port number for port
+ * events, or 0 for DEVICE_FATAL.
+ */
+struct xib_uverbs_async_event {
+	__aligned_u64 element;
+	__u32 event_type;		/* enum xib_event_type */
+	__u32 reserved;
+};
+
+/* Where one ring is and how it is laid out (see hca-abi.h). */
+struct xib_uverbs_ring {
+	__aligned_u64 mmap_offset;
+	__u32 mmap_size;		/* bytes: header page + slots */
+	__u32 slots;			/* a power of two */
+	__u32 stride;			/* bytes per slot */
+	__u32 reserved;
+};
+
+struct xib_uverbs_create_cq {
+	__aligned_u64 user_handle;	/* in: returned in events */
+	__u32 cqe;			/* in: at least this many entries */
+	__u32 comp_vector;		/* in: < num_comp_vectors */
+	__s32 comp_channel;		/* in: channel fd, or -1 */
+	__u32 flags;			/* in: 0 */
+	__u32 cq_handle;		/* out */
+	__u32 cqn;			/* out */
+	struct xib_uverbs_ring ring;	/* out: CQE ring; cqe = ring.slots */
+};
+
+struct xib_uverbs_resize_cq {
+	__u32 cq_handle;		/* in */
+	__u32 cqe;			/* in */
+	struct xib_uverbs_ring ring;	/* out: the new ring */
+};
+
+/* DESTROY_CQ, DESTROY_QP, DESTROY_SRQ */
+struct xib_uverbs_destroy_events {
+	__u32 handle;			/* in */
+	__u32 comp_events_reported;	/* out: CQ only */
+	__u32 async_events_reported;	/* out */
+	__u32 reserved;
+};
+
+/* QP capabilities; those of struct ibv_qp_cap. */
+struct xib_uverbs_qp_cap {
+	__u32 max_send_wr;
+	__u32 max_recv_wr;
+	__u32 max_send_sge;
+	__u32 max_recv_sge;
+	__u32 max_inline_data;
+	__u32 reserved;
+};
+
+struct xib_uverbs_create_qp {
+	__aligned_u64 user_handle;	/* in: returned in async events */
+	__u32 pd_handle;		/* in */
+	__u32 send_cq_handle;		/* in */
+	__u32 recv_cq_handle;		/* in */
+	__u32 srq_handle;		/* in: or XIB_UVERBS_NO_HANDLE */
+	__u32 qp_type;			/* in: enum xib_qp_type */
+	__u8 sq_sig_all;		/* in: 0 or 1 */
+	__u8 reserved0[3];
+	struct xib_uverbs_qp_cap cap;	/* in: requested; out: granted, >= */
+	__u32 qp_handle;		/* out */
+	__u32 qpn;			/* out */
+	struct xib_uverbs_ring sq;	/* out: send WQE ring */
+	struct xib_uverbs_ring rq;	/* out: receive ring; zero with SRQ */
+};
+
+/*
+ * An address vector (struct ibv_ah_attr with its GRH).  On RoCE every
+ * address is global: is_global must be 1 and dgid a RoCEv2 GID.
+ */
+struct xib_uverbs_ah_attr {
+	__u8 dgid[16];
+	__u32 flow_label;		/* 20 bits */
+	__u8 sgid_index;
+	__u8 hop_limit;
+	__u8 traffic_class;
+	__u8 sl;			/* 0..15 */
+	__u8 port_num;
+	__u8 is_global;
+	__u8 static_rate;
+	__u8 src_path_bits;
+	__u16 dlid;
+	__u16 reserved;
+};
+
+/* QP attributes; those of struct ibv_qp_attr, selected by attr_mask. */
+struct xib_uverbs_qp_attr {
+	__u32 qp_state;
+	__u32 cur_qp_state;
+	__u32 path_mtu;			/* enum xib_mtu */
+	__u32 path_mig_state;
+	__u32 qkey;
+	__u32 rq_psn;			/* 24 bits */
+	__u32 sq_psn;			/* 24 bits */
+	__u32 dest_qp_num;		/* 24 bits */
+	__u32 qp_access_flags;		/* XIB_ACCESS_QP_SUPPORTED */
+	__u16 pkey_index;
+	__u16 alt_pkey_index;
+	__u8 en_sqd_async_notify;
+	__u8 sq_draining;		/* query only */
+	__u8 max_rd_atomic;
+	__u8 max_dest_rd_atomic;
+	__u8 min_rnr_timer;		/* 0..31 */
+	__u8 port_num;
+	__u8 timeout;			/* 0..31 */
+	__u8 retry_cnt;			/* 0..7 */
+	__u8 rnr_retry;			/* 0..7 */
+	__u8 alt_port_num;
+	__u8 alt_timeout;
+	__u8 reserved0;
+	__u32 rate_limit;
+	__u32 reserved1;
+	struct xib_uverbs_qp_cap cap;
+	struct xib_uverbs_ah_attr ah_attr;
+	struct xib_uverbs_ah_attr alt_ah_attr;
+};
+
+struct xib_uverbs_modify_qp {
+	__u32 qp_handle;		/* in */
+	__u32 attr_mask;		/* in: enum xib_qp_attr_mask */
+	struct xib_uverbs_qp_attr attr;	/* in */
+};
+
+struct xib_uverbs_query_qp {
+	__u32 qp_handle;		/* in */
+	__u32 attr_mask;		/* in: what the caller wants; all is given */
+	struct xib_uverbs_qp_attr attr;	/* out */
+	__u32 qp_type;			/* out */
+	__u8 sq_sig_all;		/* out */
+	__u8 reserved[3];
+	__u32 send_cq_handle;		/* out */
+	__u32 recv_cq_handle;		/* out */
+	__u32 srq_handle;		/* out */
+	__u32 pd_handle;		/* out */
+};
+
+struct xib_uverbs_create_srq {
+	__aligned_u64 user_handle;	/* in */
+	__u32 pd_handle;		/* in */
+	__u32 max_wr;			/* in; out: granted */
+	__u32 max_sge;			/* in; out: granted */
+	__u32 srq_limit;		/* in */
+	__u32 srq_handle;		/* out */
+	__u32 srqn;			/* out */
+	struct xib_uverbs_ring ring;	/* out: receive WQE ring */
+};
+
+/* MODIFY_SRQ attr_mask bits; those of enum ibv_srq_attr_mask. */
+enum xib_srq_attr_mask {
+	XIB_SRQ_MAX_WR = 1 << 0,
+	XIB_SRQ_LIMIT = 1 << 1,
+};
+
+struct xib_uverbs_modify_srq {
+	__u32 srq_handle;		/* in */
+	__u32 attr_mask;		/* in: enum xib_srq_attr_mask */
+	__u32 max_wr;			/* in */
+	__u32 srq_limit;		/* in */
+};
+
+struct xib_uverbs_query_srq {
+	__u32 srq_handle;		/* in */
+	__u32 max_wr;			/* out */
+	__u32 max_sge;			/* out */
+	__u32 srq_limit;		/* out */
+};
+
+struct xib_uverbs_create_ah {
+	__aligned_u64 user_handle;	/* in */
+	__u32 pd_handle;		/* in */
+	__u32 reserved;
+	struct xib_uverbs_ah_attr attr;	/* in */
+	__u32 ah_handle;		/* out */
+	__u32 ahn;			/* out: names the AH in UD send WQEs */
+};
+
+#define XIB_UVERBS_IO(nr, type) _IOWR(XIB_UVERBS_IOCTL_MAGIC, nr, type)
+
+#define XIB_UVERBS_GET_CONTEXT		XIB_UVERBS_IO(0x00, struct xib_uverbs_get_context)
+#define XIB_UVERBS_QUERY_DEVICE		XIB_UVERBS_IO(0x01, struct xib_uverbs_query_device)
+#define XIB_UVERBS_QUERY_PORT		XIB_UVERBS_IO(0x02, struct xib_uverbs_query_port)
+#define XIB_UVERBS_QUERY_GID		XIB_UVERBS_IO(0x03, struct xib_uverbs_query_gid)
+#define XIB_UVERBS_QUERY_PKEY		XIB_UVERBS_IO(0x04, struct xib_uverbs_query_pkey)
+#define XIB_UVERBS_ALLOC_PD		XIB_UVERBS_IO(0x05, struct xib_uverbs_alloc_pd)
+#define XIB_UVERBS_DEALLOC_PD		XIB_UVERBS_IO(0x06, struct xib_uverbs_destroy)
+#define XIB_UVERBS_REG_MR		XIB_UVERBS_IO(0x07, struct xib_uverbs_reg_mr)
+#define XIB_UVERBS_DEREG_MR		XIB_UVERBS_IO(0x08, struct xib_uverbs_destroy)
+#define XIB_UVERBS_CREATE_COMP_CHANNEL	XIB_UVERBS_IO(0x09, struct xib_uverbs_create_comp_channel)
+#define XIB_UVERBS_CREATE_CQ		XIB_UVERBS_IO(0x0a, struct xib_uverbs_create_cq)
+#define XIB_UVERBS_RESIZE_CQ		XIB_UVERBS_IO(0x0b, struct xib_uverbs_resize_cq)
+#define XIB_UVERBS_DESTROY_CQ		XIB_UVERBS_IO(0x0c, struct xib_uverbs_destroy_events)
+#define XIB_UVERBS_CREATE_QP		XIB_UVERBS_IO(0x0d, struct xib_uverbs_create_qp)
+#define XIB_UVERBS_MODIFY_QP		XIB_UVERBS_IO(0x0e, struct xib_uverbs_modify_qp)
+#define XIB_UVERBS_QUERY_QP		XIB_UVERBS_IO(0x0f, struct xib_uverbs_query_qp)
+#define XIB_UVERBS_DESTROY_QP		XIB_UVERBS_IO(0x10, struct xib_uverbs_destroy_events)
+#define XIB_UVERBS_CREATE_SRQ		XIB_UVERBS_IO(0x11, struct xib_uverbs_create_srq)
+#define XIB_UVERBS_MODIFY_SRQ		XIB_UVERBS_IO(0x12, struct xib_uverbs_modify_srq)
+#define XIB_UVERBS_QUERY_SRQ		XIB_UVERBS_IO(0x13, struct xib_uverbs_query_srq)
+#define XIB_UVERBS_DESTROY_SRQ		XIB_UVERBS_IO(0x14, struct xib_uverbs_destroy_events)
+#define XIB_UVERBS_CREATE_AH		XIB_UVERBS_IO(0x15, struct xib_uverbs_create_ah)
+#define XIB_UVERBS_DESTROY_AH		XIB_UVERBS_IO(0x16, struct xib_uverbs_destroy)
+#define XIB_UVERBS_KICK			XIB_UVERBS_IO(0x17, struct xib_uverbs_destroy)
 
 #endif /* _UAPI_XIB_UVERBS_H */
