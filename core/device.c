@@ -35,6 +35,8 @@ static LIST_HEAD(xib_link_types);
  */
 #define XIB_CLIENT_ATTACHED	xa_mk_value(0)
 
+static struct lock_class_key xib_res_lock_key;
+
 static struct class xib_class = {
 	.name = "xib",
 };
@@ -43,8 +45,15 @@ static void xib_device_release(struct device *device)
 {
 	struct xib_device *dev = to_xib_device(device);
 
+	int i;
+
 	if (dev->ops->dealloc_driver)
 		dev->ops->dealloc_driver(dev);
+	for (i = 0; i < XIB_RES_MAX; i++) {
+		WARN_ON(!xa_empty(&dev->res[i]) ||
+			atomic_read(&dev->res_count[i]));
+		xa_destroy(&dev->res[i]);
+	}
 	WARN_ON(!xa_empty(&dev->client_data));
 	xa_destroy(&dev->client_data);
 	mutex_destroy(&dev->port_lock);
@@ -65,6 +74,7 @@ struct xib_device *xib_alloc_device(const struct xib_device_ops *ops,
 				    size_t size)
 {
 	struct xib_device *dev;
+	int i;
 
 	if (WARN_ON(size < sizeof(*dev)))
 		return NULL;
@@ -77,6 +87,18 @@ struct xib_device *xib_alloc_device(const struct xib_device_ops *ops,
 	dev->dev.class = &xib_class;
 	dev->dev.release = xib_device_release;
 	xa_init(&dev->client_data);
+	/*
+	 * Lookups by number may come from any context: IRQ-safe locks, in a
+	 * lockdep class of their own (xa_init_flags() gives every xarray
+	 * initialised in this file one class, and @client_data's lock is
+	 * taken with interrupts on).
+	 */
+	for (i = 0; i < XIB_RES_MAX; i++) {
+		xa_init_flags(&dev->res[i], XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
+		lockdep_set_class(&dev->res[i].xa_lock, &xib_res_lock_key);
+		atomic_set(&dev->res_count[i], 0);
+		dev->res_next[i] = 0;
+	}
 	mutex_init(&dev->port_lock);
 	init_rwsem(&dev->event_rwsem);
 	INIT_LIST_HEAD(&dev->event_handlers);

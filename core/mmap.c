@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Kernel memory user space may map (rings, doorbell pages), and the user
+ * contexts that publish it at mmap offsets.
+ *
+ * An entry is vmalloc_user() memory with a kref.  Its creator holds one
+ * reference; publishing it in a context adds one (dropped by unpublish or
+ * by the context's cleanup); xib_mmap_lookup() returns one more, which the
+ * caller (uverbs: the VMA) drops with xib_mmap_put().
+ */
+
+#include <linux/export.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "core_priv.h"
+
+/* Page offsets handed out per context stay below this (fits an mmap pgoff). */
+#define XIB_MMAP_PGOFF_MAX	((unsigned long)U32_MAX)
+
+/**
+ * xib_mmap_alloc() - allocate memory user space may map
+ * @size: bytes, rounded up to whole pages; must not be 0
+ * @read_only: user space may only map it read-only
+ *
+ * The memory is zeroed.  Context: process context.
+ *
+ * Return: the entry with one reference, or NULL (out of memory, or @size
+ * 0).
+ */
+struct xib_mmap_entry *xib_mmap_alloc(size_t size, bool read_only)
+{
+	struct xib_mmap_entry *entry;
+
+	if (!size || size > SIZE_MAX - PAGE_SIZE)
+		return NULL;
+	entry = kzalloc(sizeof(*entry), GFP_KERNEL);
+	if (!entry)
+		return NULL;
+	entry->size = PAGE_ALIGN(size);
+	entry->vaddr = vmalloc_user(entry->size);
+	if (!entry->vaddr) {
+		kfree(entry);
+		return NULL;
+	}
+	kref_init(&entry->ref);
+	entry->read_only = read_only;
+	return entry;
+}
+EXPORT_SYMBOL_GPL(xib_mmap_alloc);
+
+/**
+ * xib_mmap_get() - take a reference on an mmap entry
+ * @entry: an entry the caller holds a reference on
+ */
+void xib_mmap_get(struct xib_mmap_entry *entry)
+{
+	kref_get(&entry->ref);
+}
+EXPORT_SYMBOL_GPL(xib_mmap_get);
+
+static void xib_mmap_release(struct kref *ref)
+{
+	struct xib_mmap_entry *entry =
+		container_of(ref, struct xib_mmap_entry, ref);
+
+	vfree(entry->vaddr);
+	kfree(entry);
+}
+
+/**
+ * xib_mmap_put() - drop a reference on an mmap entry
+ * @entry: the entry; NULL or an ERR_PTR is ignored
+ *
+ * The final put frees the memory.  Context: may sleep (vfree()), so
+ * drivers drop their entries in destroy_*, never in release_*.
+ */
+void xib_mmap_put(struct xib_mmap_entry *entry)
+{
+	if (IS_ERR_OR_NULL(entry))
+		return;
+	might_sleep();
+	kref_put(&entry->ref, xib_mmap_release);
+}
+EXPORT_SYMBOL_GPL(xib_mmap_put);
+
+/**
+ * xib_mmap_publish() - make an entry mappable in a user context
+ * @uctx: the context
+ * @entry: the entry; the context takes its own reference
+ * @offset: returns the byte offset user space passes to mmap(); page
+ *	aligned and never reused within @uctx
+ *
+ * Return: 0, -ENOSPC when the context ran out of offsets, or -ENOMEM.
+ */
+int xib_mmap_publish(struct xib_ucontext *uctx, struct xib_mmap_entry *entry,
+		     u64 *offset)
+{
+	unsigned long npages = entry->size >> PAGE_SHIFT;
+	unsigned long pgoff;
+	int ret;
+
+	xib_mmap_get(entry);
+	xa_lock(&uctx->mmap_xa);
+	do {
+		/*
+		 * __xa_insert() may drop the lock to allocate; another
+		 * publisher may then take pgoff first (-EBUSY): try again
+		 * with the new mmap_next.
+		 */
+		pgoff = uctx->mmap_next;
+		if (npages > XIB_MMAP_PGOFF_MAX - pgoff) {
+			ret = -ENOSPC;
+			goto out_unlock;
+		}
+		ret = __xa_insert(&uctx->mmap_xa, pgoff, entry, GFP_KERNEL);
+	} while (ret == -EBUSY);
+	if (ret)
+		goto out_unlock;
+	uctx->mmap_next = pgoff + npages;
+	xa_unlock(&uctx->mmap_xa);
+	*offset = (u64)pgoff << PAGE_SHIFT;
+	return 0;
+
+out_unlock:
+	xa_unlock(&uctx->mmap_xa);
+	xib_mmap_put(entry);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(xib_mmap_publish);
+
+/**
+ * xib_mmap_unpublish() - stop new mappings of an entry
+ * @uctx: the context it was published in
+ * @offset: what xib_mmap_publish() returned
+ *
+ * Existing mappings keep their references and memory.  Unknown offsets
+ * are ignored.  Context: may sleep.
+ */
+void xib_mmap_unpublish(struct xib_ucontext *uctx, u64 offset)
+{
+	if (!PAGE_ALIGNED(offset) ||
+	    (offset >> PAGE_SHIFT) > XIB_MMAP_PGOFF_MAX)
+		return;
+	xib_mmap_put(xa_erase(&uctx->mmap_xa, offset >> PAGE_SHIFT));
+}
+EXPORT_SYMBOL_GPL(xib_mmap_unpublish);
+
+/**
+ * xib_mmap_lookup() - find the entry published at an offset
+ * @uctx: the context
+ * @offset: byte offset user space gave to mmap()
+ *
+ * Return: the entry with a reference the caller drops with
+ * xib_mmap_put(), or NULL when nothing is published at @offset.
+ */
+struct xib_mmap_entry *xib_mmap_lookup(struct xib_ucontext *uctx, u64 offset)
+{
+	struct xib_mmap_entry *entry;
+
+	if (!PAGE_ALIGNED(offset) ||
+	    (offset >> PAGE_SHIFT) > XIB_MMAP_PGOFF_MAX)
+		return NULL;
+	xa_lock(&uctx->mmap_xa);
+	entry = xa_load(&uctx->mmap_xa, offset >> PAGE_SHIFT);
+	if (entry && !kref_get_unless_zero(&entry->ref))
+		entry = NULL;
+	xa_unlock(&uctx->mmap_xa);
+	return entry;
+}
+EXPORT_SYMBOL_GPL(xib_mmap_lookup);
+
+/**
+ * xib_ucontext_init() - set up a user context
+ * @uctx: zeroed or fresh context, embedded in the caller's structure
+ * @dev: its device
+ *
+ * Enters the context in @dev's XIB_RES_UCONTEXT table (so it is counted)
+ * and gives it an @id.  Undo with xib_ucontext_cleanup().
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int xib_ucontext_init(struct xib_ucontext *uctx, struct xib_device *dev)
+{
+	int ret;
+
+	uctx->device = dev;
+	uctx->mmap_next = 0;
+	xa_init(&uctx->mmap_xa);
+	ret = xa_alloc_irq(&dev->res[XIB_RES_UCONTEXT], &uctx->id, uctx,
+			   XA_LIMIT(1, INT_MAX), GFP_KERNEL);
+	if (ret)
+		return ret == -EBUSY ? -ENOMEM : ret;
+	atomic_inc(&dev->res_count[XIB_RES_UCONTEXT]);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(xib_ucontext_init);
+
+/**
+ * xib_ucontext_cleanup() - undo xib_ucontext_init()
+ * @uctx: the context, whose objects are all destroyed
+ *
+ * Unpublishes every entry still published (mappings keep theirs) and
+ * removes the context from its device's table.  Context: may sleep.
+ */
+void xib_ucontext_cleanup(struct xib_ucontext *uctx)
+{
+	struct xib_device *dev = uctx->device;
+	struct xib_mmap_entry *entry;
+	unsigned long pgoff;
+
+	xa_for_each(&uctx->mmap_xa, pgoff, entry)
+		xib_mmap_put(xa_erase(&uctx->mmap_xa, pgoff));
+	xa_destroy(&uctx->mmap_xa);
+	xa_erase_irq(&dev->res[XIB_RES_UCONTEXT], uctx->id);
+	atomic_dec(&dev->res_count[XIB_RES_UCONTEXT]);
+}
+EXPORT_SYMBOL_GPL(xib_ucontext_cleanup);

@@ -1,0 +1,1315 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Verbs objects: PDs, MRs, CQs, QPs, SRQs and AHs.
+ *
+ * The core allocates each object with the driver's size, validates the
+ * request against the device's limits (dev->attrs), gives the object its
+ * number from the device's table dev->res[type], calls the driver, and
+ * only then makes the object visible to xib_*_get_by_num() lookups.  A
+ * failed create leaves nothing behind.
+ *
+ * Lifetime: @ref keeps an object's memory; the creator's reference is
+ * dropped by xib_*_destroy() (after the object left its table), lookups
+ * take more.  Dependencies: a QP holds a use count and a reference on its
+ * PD, CQs and SRQ; an MR, SRQ and AH on their PD.  Destroy drops the use
+ * counts; the references go with the object's final put, so whoever still
+ * holds a QP may follow its pointers.  Destroying an object that is still
+ * used fails with -EBUSY.  A use count is taken with atomic_inc_unless_negative(); destroy
+ * turns an unused count (0) into XIB_USECNT_DEAD with a cmpxchg, so an
+ * object being destroyed cannot gain a user.
+ *
+ * Numbers: dev->res[type] is an allocating xarray; entries are reserved
+ * (NULL for lookups) while the driver creates the object and stored once
+ * it exists.  QP numbers are allocated cyclically from 16 (0 and 1 are
+ * SMI/GSI); MR keys are (index << 8) | tag, the index allocated
+ * cyclically and the tag the number of times the index cursor wrapped,
+ * so a reused index gets a new key.  dev->res_next[] (under the table's
+ * xa_lock) holds the cursors; for MRs bits 31:24 hold the tag.
+ */
+
+#include <linux/export.h>
+#include <linux/nospec.h>
+#include <linux/slab.h>
+#include <linux/wait_bit.h>
+
+#include <xib/qp_state.h>
+
+#include "core_priv.h"
+
+#define XIB_USECNT_DEAD		INT_MIN
+#define XIB_NUM_MAX		0xffffffU	/* 24-bit object numbers */
+#define XIB_QPN_MIN		16U
+#define XIB_MR_INDEX_MASK	0xffffffU
+#define XIB_MR_TAG_SHIFT	24
+#define XIB_PSN_MAX		0xffffffU
+#define XIB_NUM_COMP_VECTORS	1
+#define XIB_MIG_STATE_MAX	2	/* IBV_MIG_ARMED */
+
+/* Serialises xib_modify_srq(); protects every xib_srq's @srq_limit. */
+static DEFINE_MUTEX(xib_srq_mutex);
+
+static bool xib_has_verbs(const struct xib_device *dev)
+{
+	return dev->ops->create_qp;
+}
+
+/* Allocate a zeroed object of at least @core bytes, the driver's size. */
+static void *xib_obj_alloc(size_t drv_size, size_t core_size)
+{
+	if (WARN_ON_ONCE(drv_size && drv_size < core_size))
+		return NULL;
+	return kzalloc(max(drv_size, core_size), GFP_KERNEL);
+}
+
+/* Count a new object of @type against @max; -ENOMEM beyond. */
+static int xib_res_charge(struct xib_device *dev, enum xib_res_type type,
+			  u32 max)
+{
+	if (atomic_inc_return(&dev->res_count[type]) > max) {
+		atomic_dec(&dev->res_count[type]);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void xib_res_uncharge(struct xib_device *dev, enum xib_res_type type)
+{
+	atomic_dec(&dev->res_count[type]);
+}
+
+/* Reserve a number from 1 in @type's table; the entry reads as NULL. */
+static int xib_res_reserve(struct xib_device *dev, enum xib_res_type type,
+			   u32 *num)
+{
+	int ret = xa_alloc_irq(&dev->res[type], num, NULL,
+			       XA_LIMIT(1, XIB_NUM_MAX), GFP_KERNEL);
+
+	return ret == -EBUSY ? -ENOMEM : ret;
+}
+
+static int xib_qpn_reserve(struct xib_device *dev, u32 *qpn)
+{
+	int ret = xa_alloc_cyclic_irq(&dev->res[XIB_RES_QP], qpn, NULL,
+				      XA_LIMIT(XIB_QPN_MIN, XIB_NUM_MAX),
+				      &dev->res_next[XIB_RES_QP], GFP_KERNEL);
+
+	if (ret == -EBUSY)
+		return -ENOMEM;
+	return ret < 0 ? ret : 0;
+}
+
+/* Reserve an MR index and compute its key; see the comment at the top. */
+static int xib_mr_key_reserve(struct xib_device *dev, u32 *key)
+{
+	struct xarray *xa = &dev->res[XIB_RES_MR];
+	u32 *cursor = &dev->res_next[XIB_RES_MR];
+	u32 next, tag, index;
+	int ret;
+
+	xa_lock_irq(xa);
+	next = *cursor & XIB_MR_INDEX_MASK;
+	tag = *cursor >> XIB_MR_TAG_SHIFT;
+	ret = __xa_alloc_cyclic(xa, &index, NULL, XA_LIMIT(1, XIB_NUM_MAX),
+				&next, GFP_KERNEL);
+	if (ret >= 0) {
+		/*
+		 * The search wrapped (ret 1): a new pass.  The key carries
+		 * the pass it was allocated in; if this took the last index,
+		 * the next allocation starts the next pass.
+		 */
+		if (ret == 1)
+			tag++;
+		*key = index << 8 | (tag & 0xff);
+		if (next > XIB_NUM_MAX) {
+			next = 1;
+			tag++;
+		}
+		*cursor = (tag & 0xff) << XIB_MR_TAG_SHIFT | next;
+	}
+	xa_unlock_irq(xa);
+	if (ret == -EBUSY)
+		return -ENOMEM;
+	return ret < 0 ? ret : 0;
+}
+
+/* Make a reserved number name @obj; cannot fail (the slot exists). */
+static void xib_res_publish(struct xib_device *dev, enum xib_res_type type,
+			    u32 num, void *obj)
+{
+	WARN_ON(xa_err(xa_store_irq(&dev->res[type], num, obj, GFP_KERNEL)));
+}
+
+static void xib_res_erase(struct xib_device *dev, enum xib_res_type type,
+			  u32 num)
+{
+	xa_erase_irq(&dev->res[type], num);
+}
+
+/* Take a use of an object unless it is being destroyed. */
+static bool xib_use(atomic_t *usecnt)
+{
+	return atomic_inc_unless_negative(usecnt);
+}
+
+static void xib_unuse(atomic_t *usecnt)
+{
+	WARN_ON(atomic_dec_return(usecnt) < 0);
+}
+
+/* Mark an unused object dead; -EBUSY while it has users. */
+static int xib_kill(atomic_t *usecnt)
+{
+	return atomic_cmpxchg(usecnt, 0, XIB_USECNT_DEAD) ? -EBUSY : 0;
+}
+
+/* PDs */
+
+static void xib_pd_release(struct kref *ref)
+{
+	kfree(container_of(ref, struct xib_pd, ref));
+}
+
+static void xib_pd_put(struct xib_pd *pd)
+{
+	kref_put(&pd->ref, xib_pd_release);
+}
+
+/* Take a use and a reference of @pd for a new object of @uctx. */
+static int xib_pd_use(struct xib_pd *pd, struct xib_ucontext *uctx)
+{
+	if (pd->uctx != uctx)
+		return -EINVAL;
+	if (!xib_use(&pd->usecnt))
+		return -EINVAL;
+	kref_get(&pd->ref);
+	return 0;
+}
+
+/* Undo xib_pd_use() entirely (failed creates). */
+static void xib_pd_unuse(struct xib_pd *pd)
+{
+	xib_unuse(&pd->usecnt);
+	xib_pd_put(pd);
+}
+
+/**
+ * xib_alloc_pd() - allocate a protection domain
+ * @dev: the device
+ * @uctx: the owning user context, or NULL for the kernel
+ *
+ * Return: the PD or an ERR_PTR: -EOPNOTSUPP (no verbs), -ENOMEM (also
+ * beyond attrs.max_pd), or the driver's error.
+ */
+struct xib_pd *xib_alloc_pd(struct xib_device *dev, struct xib_ucontext *uctx)
+{
+	struct xib_pd *pd;
+	int ret;
+
+	if (!xib_has_verbs(dev))
+		return ERR_PTR(-EOPNOTSUPP);
+	if (uctx && uctx->device != dev)
+		return ERR_PTR(-EINVAL);
+	ret = xib_res_charge(dev, XIB_RES_PD, dev->attrs.max_pd);
+	if (ret)
+		return ERR_PTR(ret);
+	pd = xib_obj_alloc(dev->ops->size_pd, sizeof(*pd));
+	if (!pd) {
+		ret = -ENOMEM;
+		goto err_uncharge;
+	}
+	pd->device = dev;
+	pd->uctx = uctx;
+	kref_init(&pd->ref);
+	atomic_set(&pd->usecnt, 0);
+	ret = xib_res_reserve(dev, XIB_RES_PD, &pd->pdn);
+	if (ret)
+		goto err_free;
+	if (dev->ops->alloc_pd) {
+		ret = dev->ops->alloc_pd(pd);
+		if (ret)
+			goto err_erase;
+	}
+	xib_res_publish(dev, XIB_RES_PD, pd->pdn, pd);
+	return pd;
+
+err_erase:
+	xib_res_erase(dev, XIB_RES_PD, pd->pdn);
+err_free:
+	kfree(pd);
+err_uncharge:
+	xib_res_uncharge(dev, XIB_RES_PD);
+	return ERR_PTR(ret);
+}
+EXPORT_SYMBOL_GPL(xib_alloc_pd);
+
+/**
+ * xib_dealloc_pd() - destroy a protection domain
+ * @pd: the PD
+ *
+ * Return: 0, or -EBUSY while an MR, QP, SRQ or AH uses it (nothing
+ * changes then).
+ */
+int xib_dealloc_pd(struct xib_pd *pd)
+{
+	struct xib_device *dev = pd->device;
+
+	if (xib_kill(&pd->usecnt))
+		return -EBUSY;
+	xib_res_erase(dev, XIB_RES_PD, pd->pdn);
+	if (dev->ops->dealloc_pd)
+		dev->ops->dealloc_pd(pd);
+	xib_res_uncharge(dev, XIB_RES_PD);
+	xib_pd_put(pd);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(xib_dealloc_pd);
+
+/* MRs */
+
+static void xib_mr_release(struct kref *ref)
+{
+	struct xib_mr *mr = container_of(ref, struct xib_mr, ref);
+
+	xib_pd_put(mr->pd);
+	kfree(mr);
+}
+
+/**
+ * xib_mr_put() - drop a reference on an MR
+ * @mr: the MR
+ *
+ * Context: any.
+ */
+void xib_mr_put(struct xib_mr *mr)
+{
+	/* xib_dereg_mr() waits for the other references to go. */
+	if (!kref_put(&mr->ref, xib_mr_release))
+		wake_up_var(&mr->ref);
+}
+EXPORT_SYMBOL_GPL(xib_mr_put);
+
+/**
+ * xib_reg_user_mr() - register user memory of the current process
+ * @pd: the PD
+ * @addr: first byte in the caller's address space
+ * @length: bytes, 1 to attrs.max_mr_size
+ * @iova: the address of @addr in WQEs and RETHs
+ * @access: enum xib_access_flags within XIB_ACCESS_MR_SUPPORTED;
+ *	REMOTE_WRITE and REMOTE_ATOMIC need LOCAL_WRITE
+ *
+ * Pins the memory (see xib_umem_get()) and gives the MR its keys.
+ *
+ * Return: the MR or an ERR_PTR: -EINVAL for a bad argument, -ENOMEM (out
+ * of memory, beyond attrs.max_mr or RLIMIT_MEMLOCK), -EFAULT, or the
+ * driver's error.
+ */
+struct xib_mr *xib_reg_user_mr(struct xib_pd *pd, u64 addr, u64 length,
+			       u64 iova, u32 access)
+{
+	struct xib_device *dev = pd->device;
+	struct xib_mr *mr;
+	u64 end;
+	int ret;
+
+	if (!xib_has_verbs(dev))
+		return ERR_PTR(-EOPNOTSUPP);
+	if (access & ~XIB_ACCESS_MR_SUPPORTED)
+		return ERR_PTR(-EINVAL);
+	if ((access & (XIB_ACCESS_REMOTE_WRITE | XIB_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access & XIB_ACCESS_LOCAL_WRITE))
+		return ERR_PTR(-EINVAL);
+	if (!length || length > dev->attrs.max_mr_size ||
+	    check_add_overflow(addr, length, &end) ||
+	    check_add_overflow(iova, length, &end))
+		return ERR_PTR(-EINVAL);
+
+	ret = xib_pd_use(pd, pd->uctx);
+	if (ret)
+		return ERR_PTR(ret);
+	ret = xib_res_charge(dev, XIB_RES_MR, dev->attrs.max_mr);
+	if (ret)
+		goto err_unuse_pd;
+	mr = xib_obj_alloc(dev->ops->size_mr, sizeof(*mr));
+	if (!mr) {
+		ret = -ENOMEM;
+		goto err_uncharge;
+	}
+	mr->device = dev;
+	mr->uctx = pd->uctx;
+	kref_init(&mr->ref);
+	mr->pd = pd;
+	mr->iova = iova;
+	mr->length = length;
+	mr->access = access;
+	mr->umem = xib_umem_get(dev, addr, length, access);
+	if (IS_ERR(mr->umem)) {
+		ret = PTR_ERR(mr->umem);
+		goto err_free;
+	}
+	ret = xib_mr_key_reserve(dev, &mr->lkey);
+	if (ret)
+		goto err_release_umem;
+	mr->rkey = mr->lkey;
+	if (dev->ops->reg_mr) {
+		ret = dev->ops->reg_mr(mr);
+		if (ret)
+			goto err_erase;
+	}
+	xib_res_publish(dev, XIB_RES_MR, mr->lkey >> 8, mr);
+	return mr;
+
+err_erase:
+	xib_res_erase(dev, XIB_RES_MR, mr->lkey >> 8);
+err_release_umem:
+	xib_umem_release(mr->umem);
+err_free:
+	kfree(mr);
+err_uncharge:
+	xib_res_uncharge(dev, XIB_RES_MR);
+err_unuse_pd:
+	xib_pd_unuse(pd);
+	return ERR_PTR(ret);
+}
+EXPORT_SYMBOL_GPL(xib_reg_user_mr);
+
+/**
+ * xib_dereg_mr() - destroy a memory region
+ * @mr: the MR
+ *
+ * The MR leaves the key table (no new lookups find it), the driver's
+ * dereg_mr runs, then this waits until every reference taken with
+ * xib_mr_get_by_key() is dropped, so @mr->umem stays valid for their
+ * holders; only then are the pages unpinned.
+ *
+ * Return: 0.
+ * Context: process context; holders of MR references must not sleep on
+ * anything this caller holds.
+ */
+int xib_dereg_mr(struct xib_mr *mr)
+{
+	struct xib_device *dev = mr->device;
+
+	xib_res_erase(dev, XIB_RES_MR, mr->lkey >> 8);
+	if (dev->ops->dereg_mr)
+		dev->ops->dereg_mr(mr);
+	wait_var_event(&mr->ref, kref_read(&mr->ref) == 1);
+	xib_umem_release(mr->umem);
+	mr->umem = NULL;
+	xib_res_uncharge(dev, XIB_RES_MR);
+	xib_unuse(&mr->pd->usecnt);
+	xib_mr_put(mr);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(xib_dereg_mr);
+
+/**
+ * xib_mr_check() - may a request use [iova, iova + length) of an MR?
+ * @mr: the MR
+ * @pd: the PD of the QP (and for UD, of the AH) making the request
+ * @iova: first byte
+ * @length: bytes; 0 is always in bounds
+ * @access: the enum xib_access_flags the request needs (0: local read)
+ *
+ * Return: 0, -EACCES when @pd is not @mr's or @mr lacks an access right,
+ * -ERANGE when the range is not inside the MR (including ranges that
+ * wrap around).  Context: any.
+ */
+int xib_mr_check(const struct xib_mr *mr, const struct xib_pd *pd, u64 iova,
+		 u64 length, u32 access)
+{
+	u64 off;
+
+	if (mr->pd != pd || (access & ~mr->access))
+		return -EACCES;
+	if (!length)
+		return 0;
+	if (iova < mr->iova)
+		return -ERANGE;
+	off = iova - mr->iova;
+	if (off >= mr->length || length > mr->length - off)
+		return -ERANGE;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(xib_mr_check);
+
+/**
+ * xib_mr_get_by_key() - find a live MR by its lkey/rkey
+ * @dev: the device
+ * @key: the key; its tag byte must match too
+ *
+ * Return: the MR with a reference (drop with xib_mr_put()) or NULL.
+ * Context: any.
+ */
+struct xib_mr *xib_mr_get_by_key(struct xib_device *dev, u32 key)
+{
+	struct xib_mr *mr;
+	unsigned long flags;
+
+	xa_lock_irqsave(&dev->res[XIB_RES_MR], flags);
+	mr = xa_load(&dev->res[XIB_RES_MR], key >> 8);
+	if (mr && (mr->lkey != key || !kref_get_unless_zero(&mr->ref)))
+		mr = NULL;
+	xa_unlock_irqrestore(&dev->res[XIB_RES_MR], flags);
+	return mr;
+}
+EXPORT_SYMBOL_GPL(xib_mr_get_by_key);
+
+/* CQs */
+
+static void xib_cq_release(struct kref *ref)
+{
+	struct xib_cq *cq = container_of(ref, struct xib_cq, ref);
+
+	if (cq->device->ops->release_cq)
+		cq->device->ops->release_cq(cq);
+	kfree(cq);
+}
+
+/**
+ * xib_cq_put() - drop a reference on a CQ
+ * @cq: the CQ
+ *
+ * Context: any.
+ */
+void xib_cq_put(struct xib_cq *cq)
+{
+	kref_put(&cq->ref, xib_cq_release);
+}
+EXPORT_SYMBOL_GPL(xib_cq_put);
+
+/**
+ * xib_create_cq() - create a completion queue
+ * @dev: the device
+ * @uctx: the owning user context, or NULL for the kernel
+ * @attr: cqe 1 to attrs.max_cqe, comp_vector 0, handlers
+ * @ring: for a user CQ, returns where the CQE ring is mapped
+ *
+ * Return: the CQ (@cq->cqe the granted size) or an ERR_PTR: -EINVAL,
+ * -EOPNOTSUPP, -ENOMEM (also beyond attrs.max_cq), or the driver's error.
+ */
+struct xib_cq *xib_create_cq(struct xib_device *dev, struct xib_ucontext *uctx,
+			     const struct xib_cq_init_attr *attr,
+			     struct xib_uverbs_ring *ring)
+{
+	struct xib_cq *cq;
+	int ret;
+
+	if (!xib_has_verbs(dev) || !dev->ops->create_cq)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (uctx && uctx->device != dev)
+		return ERR_PTR(-EINVAL);
+	if (!attr->cqe || attr->cqe > dev->attrs.max_cqe ||
+	    attr->comp_vector >= XIB_NUM_COMP_VECTORS)
+		return ERR_PTR(-EINVAL);
+	ret = xib_res_charge(dev, XIB_RES_CQ, dev->attrs.max_cq);
+	if (ret)
+		return ERR_PTR(ret);
+	cq = xib_obj_alloc(dev->ops->size_cq, sizeof(*cq));
+	if (!cq) {
+		ret = -ENOMEM;
+		goto err_uncharge;
+	}
+	cq->device = dev;
+	cq->uctx = uctx;
+	kref_init(&cq->ref);
+	atomic_set(&cq->usecnt, 0);
+	cq->comp_handler = attr->comp_handler;
+	cq->event_handler = attr->event_handler;
+	cq->context = attr->context;
+	cq->user_handle = attr->user_handle;
+	ret = xib_res_reserve(dev, XIB_RES_CQ, &cq->cqn);
+	if (ret)
+		goto err_free;
+	ret = dev->ops->create_cq(cq, attr, uctx, ring);
+	if (ret)
+		goto err_erase;
+	if (WARN_ON_ONCE(cq->cqe < attr->cqe))
+		cq->cqe = attr->cqe;
+	xib_res_publish(dev, XIB_RES_CQ, cq->cqn, cq);
+	return cq;
+
+err_erase:
+	xib_res_erase(dev, XIB_RES_CQ, cq->cqn);
+err_free:
+	kfree(cq);
+err_uncharge:
+	xib_res_uncharge(dev, XIB_RES_CQ);
+	return ERR_PTR(ret);
+}
+EXPORT_SYMBOL_GPL(xib_create_cq);
+
+/**
+ * xib_resize_cq() - change the number of entries of a CQ
+ * @cq: the CQ
+ * @cqe: at least this many entries, 1 to attrs.max_cqe
+ * @ring: for a user CQ, returns the new ring
+ *
+ * Return: 0, -EINVAL (bad size, or the unpolled CQEs do not fit),
+ * -EOPNOTSUPP, or the driver's error.
+ */
+int xib_resize_cq(struct xib_cq *cq, u32 cqe, struct xib_uverbs_ring *ring)
+{
+	struct xib_device *dev = cq->device;
+
+	if (!dev->ops->resize_cq)
+		return -EOPNOTSUPP;
+	if (!cqe || cqe > dev->attrs.max_cqe)
+		return -EINVAL;
+	return dev->ops->resize_cq(cq, cqe, ring);
+}
+EXPORT_SYMBOL_GPL(xib_resize_cq);
+
+/**
+ * xib_destroy_cq() - destroy a completion queue
+ * @cq: the CQ
+ *
+ * Return: 0, or -EBUSY while a QP uses it.
+ */
+int xib_destroy_cq(struct xib_cq *cq)
+{
+	struct xib_device *dev = cq->device;
+
+	if (xib_kill(&cq->usecnt))
+		return -EBUSY;
+	xib_res_erase(dev, XIB_RES_CQ, cq->cqn);
+	dev->ops->destroy_cq(cq);
+	xib_res_uncharge(dev, XIB_RES_CQ);
+	xib_cq_put(cq);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(xib_destroy_cq);
+
+static int xib_cq_use(struct xib_cq *cq, struct xib_device *dev,
+		      struct xib_ucontext *uctx)
+{
+	if (!cq || cq->device != dev || cq->uctx != uctx)
+		return -EINVAL;
+	if (!xib_use(&cq->usecnt))
+		return -EINVAL;
+	kref_get(&cq->ref);
+	return 0;
+}
+
+static void xib_cq_unuse(struct xib_cq *cq)
+{
+	xib_unuse(&cq->usecnt);
+	xib_cq_put(cq);
+}
+
+/* SRQs */
+
+static void xib_srq_release(struct kref *ref)
+{
+	struct xib_srq *srq = container_of(ref, struct xib_srq, ref);
+
+	if (srq->device->ops->release_srq)
+		srq->device->ops->release_srq(srq);
+	xib_pd_put(srq->pd);
+	kfree(srq);
+}
+
+/**
+ * xib_srq_put() - drop a reference on an SRQ
+ * @srq: the SRQ
+ *
+ * Context: any.
+ */
+void xib_srq_put(struct xib_srq *srq)
+{
+	kref_put(&srq->ref, xib_srq_release);
+}
+EXPORT_SYMBOL_GPL(xib_srq_put);
+
+/**
+ * xib_create_srq() - create a shared receive queue
+ * @pd: the PD
+ * @uctx: the owning user context (that of @pd), or NULL for the kernel
+ * @attr: max_wr 1 to attrs.max_srq_wr, max_sge up to attrs.max_srq_sge,
+ *	srq_limit up to max_wr; on return max_wr/max_sge are what was granted
+ * @ring: for a user SRQ, returns where the receive ring is mapped
+ *
+ * Return: the SRQ or an ERR_PTR: -EINVAL, -EOPNOTSUPP, -ENOMEM (also
+ * beyond attrs.max_srq), or the driver's error.
+ */
+struct xib_srq *xib_create_srq(struct xib_pd *pd, struct xib_ucontext *uctx,
+			       struct xib_srq_init_attr *attr,
+			       struct xib_uverbs_ring *ring)
+{
+	struct xib_device *dev = pd->device;
+	struct xib_srq *srq;
+	int ret;
+
+	if (!xib_has_verbs(dev) || !dev->ops->create_srq)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!attr->max_wr || attr->max_wr > dev->attrs.max_srq_wr ||
+	    attr->max_sge > dev->attrs.max_srq_sge ||
+	    attr->srq_limit > attr->max_wr)
+		return ERR_PTR(-EINVAL);
+	ret = xib_pd_use(pd, uctx);
+	if (ret)
+		return ERR_PTR(ret);
+	ret = xib_res_charge(dev, XIB_RES_SRQ, dev->attrs.max_srq);
+	if (ret)
+		goto err_unuse_pd;
+	srq = xib_obj_alloc(dev->ops->size_srq, sizeof(*srq));
+	if (!srq) {
+		ret = -ENOMEM;
+		goto err_uncharge;
+	}
+	srq->device = dev;
+	srq->uctx = uctx;
+	kref_init(&srq->ref);
+	atomic_set(&srq->usecnt, 0);
+	srq->pd = pd;
+	srq->srq_limit = attr->srq_limit;
+	srq->event_handler = attr->event_handler;
+	srq->context = attr->context;
+	srq->user_handle = attr->user_handle;
+	ret = xib_res_reserve(dev, XIB_RES_SRQ, &srq->srqn);
+	if (ret)
+		goto err_free;
+	ret = dev->ops->create_srq(srq, attr, uctx, ring);
+	if (ret)
+		goto err_erase;
+	srq->max_wr = attr->max_wr;
+	srq->max_sge = attr->max_sge;
+	xib_res_publish(dev, XIB_RES_SRQ, srq->srqn, srq);
+	return srq;
+
+err_erase:
+	xib_res_erase(dev, XIB_RES_SRQ, srq->srqn);
+err_free:
+	kfree(srq);
+err_uncharge:
+	xib_res_uncharge(dev, XIB_RES_SRQ);
+err_unuse_pd:
+	xib_pd_unuse(pd);
+	return ERR_PTR(ret);
+}
+EXPORT_SYMBOL_GPL(xib_create_srq);
+
+/**
+ * xib_modify_srq() - change the limit of an SRQ
+ * @srq: the SRQ
+ * @mask: enum xib_srq_attr_mask; XIB_SRQ_MAX_WR (resizing) is refused
+ *	with -EOPNOTSUPP
+ * @max_wr: ignored (see @mask)
+ * @srq_limit: with XIB_SRQ_LIMIT, the new limit, up to @srq->max_wr; 0
+ *	disarms
+ *
+ * Return: 0, -EINVAL, -EOPNOTSUPP or the driver's error.
+ */
+int xib_modify_srq(struct xib_srq *srq, u32 mask, u32 max_wr, u32 srq_limit)
+{
+	struct xib_device *dev = srq->device;
+	int ret;
+
+	if (mask & ~(XIB_SRQ_MAX_WR | XIB_SRQ_LIMIT))
+		return -EINVAL;
+	if ((mask & XIB_SRQ_MAX_WR) || !dev->ops->modify_srq)
+		return -EOPNOTSUPP;
+	if (!(mask & XIB_SRQ_LIMIT))
+		return 0;
+	if (srq_limit > srq->max_wr)
+		return -EINVAL;
+	mutex_lock(&xib_srq_mutex);
+	ret = dev->ops->modify_srq(srq, srq_limit);
+	if (!ret)
+		WRITE_ONCE(srq->srq_limit, srq_limit);
+	mutex_unlock(&xib_srq_mutex);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(xib_modify_srq);
+
+/**
+ * xib_destroy_srq() - destroy a shared receive queue
+ * @srq: the SRQ
+ *
+ * Return: 0, or -EBUSY while a QP uses it.
+ */
+int xib_destroy_srq(struct xib_srq *srq)
+{
+	struct xib_device *dev = srq->device;
+
+	if (xib_kill(&srq->usecnt))
+		return -EBUSY;
+	xib_res_erase(dev, XIB_RES_SRQ, srq->srqn);
+	dev->ops->destroy_srq(srq);
+	xib_res_uncharge(dev, XIB_RES_SRQ);
+	xib_unuse(&srq->pd->usecnt);
+	xib_srq_put(srq);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(xib_destroy_srq);
+
+/* AHs */
+
+static void xib_ah_release(struct kref *ref)
+{
+	struct xib_ah *ah = container_of(ref, struct xib_ah, ref);
+
+	xib_pd_put(ah->pd);
+	kfree(ah);
+}
+
+/**
+ * xib_ah_put() - drop a reference on an AH
+ * @ah: the AH
+ *
+ * Context: any.
+ */
+void xib_ah_put(struct xib_ah *ah)
+{
+	kref_put(&ah->ref, xib_ah_release);
+}
+EXPORT_SYMBOL_GPL(xib_ah_put);
+
+/* An address vector: port 1, global, a valid source GID. */
+static int xib_check_av(struct xib_device *dev,
+			const struct xib_uverbs_ah_attr *av, u8 port_num)
+{
+	bool valid = false;
+
+	if (!port_num || port_num > dev->phys_port_cnt || !av->is_global ||
+	    av->sl > 15 || av->flow_label >= BIT(20) || av->reserved)
+		return -EINVAL;
+	if (av->sgid_index >= XIB_PORT_GID_TBL_LEN)
+		return -EINVAL;
+	mutex_lock(&dev->port_lock);
+	if (dev->ports)
+		valid = dev->ports[port_num - 1].gids[av->sgid_index].valid;
+	mutex_unlock(&dev->port_lock);
+	return valid ? 0 : -EINVAL;
+}
+
+/**
+ * xib_create_ah() - create an address handle
+ * @pd: the PD
+ * @uctx: the owning user context (that of @pd), or NULL for the kernel
+ * @attr: the address: port 1, is_global 1, a valid sgid_index
+ *
+ * Return: the AH or an ERR_PTR: -EINVAL, -EOPNOTSUPP, -ENOMEM (also
+ * beyond attrs.max_ah), or the driver's error.  Context: process context.
+ */
+struct xib_ah *xib_create_ah(struct xib_pd *pd, struct xib_ucontext *uctx,
+			     const struct xib_uverbs_ah_attr *attr)
+{
+	struct xib_device *dev = pd->device;
+	struct xib_ah *ah;
+	int ret;
+
+	if (!xib_has_verbs(dev))
+		return ERR_PTR(-EOPNOTSUPP);
+	ret = xib_check_av(dev, attr, attr->port_num);
+	if (ret)
+		return ERR_PTR(ret);
+	ret = xib_pd_use(pd, uctx);
+	if (ret)
+		return ERR_PTR(ret);
+	ret = xib_res_charge(dev, XIB_RES_AH, dev->attrs.max_ah);
+	if (ret)
+		goto err_unuse_pd;
+	ah = xib_obj_alloc(dev->ops->size_ah, sizeof(*ah));
+	if (!ah) {
+		ret = -ENOMEM;
+		goto err_uncharge;
+	}
+	ah->device = dev;
+	ah->uctx = uctx;
+	kref_init(&ah->ref);
+	ah->pd = pd;
+	ah->attr = *attr;
+	ret = xib_res_reserve(dev, XIB_RES_AH, &ah->ahn);
+	if (ret)
+		goto err_free;
+	if (dev->ops->create_ah) {
+		ret = dev->ops->create_ah(ah);
+		if (ret)
+			goto err_erase;
+	}
+	xib_res_publish(dev, XIB_RES_AH, ah->ahn, ah);
+	return ah;
+
+err_erase:
+	xib_res_erase(dev, XIB_RES_AH, ah->ahn);
+err_free:
+	kfree(ah);
+err_uncharge:
+	xib_res_uncharge(dev, XIB_RES_AH);
+err_unuse_pd:
+	xib_pd_unuse(pd);
+	return ERR_PTR(ret);
+}
+EXPORT_SYMBOL_GPL(xib_create_ah);
+
+/**
+ * xib_destroy_ah() - destroy an address handle
+ * @ah: the AH
+ *
+ * Return: 0.
+ */
+int xib_destroy_ah(struct xib_ah *ah)
+{
+	struct xib_device *dev = ah->device;
+
+	xib_res_erase(dev, XIB_RES_AH, ah->ahn);
+	if (dev->ops->destroy_ah)
+		dev->ops->destroy_ah(ah);
+	xib_res_uncharge(dev, XIB_RES_AH);
+	xib_unuse(&ah->pd->usecnt);
+	xib_ah_put(ah);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(xib_destroy_ah);
+
+/**
+ * xib_ah_get_by_num() - find a live AH by its number
+ * @dev: the device
+ * @ahn: the number
+ *
+ * Return: the AH with a reference (drop with xib_ah_put()) or NULL.
+ * Context: any.
+ */
+struct xib_ah *xib_ah_get_by_num(struct xib_device *dev, u32 ahn)
+{
+	struct xib_ah *ah;
+	unsigned long flags;
+
+	xa_lock_irqsave(&dev->res[XIB_RES_AH], flags);
+	ah = xa_load(&dev->res[XIB_RES_AH], ahn);
+	if (ah && !kref_get_unless_zero(&ah->ref))
+		ah = NULL;
+	xa_unlock_irqrestore(&dev->res[XIB_RES_AH], flags);
+	return ah;
+}
+EXPORT_SYMBOL_GPL(xib_ah_get_by_num);
+
+/* QPs */
+
+static void xib_qp_release(struct kref *ref)
+{
+	struct xib_qp *qp = container_of(ref, struct xib_qp, ref);
+
+	if (qp->device->ops->release_qp)
+		qp->device->ops->release_qp(qp);
+	if (qp->srq)
+		xib_srq_put(qp->srq);
+	xib_cq_put(qp->recv_cq);
+	xib_cq_put(qp->send_cq);
+	xib_pd_put(qp->pd);
+	mutex_destroy(&qp->mutex);
+	kfree(qp);
+}
+
+/**
+ * xib_qp_put() - drop a reference on a QP
+ * @qp: the QP
+ *
+ * Context: any.
+ */
+void xib_qp_put(struct xib_qp *qp)
+{
+	kref_put(&qp->ref, xib_qp_release);
+}
+EXPORT_SYMBOL_GPL(xib_qp_put);
+
+static int xib_check_qp_init_attr(struct xib_device *dev,
+				  struct xib_qp_init_attr *attr)
+{
+	const struct xib_uverbs_device_attr *lim = &dev->attrs;
+	struct xib_uverbs_qp_cap *cap = &attr->cap;
+
+	switch (attr->qp_type) {
+	case XIB_QPT_RC:
+	case XIB_QPT_UC:
+	case XIB_QPT_UD:
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (!cap->max_send_wr || cap->max_send_wr > lim->max_qp_wr ||
+	    cap->max_send_sge > lim->max_sge ||
+	    cap->max_inline_data > lim->max_inline_data || cap->reserved)
+		return -EINVAL;
+	if (attr->srq) {
+		/* Receives come from the SRQ: the QP has no receive queue. */
+		cap->max_recv_wr = 0;
+		cap->max_recv_sge = 0;
+	} else if (cap->max_recv_wr > lim->max_qp_wr ||
+		   cap->max_recv_sge > lim->max_sge) {
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * xib_create_qp() - create a queue pair
+ * @pd: the PD
+ * @uctx: the owning user context (that of @pd and of the CQs and SRQ), or
+ *	NULL for the kernel
+ * @attr: type RC, UC or UD, CQs and SRQ of the same device and owner, and
+ *	capacities within the device's limits (max_send_wr 1 to max_qp_wr,
+ *	max_recv_wr up to max_qp_wr, SGEs up to max_sge, inline data up to
+ *	max_inline_data; with an SRQ the receive capacities are ignored and
+ *	returned as 0).  On return @attr->cap is what was granted.
+ * @sq: for a user QP, returns where the send ring is mapped
+ * @rq: for a user QP without SRQ, returns where the receive ring is
+ *
+ * The QP starts in RESET with a number from 16 to 2^24 - 1.
+ *
+ * Return: the
+ * QP or an ERR_PTR: -EINVAL, -EOPNOTSUPP, -ENOMEM (also beyond
+ * attrs.max_qp), or the driver's error.
+ */
+struct xib_qp *xib_create_qp(struct xib_pd *pd, struct xib_ucontext *uctx,
+			     struct xib_qp_init_attr *attr,
+			     struct xib_uverbs_ring *sq,
+			     struct xib_uverbs_ring *rq)
+{
+	struct xib_device *dev = pd->device;
+	struct xib_uverbs_qp_cap req;
+	struct xib_qp *qp;
+	int ret;
+
+	if (!xib_has_verbs(dev))
+		return ERR_PTR(-EOPNOTSUPP);
+	ret = xib_check_qp_init_attr(dev, attr);
+	if (ret)
+		return ERR_PTR(ret);
+	if (attr->srq && (attr->srq->device != dev || attr->srq->uctx != uctx))
+		return ERR_PTR(-EINVAL);
+	req = attr->cap;
+
+	ret = xib_pd_use(pd, uctx);
+	if (ret)
+		return ERR_PTR(ret);
+	ret = xib_cq_use(attr->send_cq, dev, uctx);
+	if (ret)
+		goto err_unuse_pd;
+	ret = xib_cq_use(attr->recv_cq, dev, uctx);
+	if (ret)
+		goto err_unuse_send_cq;
+	if (attr->srq) {
+		if (!xib_use(&attr->srq->usecnt)) {
+			ret = -EINVAL;
+			goto err_unuse_recv_cq;
+		}
+		kref_get(&attr->srq->ref);
+	}
+	ret = xib_res_charge(dev, XIB_RES_QP, dev->attrs.max_qp);
+	if (ret)
+		goto err_unuse_srq;
+	qp = xib_obj_alloc(dev->ops->size_qp, sizeof(*qp));
+	if (!qp) {
+		ret = -ENOMEM;
+		goto err_uncharge;
+	}
+	qp->device = dev;
+	qp->uctx = uctx;
+	kref_init(&qp->ref);
+	qp->pd = pd;
+	qp->send_cq = attr->send_cq;
+	qp->recv_cq = attr->recv_cq;
+	qp->srq = attr->srq;
+	qp->qp_type = attr->qp_type;
+	qp->sq_sig_all = attr->sq_sig_all;
+	mutex_init(&qp->mutex);
+	qp->attr.qp_state = XIB_QPS_RESET;
+	qp->event_handler = attr->event_handler;
+	qp->context = attr->context;
+	qp->user_handle = attr->user_handle;
+	ret = xib_qpn_reserve(dev, &qp->qp_num);
+	if (ret)
+		goto err_free;
+	ret = dev->ops->create_qp(qp, attr, uctx, sq, rq);
+	if (ret)
+		goto err_erase;
+	/* The driver may grant more, never less. */
+	WARN_ON_ONCE(attr->cap.max_send_wr < req.max_send_wr ||
+		     attr->cap.max_recv_wr < req.max_recv_wr ||
+		     attr->cap.max_send_sge < req.max_send_sge ||
+		     attr->cap.max_recv_sge < req.max_recv_sge ||
+		     attr->cap.max_inline_data < req.max_inline_data);
+	qp->cap = attr->cap;
+	qp->attr.cap = attr->cap;
+	xib_res_publish(dev, XIB_RES_QP, qp->qp_num, qp);
+	return qp;
+
+err_erase:
+	xib_res_erase(dev, XIB_RES_QP, qp->qp_num);
+err_free:
+	mutex_destroy(&qp->mutex);
+	kfree(qp);
+err_uncharge:
+	xib_res_uncharge(dev, XIB_RES_QP);
+err_unuse_srq:
+	if (attr->srq) {
+		xib_unuse(&attr->srq->usecnt);
+		xib_srq_put(attr->srq);
+	}
+err_unuse_recv_cq:
+	xib_cq_unuse(attr->recv_cq);
+err_unuse_send_cq:
+	xib_cq_unuse(attr->send_cq);
+err_unuse_pd:
+	xib_pd_unuse(pd);
+	return ERR_PTR(ret);
+}
+EXPORT_SYMBOL_GPL(xib_create_qp);
+
+/* A requested capacity may not exceed what was granted at creation. */
+static int xib_check_qp_cap(const struct xib_qp *qp,
+			    const struct xib_uverbs_qp_cap *cap)
+{
+	if (cap->max_send_wr > qp->cap.max_send_wr ||
+	    cap->max_recv_wr > qp->cap.max_recv_wr ||
+	    cap->max_send_sge > qp->cap.max_send_sge ||
+	    cap->max_recv_sge > qp->cap.max_recv_sge ||
+	    cap->max_inline_data > qp->cap.max_inline_data || cap->reserved)
+		return -EINVAL;
+	return 0;
+}
+
+/* The value ranges of the attributes @mask carries. */
+static int xib_check_qp_attr(struct xib_qp *qp,
+			     const struct xib_uverbs_qp_attr *attr, u32 mask)
+{
+	struct xib_device *dev = qp->device;
+	const struct xib_uverbs_device_attr *lim = &dev->attrs;
+	int ret;
+
+	if ((mask & XIB_QP_PORT) &&
+	    (!attr->port_num || attr->port_num > dev->phys_port_cnt))
+		return -EINVAL;
+	if ((mask & XIB_QP_PKEY_INDEX) && attr->pkey_index >= lim->max_pkeys)
+		return -EINVAL;
+	if ((mask & XIB_QP_PATH_MTU) &&
+	    (attr->path_mtu < XIB_MTU_256 || attr->path_mtu > XIB_MTU_4096))
+		return -EINVAL;
+	if ((mask & XIB_QP_TIMEOUT) && attr->timeout > 31)
+		return -EINVAL;
+	if ((mask & XIB_QP_RETRY_CNT) && attr->retry_cnt > 7)
+		return -EINVAL;
+	if ((mask & XIB_QP_RNR_RETRY) && attr->rnr_retry > 7)
+		return -EINVAL;
+	if ((mask & XIB_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31)
+		return -EINVAL;
+	if ((mask & XIB_QP_MAX_QP_RD_ATOMIC) &&
+	    attr->max_rd_atomic > lim->max_qp_init_rd_atom)
+		return -EINVAL;
+	if ((mask & XIB_QP_MAX_DEST_RD_ATOMIC) &&
+	    attr->max_dest_rd_atomic > lim->max_qp_rd_atom)
+		return -EINVAL;
+	if ((mask & XIB_QP_RQ_PSN) && attr->rq_psn > XIB_PSN_MAX)
+		return -EINVAL;
+	if ((mask & XIB_QP_SQ_PSN) && attr->sq_psn > XIB_PSN_MAX)
+		return -EINVAL;
+	if ((mask & XIB_QP_DEST_QPN) && attr->dest_qp_num > XIB_NUM_MAX)
+		return -EINVAL;
+	if ((mask & XIB_QP_ACCESS_FLAGS) &&
+	    (attr->qp_access_flags & ~XIB_ACCESS_QP_SUPPORTED))
+		return -EINVAL;
+	if ((mask & XIB_QP_EN_SQD_ASYNC_NOTIFY) && attr->en_sqd_async_notify > 1)
+		return -EINVAL;
+	if ((mask & XIB_QP_PATH_MIG_STATE) &&
+	    attr->path_mig_state > XIB_MIG_STATE_MAX)
+		return -EINVAL;
+	if (mask & XIB_QP_RATE_LIMIT)
+		return -EOPNOTSUPP;
+	if (mask & XIB_QP_AV) {
+		ret = xib_check_av(dev, &attr->ah_attr,
+				   (mask & XIB_QP_PORT) ? attr->port_num :
+				   (qp->attr.port_num ? qp->attr.port_num : 1));
+		if (ret)
+			return ret;
+	}
+	if (mask & XIB_QP_ALT_PATH) {
+		if (!attr->alt_port_num ||
+		    attr->alt_port_num > dev->phys_port_cnt ||
+		    attr->alt_timeout > 31 ||
+		    attr->alt_pkey_index >= lim->max_pkeys)
+			return -EINVAL;
+		ret = xib_check_av(dev, &attr->alt_ah_attr, attr->alt_port_num);
+		if (ret)
+			return ret;
+	}
+	if (mask & XIB_QP_CAP)
+		return xib_check_qp_cap(qp, &attr->cap);
+	return 0;
+}
+
+/* Record in @qp->attr what a successful modify changed. */
+static void xib_store_qp_attr(struct xib_qp *qp,
+			      const struct xib_uverbs_qp_attr *attr, u32 mask)
+{
+	struct xib_uverbs_qp_attr *cur = &qp->attr;
+
+	lockdep_assert_held(&qp->mutex);
+	if (mask & XIB_QP_STATE)
+		cur->qp_state = attr->qp_state;
+	if (mask & XIB_QP_EN_SQD_ASYNC_NOTIFY)
+		cur->en_sqd_async_notify = attr->en_sqd_async_notify;
+	if (mask & XIB_QP_ACCESS_FLAGS)
+		cur->qp_access_flags = attr->qp_access_flags;
+	if (mask & XIB_QP_PKEY_INDEX)
+		cur->pkey_index = attr->pkey_index;
+	if (mask & XIB_QP_PORT)
+		cur->port_num = attr->port_num;
+	if (mask & XIB_QP_QKEY)
+		cur->qkey = attr->qkey;
+	if (mask & XIB_QP_AV)
+		cur->ah_attr = attr->ah_attr;
+	if (mask & XIB_QP_PATH_MTU)
+		cur->path_mtu = attr->path_mtu;
+	if (mask & XIB_QP_TIMEOUT)
+		cur->timeout = attr->timeout;
+	if (mask & XIB_QP_RETRY_CNT)
+		cur->retry_cnt = attr->retry_cnt;
+	if (mask & XIB_QP_RNR_RETRY)
+		cur->rnr_retry = attr->rnr_retry;
+	if (mask & XIB_QP_RQ_PSN)
+		cur->rq_psn = attr->rq_psn;
+	if (mask & XIB_QP_MAX_QP_RD_ATOMIC)
+		cur->max_rd_atomic = attr->max_rd_atomic;
+	if (mask & XIB_QP_ALT_PATH) {
+		cur->alt_ah_attr = attr->alt_ah_attr;
+		cur->alt_port_num = attr->alt_port_num;
+		cur->alt_timeout = attr->alt_timeout;
+		cur->alt_pkey_index = attr->alt_pkey_index;
+	}
+	if (mask & XIB_QP_MIN_RNR_TIMER)
+		cur->min_rnr_timer = attr->min_rnr_timer;
+	if (mask & XIB_QP_SQ_PSN)
+		cur->sq_psn = attr->sq_psn;
+	if (mask & XIB_QP_MAX_DEST_RD_ATOMIC)
+		cur->max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	if (mask & XIB_QP_PATH_MIG_STATE)
+		cur->path_mig_state = attr->path_mig_state;
+	if (mask & XIB_QP_DEST_QPN)
+		cur->dest_qp_num = attr->dest_qp_num;
+}
+
+/**
+ * xib_modify_qp() - change the state and attributes of a QP
+ * @qp: the QP
+ * @attr: the attributes, of which @mask selects those to set
+ * @mask: enum xib_qp_attr_mask
+ *
+ * The transition must exist for the QP's type and carry exactly the
+ * attributes the IBTA requires and allows (xib_qp_transition_ok()); each
+ * value must be in range (port 1, P_Key index 0, MTU 256 to 4096, timeouts
+ * and retry counts in their bit widths, PSNs and the destination QPN in 24
+ * bits, RDMA read/atomic depths within the device's limits, access flags
+ * within XIB_ACCESS_QP_SUPPORTED, capacities not above those granted); a
+ * given cur_qp_state must be the current state.  On success the driver has
+ * applied the change and @qp->attr records it.
+ *
+ * Return: 0, -EINVAL, -EOPNOTSUPP or the driver's error; nothing changes
+ * on failure.  Context: process context (takes @qp->mutex).
+ */
+int xib_modify_qp(struct xib_qp *qp, const struct xib_uverbs_qp_attr *attr,
+		  u32 mask)
+{
+	struct xib_device *dev = qp->device;
+	u32 missing, unexpected;
+	enum xib_qp_state cur, next;
+	int ret;
+
+	if (!dev->ops->modify_qp)
+		return -EOPNOTSUPP;
+	if (mask & ~XIB_QP_ATTR_KNOWN)
+		return -EINVAL;
+	if ((mask & XIB_QP_STATE) && attr->qp_state > XIB_QPS_ERR)
+		return -EINVAL;
+
+	mutex_lock(&qp->mutex);
+	cur = qp->attr.qp_state;
+	next = (mask & XIB_QP_STATE) ? attr->qp_state : cur;
+	if ((mask & XIB_QP_CUR_STATE) && attr->cur_qp_state != cur) {
+		ret = -EINVAL;
+		goto out_unlock;
+	}
+	if (!xib_qp_transition_ok(cur, next, qp->qp_type, mask, &missing,
+				  &unexpected)) {
+		ret = -EINVAL;
+		goto out_unlock;
+	}
+	ret = xib_check_qp_attr(qp, attr, mask);
+	if (ret)
+		goto out_unlock;
+	ret = dev->ops->modify_qp(qp, attr, mask);
+	if (ret)
+		goto out_unlock;
+	xib_store_qp_attr(qp, attr, mask);
+out_unlock:
+	mutex_unlock(&qp->mutex);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(xib_modify_qp);
+
+/**
+ * xib_query_qp() - read the current attributes of a QP
+ * @qp: the QP
+ * @attr: returns every attribute: those last set by modify, the state
+ *	(also as cur_qp_state) and the granted capacities
+ *
+ * Return: 0.  Context: process context (takes @qp->mutex).
+ */
+int xib_query_qp(struct xib_qp *qp, struct xib_uverbs_qp_attr *attr)
+{
+	mutex_lock(&qp->mutex);
+	*attr = qp->attr;
+	attr->cap = qp->cap;
+	attr->cur_qp_state = qp->attr.qp_state;
+	mutex_unlock(&qp->mutex);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(xib_query_qp);
+
+/**
+ * xib_destroy_qp() - destroy a queue pair
+ * @qp: the QP
+ *
+ * The QP leaves the number table, the driver stops using it, and its PD,
+ * CQs and SRQ are released.
+ *
+ * Return: 0.
+ */
+int xib_destroy_qp(struct xib_qp *qp)
+{
+	struct xib_device *dev = qp->device;
+
+	xib_res_erase(dev, XIB_RES_QP, qp->qp_num);
+	dev->ops->destroy_qp(qp);
+	xib_res_uncharge(dev, XIB_RES_QP);
+	if (qp->srq)
+		xib_unuse(&qp->srq->usecnt);
+	xib_unuse(&qp->recv_cq->usecnt);
+	xib_unuse(&qp->send_cq->usecnt);
+	xib_unuse(&qp->pd->usecnt);
+	xib_qp_put(qp);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(xib_destroy_qp);
+
+/**
+ * xib_qp_get_by_num() - find a live QP by its number
+ * @dev: the device
+ * @qpn: the QP number
+ *
+ * Return: the QP with a reference (drop with xib_qp_put()) or NULL.
+ * Context: any.
+ */
+struct xib_qp *xib_qp_get_by_num(struct xib_device *dev, u32 qpn)
+{
+	struct xib_qp *qp;
+	unsigned long flags;
+
+	xa_lock_irqsave(&dev->res[XIB_RES_QP], flags);
+	qp = xa_load(&dev->res[XIB_RES_QP], qpn);
+	if (qp && !kref_get_unless_zero(&qp->ref))
+		qp = NULL;
+	xa_unlock_irqrestore(&dev->res[XIB_RES_QP], flags);
+	return qp;
+}
+EXPORT_SYMBOL_GPL(xib_qp_get_by_num);
