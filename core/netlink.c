@@ -32,6 +32,7 @@ static const struct nla_policy xib_nl_policy[XIB_ATTR_MAX + 1] = {
 	[XIB_ATTR_GID_INDEX]	= { .type = NLA_REJECT },
 	[XIB_ATTR_GID]		= { .type = NLA_REJECT },
 	[XIB_ATTR_GID_TYPE]	= { .type = NLA_REJECT },
+	[XIB_ATTR_DEV_RES]	= { .type = NLA_REJECT },
 };
 
 static struct genl_family xib_nl_family;
@@ -58,6 +59,33 @@ static int xib_nl_put_netdev(struct sk_buff *skb, struct xib_device *dev)
 typedef int (*xib_nl_fill_t)(struct sk_buff *skb, struct xib_device *dev,
 			     u32 port, u32 portid, u32 seq, int flags);
 
+/* The attribute of each resource type, in enum xib_res_type order. */
+static const u16 xib_nl_res_attr[XIB_RES_MAX] = {
+	[XIB_RES_PD] = XIB_ATTR_RES_PD,
+	[XIB_RES_MR] = XIB_ATTR_RES_MR,
+	[XIB_RES_CQ] = XIB_ATTR_RES_CQ,
+	[XIB_RES_QP] = XIB_ATTR_RES_QP,
+	[XIB_RES_SRQ] = XIB_ATTR_RES_SRQ,
+	[XIB_RES_AH] = XIB_ATTR_RES_AH,
+	[XIB_RES_UCONTEXT] = XIB_ATTR_RES_UCONTEXT,
+};
+
+static int xib_nl_put_res(struct sk_buff *skb, struct xib_device *dev)
+{
+	struct nlattr *nest;
+	int i;
+
+	nest = nla_nest_start(skb, XIB_ATTR_DEV_RES);
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < XIB_RES_MAX; i++)
+		if (nla_put_u32(skb, xib_nl_res_attr[i],
+				atomic_read(&dev->res_count[i])))
+			return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
 /* @port: unused; devices and ports share xib_nl_fill_t. */
 static int xib_nl_fill_dev(struct sk_buff *skb, struct xib_device *dev,
 			   u32 port, u32 portid, u32 seq, int flags)
@@ -75,7 +103,7 @@ static int xib_nl_fill_dev(struct sk_buff *skb, struct xib_device *dev,
 	    nla_put_u32(skb, XIB_ATTR_DEV_NUM_PORTS, dev->phys_port_cnt) ||
 	    nla_put_string(skb, XIB_ATTR_DEV_DRIVER,
 			   dev->ops->driver_name ?: "unknown") ||
-	    xib_nl_put_netdev(skb, dev)) {
+	    xib_nl_put_netdev(skb, dev) || xib_nl_put_res(skb, dev)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}

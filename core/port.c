@@ -18,9 +18,13 @@
  */
 
 #include <linux/if_ether.h>
+#include <linux/bits.h>
+#include <linux/ethtool.h>
 #include <linux/inetdevice.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <net/addrconf.h>
 #include <net/ipv6.h>
@@ -312,6 +316,114 @@ int xib_query_gid(struct xib_device *dev, u32 port, u32 index, u8 gid[16])
 	return ret;
 }
 EXPORT_SYMBOL_GPL(xib_query_gid);
+
+/* Port capability bits of ibv_port_attr.port_cap_flags that xib sets. */
+#define XIB_PORT_CM_SUP			BIT(16)
+#define XIB_PORT_IP_BASED_GIDS		BIT(26)
+
+/* IBTA link widths and speeds, as ibv_port_attr reports them. */
+enum { XIB_WIDTH_1X = 1, XIB_WIDTH_4X = 2 };
+enum {
+	XIB_SPEED_SDR = 1, XIB_SPEED_DDR = 2, XIB_SPEED_FDR10 = 8,
+	XIB_SPEED_EDR = 32,
+};
+
+#define XIB_PORT_MAX_MSG_SZ		SZ_1G
+#define XIB_LINK_LAYER_ETHERNET		2
+
+/* enum xib_mtu of a byte count of 256 to 4096; 0 for 0. */
+static u32 xib_mtu_enum(u32 bytes)
+{
+	return bytes ? ilog2(bytes) - 7 : 0;
+}
+
+/*
+ * The IBTA width and speed closest to the interface's Ethernet speed, so
+ * that tools computing a rate from them get about the right figure.
+ */
+static void xib_port_width_speed(struct net_device *ndev, u8 *width, u8 *speed)
+{
+	struct ethtool_link_ksettings ks;
+	u32 mbps = 0;
+	int ret;
+
+	rtnl_lock();
+	ret = __ethtool_get_link_ksettings(ndev, &ks);
+	rtnl_unlock();
+	if (!ret && ks.base.speed != (u32)SPEED_UNKNOWN)
+		mbps = ks.base.speed;
+
+	if (mbps <= 2500) {
+		*width = XIB_WIDTH_1X;
+		*speed = XIB_SPEED_SDR;
+	} else if (mbps <= 5000) {
+		*width = XIB_WIDTH_1X;
+		*speed = XIB_SPEED_DDR;
+	} else if (mbps <= 10000) {
+		*width = XIB_WIDTH_1X;
+		*speed = XIB_SPEED_FDR10;
+	} else if (mbps <= 20000) {
+		*width = XIB_WIDTH_4X;
+		*speed = XIB_SPEED_DDR;
+	} else if (mbps <= 25000) {
+		*width = XIB_WIDTH_1X;
+		*speed = XIB_SPEED_EDR;
+	} else if (mbps <= 40000) {
+		*width = XIB_WIDTH_4X;
+		*speed = XIB_SPEED_FDR10;
+	} else {
+		*width = XIB_WIDTH_4X;
+		*speed = XIB_SPEED_EDR;
+	}
+}
+
+/**
+ * xib_query_port_attr() - a port's attributes as user space sees them
+ * @dev: the device
+ * @port: port number, 1-based
+ * @attr: filled in (struct ibv_port_attr's fields)
+ *
+ * Returns 0 or -EINVAL for a bad port.  May sleep.
+ */
+int xib_query_port_attr(struct xib_device *dev, u32 port,
+			struct xib_uverbs_port_attr *attr)
+{
+	struct net_device *ndev = NULL;
+	struct xib_port *p;
+	int ret;
+
+	p = kmalloc(sizeof(*p), GFP_KERNEL);
+	if (!p)
+		return -ENOMEM;
+	ret = xib_query_port(dev, port, p);
+	if (ret)
+		goto out_free;
+
+	memset(attr, 0, sizeof(*attr));
+	attr->state = p->state;
+	attr->phys_state = p->phys_state;
+	attr->max_mtu = XIB_MTU_4096;
+	attr->active_mtu = xib_mtu_enum(p->active_mtu);
+	attr->gid_tbl_len = XIB_PORT_GID_TBL_LEN;
+	attr->port_cap_flags = XIB_PORT_CM_SUP | XIB_PORT_IP_BASED_GIDS;
+	attr->max_msg_sz = XIB_PORT_MAX_MSG_SZ;
+	attr->pkey_tbl_len = 1;
+	attr->max_vl_num = 1;
+	attr->link_layer = XIB_LINK_LAYER_ETHERNET;
+	attr->active_width = XIB_WIDTH_1X;
+	attr->active_speed = XIB_SPEED_SDR;
+	if (dev->ops->get_netdev)
+		ndev = dev->ops->get_netdev(dev, port);
+	if (ndev) {
+		xib_port_width_speed(ndev, &attr->active_width,
+				     &attr->active_speed);
+		dev_put(ndev);
+	}
+out_free:
+	kfree(p);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(xib_query_port_attr);
 
 int xib_port_init(void)
 {

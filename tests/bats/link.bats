@@ -32,6 +32,19 @@ teardown() {
 	[ -d /sys/class/xib/xib0 ]
 }
 
+@test "res show counts a device's objects: none, then one user context per open" {
+	xibctl link add xib0 netdev xv0
+	run xibctl res show xib0
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ ^[0-9]+:\ xib0:\ ctx\ 0\ pd\ 0\ mr\ 0\ cq\ 0\ qp\ 0\ srq\ 0\ ah\ 0$ ]]
+	exec 8</dev/xib/uverbs0
+	run xibctl -j res show xib0
+	exec 8<&-
+	[[ "$output" == '[{"ifindex":'*'"ifname":"xib0","ctx":1,"pd":0,"mr":0,"cq":0,"qp":0,"srq":0,"ah":0}]' ]]
+	run xibctl res show xib0
+	[[ "$output" == *" ctx 0 "* ]]
+}
+
 @test "the node GUID is the interface MAC as a modified EUI-64" {
 	ip link set xv0 address 02:11:22:33:44:55
 	xibctl link add xib0 netdev xv0
@@ -127,6 +140,8 @@ teardown() {
 	ip link set xv1 netns xibns
 	ip netns exec xibns ip link set xv1 up
 	xibctl link add xib0 netdev xv0
+	# Names are global, like sysfs: the child cannot reuse xib0.
+	xib_refute_with 'File exists' ip netns exec xibns xibctl link add xib0 netdev xv1
 	ip netns exec xibns xibctl link add xib1 netdev xv1
 	run xibctl dev show
 	[ "${#lines[@]}" -eq 1 ]
@@ -134,8 +149,6 @@ teardown() {
 	run ip netns exec xibns xibctl dev show
 	[ "${#lines[@]}" -eq 1 ]
 	[[ "${lines[0]}" == *" xib1: "* ]]
-	# Names are global, like sysfs: the child cannot reuse xib0.
-	xib_refute_with 'File exists' ip netns exec xibns xibctl link add xib0 netdev xv1
 	# Not visible, so not deletable, from the other namespace.
 	xib_refute_with 'No such device' xibctl link del xib1
 	ip netns exec xibns xibctl link del xib1

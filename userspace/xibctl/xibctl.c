@@ -33,6 +33,7 @@ struct xibctl {
 	uint32_t seq;
 	bool json;
 	bool links_only;	/* "link show": only devices bound to a netdev */
+	bool res;		/* "res show": resource counts */
 	unsigned int shown;
 	const char *filter;	/* "port show NAME": that device only */
 	char ext_msg[256];	/* the kernel's extended-ack message, if any */
@@ -45,6 +46,21 @@ struct dev_info {
 	uint32_t num_ports;
 	const char *driver;
 	const char *netdev;
+	const struct nlattr *res;	/* XIB_ATTR_DEV_RES, if the kernel sent it */
+};
+
+/* Resource types in the order "res show" prints them. */
+static const struct {
+	uint16_t attr;
+	const char *name;
+} res_types[] = {
+	{ XIB_ATTR_RES_UCONTEXT, "ctx" },
+	{ XIB_ATTR_RES_PD, "pd" },
+	{ XIB_ATTR_RES_MR, "mr" },
+	{ XIB_ATTR_RES_CQ, "cq" },
+	{ XIB_ATTR_RES_QP, "qp" },
+	{ XIB_ATTR_RES_SRQ, "srq" },
+	{ XIB_ATTR_RES_AH, "ah" },
 };
 
 static void usage(FILE *out)
@@ -60,6 +76,8 @@ static void usage(FILE *out)
 		"  xibctl link del NAME           remove a device made with \"link add\"\n"
 		"  xibctl port [show [NAME[/PORT]]]\n"
 		"                                 port state, MTU and GID table\n"
+		"  xibctl res [show [NAME]]       live verbs objects per device (user\n"
+		"                                 contexts, PDs, MRs, CQs, QPs, SRQs, AHs)\n"
 		"\n"
 		"Options:\n"
 		"  -j, --json    print JSON\n"
@@ -236,6 +254,7 @@ static int dev_attr_cb(const struct nlattr *attr, void *data)
 		break;
 	case XIB_ATTR_PORT_GIDS:
 	case XIB_ATTR_GID_ENTRY:
+	case XIB_ATTR_DEV_RES:
 		want = MNL_TYPE_NESTED;
 		break;
 	case XIB_ATTR_GID:
@@ -282,6 +301,43 @@ static void json_string(const char *s)
 			putchar(*s);
 	}
 	putchar('"');
+}
+
+/* The count of resource @attr in the XIB_ATTR_DEV_RES nest, or -1. */
+static long res_count(const struct nlattr *nest, uint16_t attr)
+{
+	const struct nlattr *a;
+
+	mnl_attr_for_each_nested(a, nest)
+		if (mnl_attr_get_type(a) == attr &&
+		    mnl_attr_validate(a, MNL_TYPE_U32) == 0)
+			return mnl_attr_get_u32(a);
+	return -1;
+}
+
+static void print_res(struct xibctl *x, const struct dev_info *d)
+{
+	size_t i;
+
+	if (x->json) {
+		printf("%s{\"ifindex\":%" PRIu32 ",\"ifname\":",
+		       x->shown ? "," : "", d->index);
+		json_string(d->name);
+	} else {
+		printf("%" PRIu32 ": %s:", d->index, d->name);
+	}
+	for (i = 0; i < sizeof(res_types) / sizeof(res_types[0]); i++) {
+		long n = d->res ? res_count(d->res, res_types[i].attr) : -1;
+
+		if (n < 0)
+			continue;
+		if (x->json)
+			printf(",\"%s\":%ld", res_types[i].name, n);
+		else
+			printf(" %s %ld", res_types[i].name, n);
+	}
+	printf(x->json ? "}" : "\n");
+	x->shown++;
 }
 
 static void print_dev(struct xibctl *x, const struct dev_info *d)
@@ -335,9 +391,13 @@ static int dev_cb(const struct nlmsghdr *nlh, void *data)
 		mnl_attr_get_str(tb[XIB_ATTR_DEV_DRIVER]) : "unknown";
 	if (tb[XIB_ATTR_NDEV_NAME])
 		d.netdev = mnl_attr_get_str(tb[XIB_ATTR_NDEV_NAME]);
+	d.res = tb[XIB_ATTR_DEV_RES];
 	if (x->links_only && !d.netdev)
 		return MNL_CB_OK;
-	print_dev(x, &d);
+	if (x->res)
+		print_res(x, &d);
+	else
+		print_dev(x, &d);
 	return MNL_CB_OK;
 }
 
@@ -659,6 +719,12 @@ int main(int argc, char **argv)
 			ret = cmd_port_show(&x, argc > 2 ? argc - 2 : 0, argv + 2);
 		else
 			ret = usage_error("unknown port command '%s'", argv[1]);
+	} else if (is(argv[0], "res") || is(argv[0], "resource")) {
+		x.res = true;
+		if (argc == 1 || is(argv[1], "show"))
+			ret = cmd_show(&x, argc > 2 ? argc - 2 : 0, argv + 2);
+		else
+			ret = usage_error("unknown res command '%s'", argv[1]);
 	} else if (is(argv[0], "link")) {
 		x.links_only = true;
 		if (argc == 1 || is(argv[1], "show"))

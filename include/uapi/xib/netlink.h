@@ -18,8 +18,10 @@
  *	in index order; an empty dump is a valid answer (no devices).
  *	Reply attributes: XIB_ATTR_DEV_INDEX, XIB_ATTR_DEV_NAME,
  *	XIB_ATTR_DEV_NODE_GUID, XIB_ATTR_DEV_NUM_PORTS, XIB_ATTR_DEV_DRIVER,
- *	and XIB_ATTR_NDEV_NAME when port 1 is bound to a network interface.
- *	No privilege is needed.
+ *	XIB_ATTR_NDEV_NAME when port 1 is bound to a network interface, and
+ *	XIB_ATTR_DEV_RES: a nest with one u32 per object type counting the
+ *	device's live objects (XIB_ATTR_RES_PD, _MR, _CQ, _QP, _SRQ, _AH and
+ *	_UCONTEXT: open user contexts).  No privilege is needed.
  *
  * XIB_CMD_LINK_ADD
  *	Creates a device of link type XIB_ATTR_LINK_TYPE named
@@ -85,6 +87,14 @@ enum xib_nl_attr {
 	XIB_ATTR_GID_INDEX,		/* u32 */
 	XIB_ATTR_GID,			/* binary, 16 bytes */
 	XIB_ATTR_GID_TYPE,		/* u8, enum xib_gid_type */
+	XIB_ATTR_DEV_RES,		/* nest of XIB_ATTR_RES_* */
+	XIB_ATTR_RES_PD,		/* u32, live objects of the type */
+	XIB_ATTR_RES_MR,		/* u32 */
+	XIB_ATTR_RES_CQ,		/* u32 */
+	XIB_ATTR_RES_QP,		/* u32 */
+	XIB_ATTR_RES_SRQ,		/* u32 */
+	XIB_ATTR_RES_AH,		/* u32 */
+	XIB_ATTR_RES_UCONTEXT,		/* u32 */
 
 	__XIB_ATTR_MAX,
 	XIB_ATTR_MAX = __XIB_ATTR_MAX - 1
