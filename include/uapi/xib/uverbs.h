@@ -170,8 +170,6 @@ enum xib_event_type {
 	XIB_EVENT_WQ_FATAL = 19,
 };
 
-
-
 /* Memory and QP access flags; the bits of enum ibv_access_flags. */
 enum xib_access_flags {
 	XIB_ACCESS_LOCAL_WRITE		= 1 << 0,
@@ -390,7 +388,11 @@ struct xib_uverbs_resize_cq {
 	struct xib_uverbs_ring ring;	/* out: the new ring */
 };
 
-/* DESTROY_CQ, DESTROY_QP, DESTROY_SRQ */
+/*
+ * DESTROY_CQ, DESTROY_QP, DESTROY_SRQ.  The counts are of the object's
+ * events user space has read; events still queued are dropped with the
+ * object, so a library waits for exactly these to be acknowledged.
+ */
 struct xib_uverbs_destroy_events {
 	__u32 handle;			/* in */
 	__u32 comp_events_reported;	/* out: CQ only */
