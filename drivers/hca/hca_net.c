@@ -1,0 +1,901 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xib_hca network side: RoCEv2, the InfiniBand transport over UDP port
+ * 4791 and IPv4 or IPv6 (IBTA vol. 1 Annex A17), as rdma_rxe puts it on
+ * the wire.
+ *
+ * Each network namespace with at least one attached HCA has two kernel
+ * UDP sockets bound to port 4791, one IPv4 and one IPv6-only (none for
+ * IPv6 when the kernel has it disabled).  They are UDP tunnel sockets:
+ * the UDP layer hands every datagram for the port to xib_hca_encap_rcv()
+ * in softirq context, which finds the HCA by the receiving interface,
+ * checks the lengths and the ICRC and passes the packet to the engine.
+ *
+ * Transmit routes in the HCA's namespace, builds UDP and IP headers and
+ * the ICRC and hands the packet to the IP output path, which resolves
+ * the neighbour.  A packet for one of the namespace's own addresses never
+ * touches a device: it goes straight to the receive side of the HCA on
+ * the interface that owns the address (the loopback short path).
+ *
+ * Compatibility with rdma_rxe: IPv4 packets have DF set, an IP ID from
+ * __ip_select_ident() and UDP checksum 0; the ICRC follows the payload,
+ * least significant byte first.  Over IPv6 rdma_rxe sends UDP checksum
+ * 0, which its socket accepts: our IPv6 socket accepts it too, but we
+ * send a real checksum (RFC 8200), which rdma_rxe verifies and accepts.
+ */
+
+#include <linux/if_ether.h>
+#include <linux/inetdevice.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+#include <linux/udp.h>
+#include <linux/xarray.h>
+#include <net/addrconf.h>
+#include <net/ip.h>
+#include <net/ip6_checksum.h>
+#include <net/ipv6.h>
+#include <net/ipv6_stubs.h>
+#include <net/net_namespace.h>
+#include <net/netns/generic.h>
+#include <net/route.h>
+#include <net/udp.h>
+#include <net/udp_tunnel.h>
+
+#include "hca.h"
+#include "hca_net.h"
+#include "hca_wire.h"
+
+/*
+ * Attach, detach and namespace exit are serialised by xib_hca_net_lock.
+ * It protects every struct xib_hca_net's users, sock4, sock6 and the
+ * writers of its ports, and the list of attached HCAs (xib_hca_ports).
+ * Lock order: RTNL (if the caller holds it), then xib_hca_net_lock.
+ */
+static DEFINE_MUTEX(xib_hca_net_lock);
+static LIST_HEAD(xib_hca_ports);
+
+/**
+ * struct xib_hca_net - the RoCEv2 state of one network namespace
+ * @users: attached HCAs; the sockets are open iff it is not 0
+ * @sock4: the IPv4 socket on port 4791
+ * @sock6: the IPv6-only socket on port 4791; NULL without IPv6
+ * @ports: attached HCAs by interface index (struct xib_hca_port).
+ *	Written under xib_hca_net_lock, read under RCU (softirq); an entry
+ *	is freed only after a grace period.
+ *
+ * @sock4 and @sock6 are read without the lock by transmit while a port
+ * of the namespace is in @ports: they are released only after the last
+ * port has left and a grace period has passed.
+ */
+struct xib_hca_net {
+	unsigned int users;
+	struct socket *sock4;
+	struct socket *sock6;
+	struct xarray ports;
+};
+
+/**
+ * struct xib_hca_port - one attached HCA
+ * @hca: the HCA
+ * @xn: its namespace's state; NULL once the namespace is gone
+ * @ifindex: its interface's index in @xn at attach time, the key in
+ *	@xn->ports
+ * @list: on xib_hca_ports (xib_hca_net_lock)
+ * @rx_icrc_errors: received packets dropped for a bad ICRC
+ * @rx_malformed: received packets dropped for bad lengths or headers
+ * @tx_no_route: packets not sent for want of a route
+ * @tx_dropped: packets the IP output path or the loopback path dropped
+ */
+struct xib_hca_port {
+	struct xib_hca_dev *hca;
+	struct xib_hca_net *xn;
+	int ifindex;
+	struct list_head list;
+	atomic64_t rx_icrc_errors;
+	atomic64_t rx_malformed;
+	atomic64_t tx_no_route;
+	atomic64_t tx_dropped;
+};
+
+static unsigned int xib_hca_net_id __read_mostly;
+
+static struct xib_hca_net *xib_hca_net(const struct net *net)
+{
+	return net_generic(net, xib_hca_net_id);
+}
+
+/* The port of the HCA on @ndev, under RCU (or bottom halves disabled). */
+static struct xib_hca_port *xib_hca_port_rcu(const struct net_device *ndev)
+{
+	return xa_load(&xib_hca_net(dev_net(ndev))->ports, ndev->ifindex);
+}
+
+/* --- receive --------------------------------------------------------------- */
+
+static void xib_hca_gid_v4(u8 *gid, __be32 addr)
+{
+	struct in6_addr a;
+
+	ipv6_addr_set_v4mapped(addr, &a);
+	memcpy(gid, &a, sizeof(a));
+}
+
+/*
+ * Hand a packet to the engine: skb->data at the UDP header, the network
+ * header set, lengths checked, the ICRC checked (or never computed: the
+ * loopback path) and trimmed.
+ */
+static void xib_hca_deliver(struct xib_hca_port *port, struct sk_buff *skb)
+{
+	const struct udphdr *uh = (const struct udphdr *)skb->data;
+	struct xib_hca_rx_cb *cb = xib_hca_rx_cb(skb);
+	const u8 *nh = skb_network_header(skb);
+	u16 sport = ntohs(uh->source);
+
+	memset(cb, 0, sizeof(*cb));
+	if ((nh[0] >> 4) == 6) {
+		const struct ipv6hdr *ip6h = (const struct ipv6hdr *)nh;
+
+		memcpy(cb->sgid, &ip6h->saddr, sizeof(cb->sgid));
+		memcpy(cb->dgid, &ip6h->daddr, sizeof(cb->dgid));
+		cb->ipv6 = true;
+		cb->hop_limit = ip6h->hop_limit;
+		cb->traffic_class = ipv6_get_dsfield(ip6h);
+		cb->flow_label = be32_to_cpu(ip6_flowlabel(ip6h));
+	} else {
+		const struct iphdr *iph = (const struct iphdr *)nh;
+
+		xib_hca_gid_v4(cb->sgid, iph->saddr);
+		xib_hca_gid_v4(cb->dgid, iph->daddr);
+		cb->hop_limit = iph->ttl;
+		cb->traffic_class = iph->tos;
+	}
+	cb->src_port = sport;
+	__skb_pull(skb, sizeof(struct udphdr));
+	xib_hca_recv(port->hca, skb);
+}
+
+/*
+ * A packet from the wire for @port: linear, skb->data at the UDP header
+ * (which the UDP layer has checked against the IP length and, when not
+ * zero, its checksum).  Consumes @skb.
+ */
+static void xib_hca_rx(struct xib_hca_port *port, struct sk_buff *skb)
+{
+	const u8 *nh = skb_network_header(skb);
+	const struct udphdr *uh;
+	unsigned int nhlen, len;
+	int ret;
+
+	if (skb->data < nh)
+		goto malformed;
+	nhlen = skb->data - nh;
+	switch (nhlen ? nh[0] >> 4 : 0) {
+	case 4: {
+		const struct iphdr *iph = (const struct iphdr *)nh;
+
+		if (nhlen < sizeof(*iph) || nhlen != iph->ihl * 4 ||
+		    iph->protocol != IPPROTO_UDP)
+			goto malformed;
+		break;
+	}
+	case 6: {
+		const struct ipv6hdr *ip6h = (const struct ipv6hdr *)nh;
+
+		/* The ICRC knows no IPv6 extension headers. */
+		if (nhlen != sizeof(*ip6h) || ip6h->nexthdr != IPPROTO_UDP)
+			goto malformed;
+		break;
+	}
+	default:
+		goto malformed;
+	}
+
+	if (skb->len < sizeof(*uh) + XIB_BTH_LEN + XIB_ICRC_LEN)
+		goto malformed;
+	uh = (const struct udphdr *)skb->data;
+	if (ntohs(uh->len) != skb->len)
+		goto malformed;
+
+	len = nhlen + skb->len;
+	ret = xib_icrc_check(nh, len);
+	if (ret == -EBADMSG) {
+		atomic64_inc(&port->rx_icrc_errors);
+		goto drop;
+	}
+	if (ret)
+		goto malformed;
+	if (pskb_trim_rcsum(skb, skb->len - XIB_ICRC_LEN))
+		goto malformed;
+
+	xib_hca_deliver(port, skb);
+	return;
+
+malformed:
+	atomic64_inc(&port->rx_malformed);
+drop:
+	kfree_skb(skb);
+}
+
+/* UDP tunnel receive, softirq, under RCU.  Always consumes @skb. */
+static int xib_hca_encap_rcv(struct sock *sk, struct sk_buff *skb)
+{
+	struct xib_hca_net *xn = rcu_dereference_sk_user_data(sk);
+	struct xib_hca_port *port;
+
+	if (!xn || !skb->dev)
+		goto drop;
+	port = xa_load(&xn->ports, skb->dev->ifindex);
+	if (!port)
+		goto drop;
+	if (skb_linearize(skb)) {
+		atomic64_inc(&port->rx_malformed);
+		goto drop;
+	}
+	xib_hca_rx(port, skb);
+	return 0;
+
+drop:
+	kfree_skb(skb);
+	return 0;
+}
+
+/* --- loopback short path ---------------------------------------------------- */
+
+/*
+ * Packets for this host's own addresses are received without a device.
+ * The engine may send from its receive handler, and that send may loop
+ * back too: instead of recursing, a nested loopback packet waits on this
+ * CPU's queue, which the outermost caller drains.  Bottom halves are off
+ * while the queue is used, so only this CPU touches it, and the drain is
+ * one RCU read-side section in which every queued skb->dev was looked up.
+ */
+struct xib_hca_loop {
+	struct sk_buff_head queue;
+	bool busy;
+};
+
+static DEFINE_PER_CPU(struct xib_hca_loop, xib_hca_loops);
+
+static void xib_hca_loop_rx(struct sk_buff *skb)
+{
+	struct xib_hca_port *port = xib_hca_port_rcu(skb->dev);
+
+	if (!port) {
+		kfree_skb(skb);
+		return;
+	}
+	xib_hca_deliver(port, skb);
+}
+
+/* @skb: headers built, ICRC slot trimmed, skb->data at the UDP header. */
+static void xib_hca_loop(struct sk_buff *skb)
+{
+	struct xib_hca_loop *loop;
+
+	rcu_read_lock();
+	local_bh_disable();
+	loop = this_cpu_ptr(&xib_hca_loops);
+	__skb_queue_tail(&loop->queue, skb);
+	if (!loop->busy) {
+		loop->busy = true;
+		while ((skb = __skb_dequeue(&loop->queue)))
+			xib_hca_loop_rx(skb);
+		loop->busy = false;
+	}
+	local_bh_enable();
+	rcu_read_unlock();
+}
+
+/*
+ * Deliver a built packet (skb->data at the IP header, ICRC slot at the
+ * end, not computed) to the HCA on @ldev, which owns the destination.
+ */
+static void xib_hca_loop_send(struct sk_buff *skb, struct net_device *ldev)
+{
+	__skb_trim(skb, skb->len - XIB_ICRC_LEN);
+	__skb_pull(skb, skb_transport_offset(skb));
+	skb->dev = ldev;
+	skb->pkt_type = PACKET_HOST;
+	skb->ip_summed = CHECKSUM_UNNECESSARY;
+	xib_hca_loop(skb);
+}
+
+/* --- transmit ------------------------------------------------------------------ */
+
+#define XIB_HCA_NET_HLEN	(sizeof(struct ipv6hdr) + sizeof(struct udphdr))
+
+static struct sk_buff *__xib_hca_alloc_skb(unsigned int headroom,
+					   unsigned int len)
+{
+	struct sk_buff *skb;
+
+	if (len > U16_MAX)
+		return NULL;
+	skb = alloc_skb(headroom + len + XIB_ICRC_LEN, GFP_ATOMIC);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, headroom);
+	skb_put(skb, len);
+	return skb;
+}
+
+/**
+ * xib_hca_alloc_skb() - a packet buffer for the engine to fill
+ * @hca: the HCA that will send it
+ * @len: bytes from the BTH to the end of the pad
+ *
+ * Context: any; allocates with GFP_ATOMIC.
+ * Return: an skb with @len bytes put at skb->data, room for every header
+ * before and for the ICRC after; NULL on failure.
+ */
+struct sk_buff *xib_hca_alloc_skb(struct xib_hca_dev *hca, unsigned int len)
+{
+	struct net_device *ndev = READ_ONCE(hca->ndev);
+	struct sk_buff *skb;
+
+	if (!ndev)
+		return NULL;
+	skb = __xib_hca_alloc_skb(LL_RESERVED_SPACE(ndev) + XIB_HCA_NET_HLEN,
+				  len);
+	if (skb)
+		skb->dev = ndev;
+	return skb;
+}
+
+/* Make @skb private, linear, with room for the headers and the ICRC. */
+static int xib_hca_tx_prepare(struct sk_buff *skb, unsigned int headroom)
+{
+	unsigned int have = skb_headroom(skb);
+	int nhead = headroom > have ? headroom - have : 0;
+	int ntail = max_t(int, XIB_ICRC_LEN - skb_tailroom(skb), 0);
+
+	if (skb_is_nonlinear(skb) && skb_linearize(skb))
+		return -ENOMEM;
+	if ((nhead || ntail || skb_cloned(skb)) &&
+	    pskb_expand_head(skb, nhead, ntail, GFP_ATOMIC))
+		return -ENOMEM;
+	if (skb->len + XIB_ICRC_LEN + sizeof(struct udphdr) > U16_MAX)
+		return -EMSGSIZE;
+	skb_put(skb, XIB_ICRC_LEN);
+	return 0;
+}
+
+static void xib_hca_push_udp(struct sk_buff *skb, u16 src_port)
+{
+	struct udphdr *uh = skb_push(skb, sizeof(*uh));
+
+	skb_reset_transport_header(skb);
+	uh->source = htons(src_port);
+	uh->dest = htons(XIB_ROCEV2_UDP_PORT);
+	uh->len = htons(skb->len);
+	uh->check = 0;
+}
+
+/* UDP and IPv4 headers in front of skb->data; IP ID and checksum 0. */
+static void xib_hca_build4(struct sk_buff *skb, const struct xib_hca_path *path,
+			   __be32 saddr, __be32 daddr)
+{
+	struct iphdr *iph;
+
+	xib_hca_push_udp(skb, path->src_port);
+	iph = skb_push(skb, sizeof(*iph));
+	skb_reset_network_header(skb);
+	iph->version = 4;
+	iph->ihl = sizeof(*iph) / 4;
+	iph->tos = path->traffic_class;
+	iph->tot_len = htons(skb->len);
+	iph->id = 0;
+	iph->frag_off = htons(IP_DF);
+	iph->ttl = path->hop_limit;
+	iph->protocol = IPPROTO_UDP;
+	iph->check = 0;
+	iph->saddr = saddr;
+	iph->daddr = daddr;
+	skb->protocol = htons(ETH_P_IP);
+}
+
+/* UDP and IPv6 headers in front of skb->data; UDP checksum 0. */
+static void xib_hca_build6(struct sk_buff *skb, const struct xib_hca_path *path,
+			   const struct in6_addr *saddr,
+			   const struct in6_addr *daddr)
+{
+	struct ipv6hdr *ip6h;
+
+	xib_hca_push_udp(skb, path->src_port);
+	ip6h = skb_push(skb, sizeof(*ip6h));
+	skb_reset_network_header(skb);
+	ip6_flow_hdr(ip6h, path->traffic_class,
+		     cpu_to_be32(path->flow_label) & IPV6_FLOWLABEL_MASK);
+	ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
+	ip6h->nexthdr = IPPROTO_UDP;
+	ip6h->hop_limit = path->hop_limit;
+	ip6h->saddr = *saddr;
+	ip6h->daddr = *daddr;
+	skb->protocol = htons(ETH_P_IPV6);
+}
+
+/* The ICRC of a built packet; every other header field must be final. */
+static void xib_hca_seal(struct sk_buff *skb)
+{
+	/* Cannot fail: the build functions made every length it checks. */
+	WARN_ON_ONCE(xib_icrc_fill(skb_network_header(skb),
+				   skb_tail_pointer(skb) -
+				   skb_network_header(skb)));
+}
+
+static int xib_hca_tx_result(struct xib_hca_port *port, int ret)
+{
+	ret = net_xmit_eval(ret);
+	if (!ret)
+		return 0;
+	atomic64_inc(&port->tx_dropped);
+	return ret < 0 ? ret : -ENOBUFS;
+}
+
+static int xib_hca_xmit4(struct xib_hca_port *port, struct xib_hca_net *xn,
+			 struct net_device *ndev, struct sk_buff *skb,
+			 const struct xib_hca_path *path,
+			 __be32 saddr, __be32 daddr)
+{
+	struct net *net = dev_net(ndev);
+	struct net_device *ldev;
+	struct flowi4 fl4;
+	struct rtable *rt;
+
+	ldev = __ip_dev_find(net, daddr, false);
+	if (ldev) {
+		xib_hca_build4(skb, path, saddr, daddr);
+		ip_send_check(ip_hdr(skb));
+		xib_hca_loop_send(skb, ldev);
+		return 0;
+	}
+
+	memset(&fl4, 0, sizeof(fl4));
+	fl4.flowi4_oif = ndev->ifindex;
+	fl4.flowi4_proto = IPPROTO_UDP;
+	fl4.flowi4_tos = RT_TOS(path->traffic_class);
+	fl4.saddr = saddr;
+	fl4.daddr = daddr;
+	fl4.fl4_sport = htons(path->src_port);
+	fl4.fl4_dport = htons(XIB_ROCEV2_UDP_PORT);
+	rt = ip_route_output_key(net, &fl4);
+	if (IS_ERR(rt))
+		goto no_route;
+	if (rt->rt_type == RTN_LOCAL) {
+		/* local, but no interface has the address: nobody to get it */
+		ip_rt_put(rt);
+		goto no_route;
+	}
+
+	xib_hca_build4(skb, path, saddr, daddr);
+	__ip_select_ident(net, ip_hdr(skb), 1);
+	xib_hca_seal(skb);
+	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
+	skb->ip_summed = CHECKSUM_NONE;
+	skb_dst_set(skb, &rt->dst);
+	return xib_hca_tx_result(port,
+				 ip_local_out(net, READ_ONCE(xn->sock4)->sk, skb));
+
+no_route:
+	atomic64_inc(&port->tx_no_route);
+	kfree_skb(skb);
+	return -EHOSTUNREACH;
+}
+
+#if IS_ENABLED(CONFIG_IPV6)
+static int xib_hca_xmit6(struct xib_hca_port *port, struct xib_hca_net *xn,
+			 struct net_device *ndev, struct sk_buff *skb,
+			 const struct xib_hca_path *path,
+			 const struct in6_addr *saddr,
+			 const struct in6_addr *daddr)
+{
+	struct socket *sock = READ_ONCE(xn->sock6);
+	struct net *net = dev_net(ndev);
+	struct net_device *ldev;
+	struct dst_entry *dst;
+	struct flowi6 fl6;
+
+	if (!sock)
+		goto no_route;		/* IPv6 is disabled */
+
+	ldev = ipv6_dev_find(net, daddr, NULL);
+	if (ldev) {
+		xib_hca_build6(skb, path, saddr, daddr);
+		xib_hca_loop_send(skb, ldev);
+		return 0;
+	}
+
+	memset(&fl6, 0, sizeof(fl6));
+	fl6.flowi6_oif = ndev->ifindex;
+	fl6.flowi6_proto = IPPROTO_UDP;
+	fl6.flowlabel = ip6_make_flowinfo(path->traffic_class,
+					  cpu_to_be32(path->flow_label) &
+					  IPV6_FLOWLABEL_MASK);
+	fl6.saddr = *saddr;
+	fl6.daddr = *daddr;
+	fl6.fl6_sport = htons(path->src_port);
+	fl6.fl6_dport = htons(XIB_ROCEV2_UDP_PORT);
+	dst = ipv6_stub->ipv6_dst_lookup_flow(net, sock->sk, &fl6, NULL);
+	if (IS_ERR(dst))
+		goto no_route;
+	if (dst->error) {
+		dst_release(dst);
+		goto no_route;
+	}
+
+	xib_hca_build6(skb, path, saddr, daddr);
+	xib_hca_seal(skb);
+	/* after the ICRC, which the checksum covers */
+	udp6_set_csum(false, skb, saddr, daddr,
+		      skb->len - skb_transport_offset(skb));
+	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
+	skb_dst_set(skb, dst);
+	return xib_hca_tx_result(port, ip6_local_out(net, sock->sk, skb));
+
+no_route:
+	atomic64_inc(&port->tx_no_route);
+	kfree_skb(skb);
+	return -EHOSTUNREACH;
+}
+#else
+static int xib_hca_xmit6(struct xib_hca_port *port, struct xib_hca_net *xn,
+			 struct net_device *ndev, struct sk_buff *skb,
+			 const struct xib_hca_path *path,
+			 const struct in6_addr *saddr,
+			 const struct in6_addr *daddr)
+{
+	atomic64_inc(&port->tx_no_route);
+	kfree_skb(skb);
+	return -EHOSTUNREACH;
+}
+#endif
+
+/**
+ * xib_hca_xmit() - send a packet
+ * @hca: the sending HCA, attached
+ * @skb: the packet from the BTH on (from xib_hca_alloc_skb()); consumed
+ * @path: addresses and header fields
+ *
+ * Context: process or softirq context, not hard interrupts.
+ * Return: 0, -EHOSTUNREACH if there is no route to the destination,
+ * -ENETDOWN if @hca is not attached, -EINVAL if one GID is IPv4-mapped
+ * and the other is not, or another negative errno if the packet could
+ * not be queued.
+ */
+int xib_hca_xmit(struct xib_hca_dev *hca, struct sk_buff *skb,
+		 const struct xib_hca_path *path)
+{
+	struct xib_hca_port *port = NULL;
+	struct in6_addr sgid, dgid;
+	struct net_device *ndev;
+	struct xib_hca_net *xn;
+	int ret;
+
+	memcpy(&sgid, path->sgid, sizeof(sgid));
+	memcpy(&dgid, path->dgid, sizeof(dgid));
+
+	rcu_read_lock();
+	ndev = READ_ONCE(hca->ndev);
+	if (ndev)
+		port = xib_hca_port_rcu(ndev);
+	if (!port || port->hca != hca) {
+		ret = -ENETDOWN;
+		goto drop;
+	}
+	xn = READ_ONCE(port->xn);
+	if (!xn) {
+		ret = -ENETDOWN;
+		goto drop;
+	}
+	if (ipv6_addr_v4mapped(&sgid) != ipv6_addr_v4mapped(&dgid)) {
+		ret = -EINVAL;
+		goto drop_count;
+	}
+	skb_scrub_packet(skb, false);
+	ret = xib_hca_tx_prepare(skb, LL_RESERVED_SPACE(ndev) +
+				 XIB_HCA_NET_HLEN);
+	if (ret)
+		goto drop_count;
+
+	if (ipv6_addr_v4mapped(&dgid))
+		ret = xib_hca_xmit4(port, xn, ndev, skb, path,
+				    sgid.s6_addr32[3], dgid.s6_addr32[3]);
+	else
+		ret = xib_hca_xmit6(port, xn, ndev, skb, path, &sgid, &dgid);
+	rcu_read_unlock();
+	return ret;
+
+drop_count:
+	atomic64_inc(&port->tx_dropped);
+drop:
+	rcu_read_unlock();
+	kfree_skb(skb);
+	return ret;
+}
+
+/* --- sockets, attach and detach ---------------------------------------------- */
+
+static int xib_hca_sock_open(struct net *net, struct xib_hca_net *xn,
+			     bool ipv6, struct socket **sockp)
+{
+	struct udp_tunnel_sock_cfg tcfg = {};
+	struct udp_port_cfg cfg = {};
+	int ret;
+
+	if (ipv6) {
+#if IS_ENABLED(CONFIG_IPV6)
+		cfg.family = AF_INET6;
+		cfg.local_ip6 = in6addr_any;
+		cfg.ipv6_v6only = 1;
+		/* use_udp6_rx_checksums 0: accept rdma_rxe's zero checksum */
+#else
+		return -EAFNOSUPPORT;
+#endif
+	} else {
+		cfg.family = AF_INET;
+		cfg.local_ip.s_addr = htonl(INADDR_ANY);
+	}
+	cfg.local_udp_port = htons(XIB_ROCEV2_UDP_PORT);
+
+	ret = udp_sock_create(net, &cfg, sockp);
+	if (ret)
+		return ret;
+
+	tcfg.sk_user_data = xn;
+	tcfg.encap_type = 1;
+	tcfg.encap_rcv = xib_hca_encap_rcv;
+	setup_udp_tunnel_sock(net, *sockp, &tcfg);
+	return 0;
+}
+
+static void xib_hca_net_close(struct xib_hca_net *xn)
+{
+	lockdep_assert_held(&xib_hca_net_lock);
+
+	if (xn->sock6) {
+		udp_tunnel_sock_release(xn->sock6);
+		WRITE_ONCE(xn->sock6, NULL);
+	}
+	if (xn->sock4) {
+		udp_tunnel_sock_release(xn->sock4);
+		WRITE_ONCE(xn->sock4, NULL);
+	}
+}
+
+static int xib_hca_net_open(struct net *net, struct xib_hca_net *xn,
+			    struct netlink_ext_ack *extack)
+{
+	struct socket *sock;
+	int ret;
+
+	lockdep_assert_held(&xib_hca_net_lock);
+
+	ret = xib_hca_sock_open(net, xn, false, &sock);
+	if (ret)
+		goto err;
+	WRITE_ONCE(xn->sock4, sock);
+
+	ret = xib_hca_sock_open(net, xn, true, &sock);
+	if (ret == -EAFNOSUPPORT)
+		return 0;		/* IPv4 only */
+	if (ret)
+		goto err_close;
+	WRITE_ONCE(xn->sock6, sock);
+	return 0;
+
+err_close:
+	xib_hca_net_close(xn);
+err:
+	if (ret == -EADDRINUSE)
+		NL_SET_ERR_MSG(extack,
+			       "UDP port 4791 is in use in this network namespace (rdma_rxe?)");
+	else
+		NL_SET_ERR_MSG(extack, "cannot open the RoCEv2 UDP socket");
+	return ret;
+}
+
+static struct xib_hca_port *xib_hca_port_find(struct xib_hca_dev *hca)
+{
+	struct xib_hca_port *port;
+
+	lockdep_assert_held(&xib_hca_net_lock);
+
+	list_for_each_entry(port, &xib_hca_ports, list)
+		if (port->hca == hca)
+			return port;
+	return NULL;
+}
+
+/**
+ * xib_hca_net_attach() - start sending and receiving for an HCA
+ * @hca: the HCA; hca->ndev set
+ * @extack: for the reason of a failure
+ *
+ * Context: process context; takes xib_hca_net_lock, may be called under
+ * RTNL.
+ * Return: 0, -EADDRINUSE if UDP port 4791 is taken in the interface's
+ * namespace, -EBUSY if another HCA uses the interface, -EEXIST if @hca
+ * is attached already, or another negative errno.
+ */
+int xib_hca_net_attach(struct xib_hca_dev *hca, struct netlink_ext_ack *extack)
+{
+	struct net_device *ndev = hca->ndev;
+	struct xib_hca_port *port;
+	struct xib_hca_net *xn;
+	int ret;
+
+	if (WARN_ON(!ndev))
+		return -ENODEV;
+	port = kzalloc(sizeof(*port), GFP_KERNEL);
+	if (!port)
+		return -ENOMEM;
+
+	mutex_lock(&xib_hca_net_lock);
+	if (xib_hca_port_find(hca)) {
+		ret = -EEXIST;
+		goto err_unlock;
+	}
+	xn = xib_hca_net(dev_net(ndev));
+	port->hca = hca;
+	port->xn = xn;
+	port->ifindex = ndev->ifindex;
+
+	if (!xn->users) {
+		ret = xib_hca_net_open(dev_net(ndev), xn, extack);
+		if (ret)
+			goto err_unlock;
+	}
+	ret = xa_insert(&xn->ports, port->ifindex, port, GFP_KERNEL);
+	if (ret) {
+		if (ret == -EBUSY)
+			NL_SET_ERR_MSG(extack,
+				       "another xib device uses this network interface");
+		goto err_close;
+	}
+	xn->users++;
+	list_add_tail(&port->list, &xib_hca_ports);
+	mutex_unlock(&xib_hca_net_lock);
+	return 0;
+
+err_close:
+	if (!xn->users)
+		xib_hca_net_close(xn);
+err_unlock:
+	mutex_unlock(&xib_hca_net_lock);
+	kfree(port);
+	return ret;
+}
+
+/**
+ * xib_hca_net_detach() - stop sending and receiving for an HCA
+ * @hca: the HCA; nothing happens if it is not attached
+ *
+ * When this returns, neither xib_hca_recv() for @hca nor a send of @hca
+ * is running, and the namespace's sockets are closed if @hca was the
+ * last HCA in it.
+ *
+ * Context: process context; takes xib_hca_net_lock and waits for an RCU
+ * grace period, may be called under RTNL.
+ */
+void xib_hca_net_detach(struct xib_hca_dev *hca)
+{
+	struct xib_hca_port *port;
+	struct xib_hca_net *xn;
+
+	mutex_lock(&xib_hca_net_lock);
+	port = xib_hca_port_find(hca);
+	if (!port) {
+		mutex_unlock(&xib_hca_net_lock);
+		return;
+	}
+	list_del(&port->list);
+	xn = port->xn;
+	if (xn) {
+		xa_erase(&xn->ports, port->ifindex);
+		xn->users--;
+	}
+	/* receivers, loopback deliveries and senders run under RCU */
+	synchronize_net();
+	if (xn && !xn->users)
+		xib_hca_net_close(xn);
+	mutex_unlock(&xib_hca_net_lock);
+	kfree(port);
+}
+
+/**
+ * xib_hca_net_get_stats() - the network side's drop counters of an HCA
+ * @hca: the HCA
+ * @stats: filled in; all zero if @hca is not attached
+ *
+ * Context: process context.
+ */
+void xib_hca_net_get_stats(struct xib_hca_dev *hca,
+			   struct xib_hca_net_stats *stats)
+{
+	struct xib_hca_port *port;
+
+	memset(stats, 0, sizeof(*stats));
+	mutex_lock(&xib_hca_net_lock);
+	port = xib_hca_port_find(hca);
+	if (port) {
+		stats->rx_icrc_errors = atomic64_read(&port->rx_icrc_errors);
+		stats->rx_malformed = atomic64_read(&port->rx_malformed);
+		stats->tx_no_route = atomic64_read(&port->tx_no_route);
+		stats->tx_dropped = atomic64_read(&port->tx_dropped);
+	}
+	mutex_unlock(&xib_hca_net_lock);
+}
+
+/* --- namespaces and module ------------------------------------------------------ */
+
+static int __net_init xib_hca_net_init_net(struct net *net)
+{
+	struct xib_hca_net *xn = xib_hca_net(net);
+
+	xa_init(&xn->ports);
+	return 0;
+}
+
+/*
+ * Interfaces leave a dying namespace (and take their HCAs with them)
+ * before pernet subsystems exit, so normally nothing is attached here.
+ * Should an HCA still be, it is cut off: its later detach only frees.
+ */
+static void __net_exit xib_hca_net_exit_net(struct net *net)
+{
+	struct xib_hca_net *xn = xib_hca_net(net);
+	struct xib_hca_port *port;
+
+	mutex_lock(&xib_hca_net_lock);
+	if (xn->users) {
+		WARN_ONCE(1, "xib_hca: HCA still attached in a dying namespace\n");
+		list_for_each_entry(port, &xib_hca_ports, list) {
+			if (port->xn != xn)
+				continue;
+			xa_erase(&xn->ports, port->ifindex);
+			WRITE_ONCE(port->xn, NULL);
+		}
+		xn->users = 0;
+		synchronize_net();
+		xib_hca_net_close(xn);
+	}
+	mutex_unlock(&xib_hca_net_lock);
+	xa_destroy(&xn->ports);
+}
+
+static struct pernet_operations xib_hca_net_ops = {
+	.init = xib_hca_net_init_net,
+	.exit = xib_hca_net_exit_net,
+	.id = &xib_hca_net_id,
+	.size = sizeof(struct xib_hca_net),
+};
+
+/**
+ * xib_hca_net_init() - set up the network side; before any attach
+ *
+ * Return: 0 or a negative errno.
+ */
+int xib_hca_net_init(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		__skb_queue_head_init(&per_cpu_ptr(&xib_hca_loops, cpu)->queue);
+	return register_pernet_subsys(&xib_hca_net_ops);
+}
+
+/**
+ * xib_hca_net_exit() - tear down the network side; after the last detach
+ */
+void xib_hca_net_exit(void)
+{
+	unregister_pernet_subsys(&xib_hca_net_ops);
+}

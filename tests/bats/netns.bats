@@ -1,0 +1,149 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+#
+# xib_hca across network namespaces: two namespaces joined by a veth pair
+# with an HCA in each, the RoCEv2 UDP port (4791) each namespace opens
+# for its HCAs, and the clash with rdma_rxe, which holds that port in the
+# initial namespace.
+
+load helpers
+
+setup() {
+	xib_require_vm
+	xib-modules load
+	ip netns add xibA
+	ip netns add xibB
+	ip link add xv0 netns xibA type veth peer name xv1 netns xibB
+	ip -n xibA addr add 10.77.0.1/24 dev xv0
+	ip -n xibB addr add 10.77.0.2/24 dev xv1
+	ip -n xibA link set xv0 up
+	ip -n xibB link set xv1 up
+}
+
+teardown() {
+	rdma link delete rxe0 2>/dev/null || true
+	ip link del xv9 2>/dev/null || true
+	ip netns del xibA 2>/dev/null || true
+	ip netns del xibB 2>/dev/null || true
+	xib_wait_gone xibA0 xibA1 xibB0
+	xib-modules unload
+	# rdma_rxe keeps UDP port 4791 of the initial namespace while loaded.
+	xib_unload_rxe
+}
+
+# Namespace cleanup is asynchronous: wait until the devices named are gone.
+xib_wait_gone() {
+	local d
+	for d in "$@"; do
+		for _ in $(seq 150); do
+			[ ! -e "/sys/class/xib/$d" ] && break
+			sleep 0.2
+		done
+	done
+}
+
+# Number of sockets bound to UDP port 4791 (0x12B7) in namespace $1 ("" for
+# the initial one): 2 when xib_hca has its IPv4 and IPv6 sockets open.
+xib_roce_socks() {
+	if [ -n "$1" ]; then
+		ip netns exec "$1" cat /proc/net/udp /proc/net/udp6
+	else
+		cat /proc/net/udp /proc/net/udp6
+	fi | awk '$2 ~ /:12B7$/ { n++ } END { print n + 0 }'
+}
+
+@test "an HCA in each of two namespaces: each sees only its own" {
+	ip netns exec xibA xibctl link add xibA0 netdev xv0
+	ip netns exec xibB xibctl link add xibB0 netdev xv1
+	run ip netns exec xibA xibctl dev show
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "${lines[0]}" == *" xibA0: "*" netdev xv0" ]]
+	run ip netns exec xibB xibctl dev show
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "${lines[0]}" == *" xibB0: "*" netdev xv1" ]]
+	run xibctl dev show
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	xib_refute_with 'No such device' ip netns exec xibA xibctl link del xibB0
+	xib_refute_with 'No such device' xibctl link del xibA0
+}
+
+@test "each namespace opens UDP port 4791 for its HCAs" {
+	local before
+	before=$(xib_roce_socks "")
+	[ "$(xib_roce_socks xibA)" -eq 0 ]
+	ip netns exec xibA xibctl link add xibA0 netdev xv0
+	[ "$(xib_roce_socks xibA)" -eq 2 ]
+	[ "$(xib_roce_socks xibB)" -eq 0 ]
+	ip netns exec xibB xibctl link add xibB0 netdev xv1
+	[ "$(xib_roce_socks xibB)" -eq 2 ]
+	# Nothing changes in the initial namespace.
+	[ "$(xib_roce_socks "")" -eq "$before" ]
+	ip netns exec xibA xibctl link del xibA0
+	[ "$(xib_roce_socks xibA)" -eq 0 ]
+	[ "$(xib_roce_socks xibB)" -eq 2 ]
+}
+
+@test "the port opens with the first HCA of a namespace and closes with the last" {
+	ip link add xv8 netns xibA type veth peer name xv9
+	ip -n xibA link set xv8 up
+	ip netns exec xibA xibctl link add xibA0 netdev xv0
+	ip netns exec xibA xibctl link add xibA1 netdev xv8
+	[ "$(xib_roce_socks xibA)" -eq 2 ]
+	ip netns exec xibA xibctl link del xibA0
+	[ "$(xib_roce_socks xibA)" -eq 2 ]
+	ip netns exec xibA xibctl link del xibA1
+	[ "$(xib_roce_socks xibA)" -eq 0 ]
+	# And opens again.
+	ip netns exec xibA xibctl link add xibA1 netdev xv8
+	[ "$(xib_roce_socks xibA)" -eq 2 ]
+}
+
+@test "an interface carries at most one HCA" {
+	ip netns exec xibA xibctl link add xibA0 netdev xv0
+	xib_refute_with 'another xib device uses this network interface' \
+		ip netns exec xibA xibctl link add xibA1 netdev xv0
+	run ip netns exec xibA xibctl dev show
+	[ "${#lines[@]}" -eq 1 ]
+	[ ! -e /sys/class/xib/xibA1 ]
+	[ "$(xib_roce_socks xibA)" -eq 2 ]
+}
+
+@test "moving the interface to another namespace removes its HCA and closes the port" {
+	ip netns exec xibA xibctl link add xibA0 netdev xv0
+	ip -n xibA link set xv0 netns xibB
+	[ ! -e /sys/class/xib/xibA0 ]
+	[ "$(xib_roce_socks xibA)" -eq 0 ]
+	# The interface works for a new HCA in its new namespace.
+	ip netns exec xibB xibctl link add xibB0 netdev xv0
+	[ "$(xib_roce_socks xibB)" -eq 2 ]
+}
+
+@test "destroying a namespace removes its HCAs and sockets" {
+	ip netns exec xibA xibctl link add xibA0 netdev xv0
+	ip netns exec xibB xibctl link add xibB0 netdev xv1
+	ip netns del xibA
+	xib_wait_gone xibA0 xibB0	# the veth peer goes too
+	[ ! -e /sys/class/xib/xibA0 ]
+	[ ! -e /sys/class/xib/xibB0 ]
+	[ "$(xib_roce_socks xibB)" -eq 0 ]
+}
+
+@test "link add fails clearly where rdma_rxe holds UDP port 4791" {
+	command -v rdma >/dev/null || skip "rdma (iproute2) not installed"
+	xib_load_rxe
+	ip link add xv9 type veth peer name xv10
+	ip link set xv9 up
+	rdma link add rxe0 type rxe netdev xv9 || skip "rdma_rxe not available"
+	[ "$(xib_roce_socks "")" -ge 1 ]
+	xib_refute_with 'Address already in use: UDP port 4791 is in use in this network namespace' \
+		xibctl link add xib0 netdev xv9
+	# Nothing is left behind.
+	run xibctl dev show
+	[ -z "$output" ]
+	[ ! -e /sys/class/xib/xib0 ]
+	# rdma_rxe only holds the initial namespace's port.
+	ip netns exec xibA xibctl link add xibA0 netdev xv0
+	[ "$(xib_roce_socks xibA)" -eq 2 ]
+}
