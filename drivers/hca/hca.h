@@ -1,13 +1,101 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * xib_hca private definitions.
+ * xib_hca private definitions: the device, the verbs objects' driver
+ * parts, and the interfaces between the files of the transport engine.
+ *
+ * Files
+ * -----
+ *   hca_main.c   module init/exit, link add/del, device attributes
+ *   hca_verbs.c  the driver ops: ucontext, PD, MR, CQ, QP, SRQ, AH, kick
+ *   hca_queue.c  rings shared with user space; CQE writing and arming;
+ *                receive WQE fetching; SGE copies
+ *   hca_engine.c the per-device worker thread, QP scheduling, flushing
+ *   hca_req.c    requester: WQE to packets; ACK/NAK/read response handling
+ *   hca_resp.c   xib_hca_recv(): responder (SEND, WRITE, READ, UD receive)
+ *   hca_net.c    the network side (UDP socket, ICRC, routing)
+ *   hca_wire.c   header formats and the opcode table
+ *
+ * Concurrency
+ * -----------
+ * Contexts:
+ *  - process context (ioctl through xib_core): create/modify/destroy of
+ *    objects, ops->kick.  modify_qp runs under the core's qp->mutex.
+ *  - the device's worker thread (hca_engine.c, one kthread per device):
+ *    the requester's transmit side of every QP (WQE fetch, validation,
+ *    segmentation), RDMA READ responses (responder resources), flushing of
+ *    QPs in the error state.
+ *  - softirq (xib_hca_recv() from the network side, or nested in a local
+ *    xib_hca_xmit()): the responder, and the requester's ACK, NAK and
+ *    read response processing.
+ *  - timer (softirq): the RNR timer only wakes the worker.
+ *  The worker may take the core's qp->mutex (mutex_trylock only) to
+ *  record an engine-made ERR in qp->attr.
+ *
+ * Locks, in the order they nest (outermost first):
+ *  - xib_hca_dev.qps_lock (spin, _bh): the worker's list of QPs.
+ *  - xib_hca_qp.sq.lock (spin, _bh): requester state (struct
+ *    xib_hca_sq).  Taken by the worker and by the ACK path.
+ *  - xib_hca_qp.rq.lock (spin, _bh): responder state (struct xib_hca_rq,
+ *    struct xib_hca_resp), including the read resource table.
+ *    modify_qp nests it inside sq.lock (order: sq.lock, rq.lock) to
+ *    change attributes both sides use; no other path holds both.
+ *  - xib_hca_srq.lock (spin, _bh): the SRQ's consumer index.
+ *  - xib_hca_cq.lock (spin, irqsave): the CQ's producer index and arming.
+ *  - xib_hca_qp.state_lock (spin, irqsave, innermost): @hstate changes.
+ *  The comp and event handlers are called with these held; they only take
+ *  their own leaf spinlocks and wake up (xib_verbs.h).
+ *
+ * Nothing is ever held across xib_hca_xmit(): a packet to a local QP may
+ * be delivered (and answered) before xib_hca_xmit() returns.
+ *
+ * QP state: qp->hstate is written under state_lock (xib_hca_qp_set_state(),
+ * from modify_qp or from the engine when it finds an error) and read with
+ * READ_ONCE(); entering ERR sets flush_sq/flush_rq and wakes the worker,
+ * which completes every outstanding WQE with WR_FLUSH_ERR.  The QP's
+ * attributes (path, MTU, keys, PSNs) are written by modify_qp with
+ * sq.lock and rq.lock held and read under either.
+ *
+ * Destroy: destroy_qp marks the QP dead under sq.lock and rq.lock, stops
+ * the timer and takes it off the worker list; every path that touches a
+ * QP's rings or CQs checks @dead under the lock it holds, so after
+ * destroy_qp returns nothing touches the QP's CQs, SRQ or MRs again.
+ * The worker may still hold a kref on the QP (its memory and rings stay
+ * until release_qp).  CQs and SRQs can only be destroyed once no QP uses
+ * them (the core's usecnt), so their destroy has nothing to wait for.
  */
 #ifndef _XIB_HCA_H
 #define _XIB_HCA_H
 
 #include <linux/list.h>
 #include <linux/netdevice.h>
+#include <linux/spinlock.h>
+#include <linux/timer.h>
+#include <linux/wait.h>
+#include <xib/ring.h>
 #include <xib/xib_verbs.h>
+
+#include "hca_net.h"
+#include "hca_wire.h"
+
+#define XIB_HCA_MAX_SGE		32
+#define XIB_HCA_MAX_INLINE	512
+#define XIB_HCA_MAX_RD_ATOM	16
+#define XIB_HCA_MAX_MSG		BIT_ULL(31)	/* largest message a WQE may name */
+#define XIB_HCA_DEFAULT_PKEY	0xffff
+
+/*
+ * RC send window: packets a requester sends beyond the oldest unacknowledged
+ * PSN, and how often it asks for an ACK inside a long message.  Without
+ * it, a 1 MiB message (1024 packets at MTU 1024) overruns the receiving
+ * CPU's backlog (net.core.netdev_max_backlog, 1000) and, until
+ * retransmission exists, stalls the QP.
+ */
+#define XIB_HCA_SEND_WINDOW	128
+#define XIB_HCA_ACKREQ_EVERY	32
+
+/* Worker tuning: WQE packets per QP per pass; idle spin before sleeping. */
+#define XIB_HCA_QP_BUDGET	16
+#define XIB_HCA_IDLE_SPIN_NS	(1000 * NSEC_PER_USEC)
 
 /**
  * struct xib_hca_dev - one software HCA, bound to one network interface
@@ -16,12 +104,32 @@
  *	device is registered, NULL after unregistration
  * @ndev_tracker: tracks the reference on @ndev
  * @list: on xib_hca_devices, while the device is registered
+ * @db: the doorbell page (struct xib_hca_db_page), read-only to users
+ * @worker: the engine thread
+ * @wait: the worker sleeps here
+ * @kicked: set by xib_hca_kick_engine() before it wakes @wait
+ * @qps_lock: protects @qps
+ * @qps: every QP of the device (struct xib_hca_qp.engine_node)
+ * @nqps: entries of @qps
+ * @qkey_viol: UD packets dropped for a wrong Q_Key
+ * @rx_drop: packets dropped for any other reason
  */
 struct xib_hca_dev {
 	struct xib_device xdev;
 	struct net_device *ndev;
 	netdevice_tracker ndev_tracker;
 	struct list_head list;
+
+	struct xib_mmap_entry *db;
+	struct task_struct *worker;
+	wait_queue_head_t wait;
+	atomic_t kicked;
+	spinlock_t qps_lock;		/* protects @qps */
+	struct list_head qps;
+	unsigned int nqps;
+
+	atomic64_t qkey_viol;
+	atomic64_t rx_drop;
 };
 
 static_assert(offsetof(struct xib_hca_dev, xdev) == 0);
@@ -30,5 +138,345 @@ static inline struct xib_hca_dev *to_hca_dev(struct xib_device *xdev)
 {
 	return container_of(xdev, struct xib_hca_dev, xdev);
 }
+
+static inline struct xib_hca_db_page *xib_hca_db(struct xib_hca_dev *hca)
+{
+	return hca->db->vaddr;
+}
+
+/**
+ * struct xib_hca_ring - a queue shared with user space
+ * @mmap: the memory: a header page, then @slots slots of @stride bytes
+ * @uctx: the context it is published in (NULL: kernel queue)
+ * @offset: the mmap offset in @uctx
+ * @slots: power of two
+ * @stride: bytes per slot, power of two
+ */
+struct xib_hca_ring {
+	struct xib_mmap_entry *mmap;
+	struct xib_ucontext *uctx;
+	u64 offset;
+	u32 slots;
+	u32 stride;
+};
+
+static inline void *xib_hca_ring_hdr(const struct xib_hca_ring *ring)
+{
+	return ring->mmap->vaddr;
+}
+
+static inline void *xib_hca_ring_slot(const struct xib_hca_ring *ring, u32 idx)
+{
+	return (u8 *)ring->mmap->vaddr + XIB_HCA_RING_HDR_SIZE +
+	       (size_t)xib_ring_slot(idx, ring->slots) * ring->stride;
+}
+
+struct xib_hca_pd {
+	struct xib_pd ibpd;
+};
+
+struct xib_hca_mr {
+	struct xib_mr ibmr;
+};
+
+/**
+ * struct xib_hca_cq - a completion queue
+ * @lock: protects everything below
+ * @ring: the CQE ring
+ * @prod: the trusted producer index (the header's is a copy)
+ * @fired_sn: the arm sequence fired last
+ * @overflow: a CQE did not fit; no more CQEs are written
+ */
+struct xib_hca_cq {
+	struct xib_cq ibcq;
+	spinlock_t lock;		/* protects the fields below */
+	struct xib_hca_ring ring;
+	u32 prod;
+	u32 fired_sn;
+	bool overflow;
+};
+
+/**
+ * struct xib_hca_srq - a shared receive queue
+ * @lock: protects @cons and @error
+ * @ring: the receive WQE ring
+ * @cons: the trusted consumer index
+ * @error: the ring was found broken; receives fail
+ * @limit: the SRQ limit (0: disarmed)
+ */
+struct xib_hca_srq {
+	struct xib_srq ibsrq;
+	spinlock_t lock;		/* protects the fields below */
+	struct xib_hca_ring ring;
+	u32 cons;
+	bool error;
+	u32 limit;
+};
+
+struct xib_hca_ah {
+	struct xib_ah ibah;
+	struct xib_hca_path path;
+};
+
+/* A receive WQE, copied out of a ring. */
+struct xib_hca_rwqe {
+	u64 wr_id;
+	u32 num_sge;
+	u64 length;			/* sum of the SGE lengths */
+	struct xib_hca_sge sge[XIB_HCA_MAX_SGE];
+};
+
+/**
+ * struct xib_hca_swqe - the requester's copy of one send WQE
+ * @wqe: the WQE header as copied from the ring (validated)
+ * @sge: its SGEs, or @inline_data
+ * @len: message length in bytes
+ * @first_psn: PSN of the first packet (RC)
+ * @npkts: packets of the request (1 for a READ request)
+ * @resp_pkts: packets of the READ response
+ * @path: UD: the AH's path; @dqpn: @qkey: UD destination
+ * @rcvd: READ: response packets received
+ * @status: XIB_HCA_WC_* to complete with (not SUCCESS: at the head)
+ * @acked: RC: acknowledged (READ: all response data arrived)
+ */
+struct xib_hca_swqe {
+	struct xib_hca_send_wqe wqe;
+	union {
+		struct xib_hca_sge sge[XIB_HCA_MAX_SGE];
+		u8 inline_data[XIB_HCA_MAX_INLINE];
+	};
+	u32 len;
+	u32 first_psn;
+	u32 npkts;
+	u32 resp_pkts;
+	struct xib_hca_path path;
+	u32 dqpn;
+	u32 qkey;
+	u32 rcvd;
+	u8 status;
+	bool acked;
+};
+
+/**
+ * struct xib_hca_sq - requester state, under @lock
+ * @ring: the send ring
+ * @wqes: one struct xib_hca_swqe per slot, for WQEs in [@cons, @fetch)
+ * @cons: first WQE not retired
+ * @fetch: next WQE to copy out of the ring
+ * @send: next WQE to transmit ([@cons, @send) are sent, awaiting ACK)
+ * @send_pkt: packets of WQE @send already sent
+ * @psn: PSN of the next new packet
+ * @una: oldest PSN not acknowledged yet (by an ACK, a NAK or a READ
+ *	response); the sender keeps fewer than XIB_HCA_SEND_WINDOW packets
+ *	beyond it, so a burst cannot overrun the receiver's backlog
+ * @blocked: the next WQE waits for RDMA READ responses (credit, fence)
+ *	or for ACKs (send window)
+ * @rnr_left: RNR retries left (7: infinite)
+ * @retry_left: NAK-sequence retries left
+ * @stalled: waiting for the RNR timer
+ * @broken: the ring's producer index was impossible; nothing more is read
+ */
+struct xib_hca_sq {
+	spinlock_t lock;		/* protects the fields below */
+	struct xib_hca_ring ring;
+	struct xib_hca_swqe *wqes;
+	u32 cons;
+	u32 fetch;
+	u32 send;
+	u32 send_pkt;
+	u32 psn;
+	u32 una;
+	bool blocked;
+	u8 rnr_left;
+	u8 retry_left;
+	bool stalled;
+	bool broken;
+};
+
+/**
+ * struct xib_hca_rd_res - one responder resource: an RDMA READ to answer
+ * @psn: PSN of the request (and of the first response packet)
+ * @va: @rkey: @len: from its RETH
+ * @sent: response packets sent so far
+ * @npkts: response packets in all
+ */
+struct xib_hca_rd_res {
+	u32 psn;
+	u64 va;
+	u32 rkey;
+	u32 len;
+	u32 sent;
+	u32 npkts;
+};
+
+/**
+ * struct xib_hca_resp - RC responder state, under xib_hca_rq.lock
+ * @epsn: expected PSN
+ * @msn: message sequence number (messages completed)
+ * @nak_sent: a PSN sequence NAK was sent for @epsn
+ * @in_msg: inside a multi-packet SEND or WRITE
+ * @has_wqe: @wqe holds the receive WQE of the SEND in progress
+ * @wqe: the receive WQE being filled
+ * @off: bytes placed so far in the current message
+ * @va: @rkey: @wlen: WRITE in progress: target and length
+ * @rd: the read resources, a ring of max_dest_rd_atomic entries
+ * @rd_head: oldest resource still to answer
+ * @rd_tail: next free resource
+ */
+struct xib_hca_resp {
+	u32 epsn;
+	u32 msn;
+	bool nak_sent;
+	bool in_msg;
+	bool has_wqe;
+	bool is_write;
+	struct xib_hca_rwqe wqe;
+	u64 off;
+	u64 va;
+	u32 rkey;
+	u32 wlen;
+	struct xib_hca_rd_res rd[XIB_HCA_MAX_RD_ATOM];
+	u32 rd_head;
+	u32 rd_tail;
+};
+
+/**
+ * struct xib_hca_rq - receive side state, under @lock
+ * @ring: the receive ring (unused with an SRQ)
+ * @cons: trusted consumer index of @ring
+ * @resp: RC responder state
+ */
+struct xib_hca_rq {
+	spinlock_t lock;		/* protects the fields below */
+	struct xib_hca_ring ring;
+	u32 cons;
+	struct xib_hca_resp resp;
+};
+
+/**
+ * struct xib_hca_qp - a queue pair
+ * @engine_node: on xib_hca_dev.qps; under its qps_lock
+ * @state_lock: serialises changes of @hstate and the flush flags
+ * @hstate: enum xib_qp_state as the engine sees it (see hca.h top)
+ * @dead: destroyed: nothing may touch the QP's queues any more; set
+ *	under sq.lock and under rq.lock
+ * @flush_sq: @flush_rq: entered ERR; the worker flushes the queue
+ * @sync_attr: the engine moved the QP to ERR; the worker updates the
+ *	core's qp->attr.qp_state (it needs qp->mutex)
+ * @mtu: path MTU in bytes (RC), the port's MTU (UD)
+ * @path: the primary path (RC)
+ * @dest_qpn: @qkey: @access: @sq_psn... the attributes the engine uses
+ * @timer: the RNR timer
+ */
+struct xib_hca_qp {
+	struct xib_qp ibqp;
+	struct list_head engine_node;
+	spinlock_t state_lock;		/* protects @hstate, @flush_* writes */
+	int hstate;
+	bool dead;
+	bool flush_sq;
+	bool flush_rq;
+	bool sync_attr;
+
+	/* attributes, written by modify_qp under both locks */
+	u32 mtu;
+	struct xib_hca_path path;
+	u32 dest_qpn;
+	u32 qkey;
+	u32 access;
+	u8 retry_cnt;
+	u8 rnr_retry;
+	u8 min_rnr_timer;
+	u8 max_rd_atomic;
+	u8 max_dest_rd_atomic;
+
+	struct timer_list timer;
+	struct xib_hca_sq sq;
+	struct xib_hca_rq rq;
+};
+
+static inline struct xib_hca_qp *to_hca_qp(struct xib_qp *qp)
+{
+	return container_of(qp, struct xib_hca_qp, ibqp);
+}
+
+static inline struct xib_hca_cq *to_hca_cq(struct xib_cq *cq)
+{
+	return container_of(cq, struct xib_hca_cq, ibcq);
+}
+
+static inline struct xib_hca_srq *to_hca_srq(struct xib_srq *srq)
+{
+	return container_of(srq, struct xib_hca_srq, ibsrq);
+}
+
+static inline struct xib_hca_ah *to_hca_ah(struct xib_ah *ah)
+{
+	return container_of(ah, struct xib_hca_ah, ibah);
+}
+
+static inline struct xib_hca_dev *qp_hca(struct xib_hca_qp *qp)
+{
+	return to_hca_dev(qp->ibqp.device);
+}
+
+static inline u32 xib_hca_mtu_bytes(u32 mtu_enum)
+{
+	return 128U << mtu_enum;
+}
+
+/* hca_main.c */
+int xib_hca_dellink(struct xib_device *xdev);
+struct net_device *xib_hca_get_netdev(struct xib_device *xdev, u32 port);
+void xib_hca_dealloc(struct xib_device *xdev);
+
+/* hca_verbs.c */
+extern const struct xib_device_ops xib_hca_dev_ops;
+void xib_hca_set_attrs(struct xib_hca_dev *hca);
+int xib_hca_path_from_av(struct xib_hca_dev *hca,
+			 const struct xib_uverbs_ah_attr *av, u32 flow_seed,
+			 struct xib_hca_path *path);
+
+/* hca_queue.c */
+int xib_hca_ring_alloc(struct xib_hca_ring *ring, struct xib_ucontext *uctx,
+		       u32 slots, u32 stride, struct xib_uverbs_ring *out);
+void xib_hca_ring_unpublish(struct xib_hca_ring *ring);
+void xib_hca_ring_free(struct xib_hca_ring *ring);
+u32 xib_hca_ring_read_prod(const struct xib_hca_ring *ring);
+void xib_hca_ring_write_cons(const struct xib_hca_ring *ring, u32 cons);
+int xib_hca_cq_post(struct xib_hca_cq *cq, const struct xib_hca_cqe *cqe,
+		    bool solicited);
+int xib_hca_get_rwqe(struct xib_hca_qp *qp, struct xib_hca_rwqe *wqe);
+int xib_hca_sge_copy(struct xib_hca_qp *qp, const struct xib_hca_sge *sge,
+		     u32 num_sge, u64 off, void *buf, u32 len, bool to_sge);
+int xib_hca_sge_check(struct xib_hca_qp *qp, const struct xib_hca_sge *sge,
+		      u32 num_sge, u32 access, u64 *total);
+
+/* hca_engine.c */
+int xib_hca_engine_start(struct xib_hca_dev *hca, const char *name);
+void xib_hca_engine_stop(struct xib_hca_dev *hca);
+void xib_hca_kick_engine(struct xib_hca_dev *hca);
+void xib_hca_engine_add_qp(struct xib_hca_qp *qp);
+void xib_hca_engine_del_qp(struct xib_hca_qp *qp);
+void xib_hca_qp_error(struct xib_hca_qp *qp);
+void xib_hca_qp_set_state(struct xib_hca_qp *qp, int state);
+void xib_hca_rnr_timer(struct timer_list *t);
+
+/* hca_req.c */
+int xib_hca_req_process(struct xib_hca_qp *qp, int budget);
+bool xib_hca_req_has_work(struct xib_hca_qp *qp);
+int xib_hca_req_flush(struct xib_hca_qp *qp);
+void xib_hca_req_recv(struct xib_hca_qp *qp, struct sk_buff *skb,
+		      const struct xib_hca_pkt *pkt);
+
+/* hca_resp.c */
+int xib_hca_resp_process(struct xib_hca_qp *qp, int budget);
+bool xib_hca_resp_has_work(struct xib_hca_qp *qp);
+int xib_hca_resp_flush(struct xib_hca_qp *qp);
+void xib_hca_resp_reset(struct xib_hca_qp *qp);
+struct sk_buff *xib_hca_build_pkt(struct xib_hca_qp *qp,
+				  struct xib_hca_hdr_fields *f,
+				  u32 payload_len, void **payload);
+void xib_hca_send_ack(struct xib_hca_qp *qp, u8 syndrome, u32 psn, u32 msn);
 
 #endif /* _XIB_HCA_H */

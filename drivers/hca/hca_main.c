@@ -5,7 +5,11 @@
  * Devices are created with "xibctl link add NAME netdev IFNAME" (link type
  * "hca" of XIB_CMD_LINK_ADD) and live until "link del", until their
  * interface is unregistered or until this module is unloaded, whichever
- * comes first.  The RoCEv2 engine and the verbs arrive with the data path.
+ * comes first.  Each HCA has a doorbell page, a worker thread (the
+ * engine, hca_engine.c) and a place on the network side (hca_net.c).
+ *
+ * Locking: xib_hca_lock protects the list of HCAs; link add/del and the
+ * netdev notifier run in process context.
  */
 
 #include <linux/etherdevice.h>
@@ -21,13 +25,23 @@
 static LIST_HEAD(xib_hca_devices);
 static DEFINE_MUTEX(xib_hca_lock);
 
-/* Final put of a device that never got as far as xib_hca_destroy(). */
-static void xib_hca_dealloc(struct xib_device *xdev)
+/* Final put of the device: what is left besides the xib device. */
+void xib_hca_dealloc(struct xib_device *xdev)
 {
 	struct xib_hca_dev *hca = to_hca_dev(xdev);
 
 	if (hca->ndev)
 		netdev_put(hca->ndev, &hca->ndev_tracker);
+	if (hca->db)
+		xib_mmap_put(hca->db);
+	hca->db = NULL;
+}
+
+/* Stop what newlink started after the allocation, in reverse order. */
+static void xib_hca_stop(struct xib_hca_dev *hca)
+{
+	xib_hca_net_detach(hca);
+	xib_hca_engine_stop(hca);
 }
 
 /*
@@ -38,6 +52,7 @@ static void xib_hca_dealloc(struct xib_device *xdev)
 static void xib_hca_destroy(struct xib_hca_dev *hca)
 {
 	xib_unregister_device(&hca->xdev);
+	xib_hca_stop(hca);
 	netdev_put(hca->ndev, &hca->ndev_tracker);
 	hca->ndev = NULL;
 	xib_dealloc_device(&hca->xdev);
@@ -55,7 +70,7 @@ static bool xib_hca_unlist(struct xib_hca_dev *hca)
 	return listed;
 }
 
-static int xib_hca_dellink(struct xib_device *xdev)
+int xib_hca_dellink(struct xib_device *xdev)
 {
 	struct xib_hca_dev *hca = to_hca_dev(xdev);
 
@@ -65,7 +80,7 @@ static int xib_hca_dellink(struct xib_device *xdev)
 	return 0;
 }
 
-static struct net_device *xib_hca_get_netdev(struct xib_device *xdev, u32 port)
+struct net_device *xib_hca_get_netdev(struct xib_device *xdev, u32 port)
 {
 	struct xib_hca_dev *hca = to_hca_dev(xdev);
 
@@ -74,14 +89,6 @@ static struct net_device *xib_hca_get_netdev(struct xib_device *xdev, u32 port)
 	dev_hold(hca->ndev);
 	return hca->ndev;
 }
-
-static const struct xib_device_ops xib_hca_dev_ops = {
-	.owner = THIS_MODULE,
-	.driver_name = "xib_hca",
-	.get_netdev = xib_hca_get_netdev,
-	.dellink = xib_hca_dellink,
-	.dealloc_driver = xib_hca_dealloc,
-};
 
 /* The node GUID: the interface's MAC address as a modified EUI-64. */
 static __be64 xib_hca_node_guid(const struct net_device *ndev)
@@ -123,6 +130,22 @@ static int xib_hca_newlink(const char *name, struct net_device *ndev,
 	hca->xdev.phys_port_cnt = 1;
 	hca->xdev.node_guid = xib_hca_node_guid(ndev);
 	hca->xdev.dev.parent = &ndev->dev;
+	xib_hca_set_attrs(hca);
+	atomic64_set(&hca->qkey_viol, 0);
+	atomic64_set(&hca->rx_drop, 0);
+
+	hca->db = xib_mmap_alloc(PAGE_ALIGN(sizeof(struct xib_hca_db_page)),
+				 true);
+	if (!hca->db) {
+		ret = -ENOMEM;
+		goto err_dealloc;
+	}
+	ret = xib_hca_engine_start(hca, name);
+	if (ret)
+		goto err_dealloc;
+	ret = xib_hca_net_attach(hca, extack);
+	if (ret)
+		goto err_engine_stop;
 
 	ret = xib_register_device(&hca->xdev, name, dev_net(ndev));
 	if (ret) {
@@ -130,7 +153,7 @@ static int xib_hca_newlink(const char *name, struct net_device *ndev,
 			NL_SET_ERR_MSG(extack, "an xib device with this name exists");
 		else if (ret == -EINVAL)
 			NL_SET_ERR_MSG(extack, "invalid xib device name");
-		goto err_dealloc;
+		goto err_net_detach;
 	}
 
 	/*
@@ -153,6 +176,10 @@ static int xib_hca_newlink(const char *name, struct net_device *ndev,
 
 err_unregister:
 	xib_unregister_device(&hca->xdev);
+err_net_detach:
+	xib_hca_net_detach(hca);
+err_engine_stop:
+	xib_hca_engine_stop(hca);
 err_dealloc:
 	xib_dealloc_device(&hca->xdev);
 	return ret;
@@ -202,9 +229,13 @@ static int __init xib_hca_init(void)
 {
 	int ret;
 
-	ret = register_netdevice_notifier(&xib_hca_netdev_nb);
+	ret = xib_hca_net_init();
 	if (ret)
 		return ret;
+
+	ret = register_netdevice_notifier(&xib_hca_netdev_nb);
+	if (ret)
+		goto err_net_exit;
 
 	ret = xib_link_register(&xib_hca_link_ops);
 	if (ret)
@@ -214,6 +245,8 @@ static int __init xib_hca_init(void)
 
 err_unregister_notifier:
 	unregister_netdevice_notifier(&xib_hca_netdev_nb);
+err_net_exit:
+	xib_hca_net_exit();
 	return ret;
 }
 
@@ -222,6 +255,7 @@ static void __exit xib_hca_exit(void)
 	xib_link_unregister(&xib_hca_link_ops);
 	xib_hca_remove_all(NULL);
 	unregister_netdevice_notifier(&xib_hca_netdev_nb);
+	xib_hca_net_exit();
 }
 
 module_init(xib_hca_init);

@@ -1,0 +1,754 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xib_hca receive side: xib_hca_recv() (softirq) checks and dispatches
+ * every packet; this file is the responder: UD receives, RC SEND, RDMA
+ * WRITE (with immediate) and RDMA READ requests, ACKs and NAKs.  Responses
+ * (ACK, read response) for the requester go to hca_req.c.
+ *
+ * RC responder: packets must arrive in PSN order.  A duplicate SEND or
+ * WRITE is acknowledged again; a duplicate READ is answered again from the
+ * responder resources (struct xib_hca_rd_res, max_dest_rd_atomic of
+ * them); a packet ahead of the expected PSN draws one PSN sequence NAK.
+ * A SEND without a posted receive WQE draws an RNR NAK.  ACKs are
+ * coalesced: one per message (and on AckReq).  READ responses are sent by
+ * the worker (xib_hca_resp_process()), never from softirq.
+ *
+ * Locking: the responder state is under qp->rq.lock; it is dropped
+ * before any packet is sent (hca.h).
+ */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/skbuff.h>
+
+#include "hca.h"
+
+/**
+ * xib_hca_send_ack() - send an ACK or NAK
+ * @qp: the RC QP
+ * @syndrome: AETH syndrome
+ * @psn: BTH PSN
+ * @msn: AETH MSN
+ *
+ * Called without QP locks (it may recurse into the receive path).
+ */
+void xib_hca_send_ack(struct xib_hca_qp *qp, u8 syndrome, u32 psn, u32 msn)
+{
+	struct xib_hca_hdr_fields f = {};
+	struct xib_hca_path path;
+	struct sk_buff *skb;
+	void *payload;
+
+	f.opcode = XIB_OPCODE(XIB_TRANSPORT_RC, XIB_OP_ACKNOWLEDGE);
+	f.syndrome = syndrome;
+	f.msn = msn & XIB_MSN_MASK;
+	f.psn = psn & XIB_PSN_MASK;
+	spin_lock_bh(&qp->rq.lock);
+	f.dqpn = qp->dest_qpn;
+	path = qp->path;
+	spin_unlock_bh(&qp->rq.lock);
+	skb = xib_hca_build_pkt(qp, &f, 0, &payload);
+	if (skb)
+		xib_hca_xmit(qp_hca(qp), skb, &path);
+}
+
+/* An ACK or NAK the responder decided on, sent after the lock is dropped. */
+struct xib_hca_ack {
+	bool send;
+	u8 syndrome;
+	u32 psn;
+	u32 msn;
+};
+
+static void xib_hca_set_ack(struct xib_hca_ack *ack, u8 syndrome, u32 psn,
+			    u32 msn)
+{
+	ack->send = true;
+	ack->syndrome = syndrome;
+	ack->psn = psn;
+	ack->msn = msn;
+}
+
+static void xib_hca_nak_set(struct xib_hca_qp *qp, struct xib_hca_ack *ack,
+			    u8 code, u32 psn)
+{
+	xib_hca_set_ack(ack, XIB_AETH_NAK | code, psn, qp->rq.resp.msn);
+}
+
+/* Write a receive CQE; moves the QP to ERR if the CQ overflowed. */
+static void xib_hca_recv_cqe(struct xib_hca_qp *qp, struct xib_hca_cqe *cqe,
+			     bool solicited)
+{
+	cqe->qp_num = qp->ibqp.qp_num;
+	if (xib_hca_cq_post(to_hca_cq(qp->ibqp.recv_cq), cqe, solicited))
+		xib_hca_qp_error(qp);
+}
+
+static void xib_hca_recv_err(struct xib_hca_qp *qp, u64 wr_id, u8 status)
+{
+	struct xib_hca_cqe cqe = {
+		.wr_id = wr_id,
+		.status = status,
+		.opcode = XIB_HCA_WC_RECV,
+	};
+
+	xib_hca_recv_cqe(qp, &cqe, true);
+}
+
+/*
+ * Take and check the next receive WQE.  Returns 0, -EAGAIN (none posted),
+ * or another negative errno after completing it in error / breaking the
+ * QP.
+ */
+static int xib_hca_take_rwqe(struct xib_hca_qp *qp, struct xib_hca_rwqe *wqe)
+{
+	int ret = xib_hca_get_rwqe(qp, wqe);
+
+	if (ret == -EAGAIN)
+		return ret;
+	if (ret == -EIO) {
+		xib_qp_event(&qp->ibqp, XIB_EVENT_QP_FATAL);
+		xib_hca_qp_error(qp);
+		return ret;
+	}
+	if (ret) {
+		xib_hca_recv_err(qp, wqe->wr_id, XIB_HCA_WC_LOC_QP_OP_ERR);
+		xib_hca_qp_error(qp);
+		return ret;
+	}
+	ret = xib_hca_sge_check(qp, wqe->sge, wqe->num_sge,
+				XIB_ACCESS_LOCAL_WRITE, &wqe->length);
+	if (ret) {
+		xib_hca_recv_err(qp, wqe->wr_id, ret == -EMSGSIZE ?
+				 XIB_HCA_WC_LOC_LEN_ERR :
+				 XIB_HCA_WC_LOC_PROT_ERR);
+		xib_hca_qp_error(qp);
+		return ret;
+	}
+	return 0;
+}
+
+/* --- UD ------------------------------------------------------------------ */
+
+/* The 40-byte GRH area of a UD receive: the packet's IP header. */
+static void xib_hca_grh_area(struct sk_buff *skb, u8 grh[40])
+{
+	memset(grh, 0, 40);
+	if (xib_hca_rx_cb(skb)->ipv6)
+		skb_copy_bits(skb, skb_network_offset(skb), grh, 40);
+	else
+		skb_copy_bits(skb, skb_network_offset(skb), grh + 20, 20);
+}
+
+static void xib_hca_ud_recv(struct xib_hca_qp *qp, struct sk_buff *skb,
+			    const struct xib_hca_pkt *pkt)
+{
+	const struct xib_deth *deth = xib_hca_pkt_hdr(pkt, XIB_HDR_DETH);
+	const struct xib_immdt *imm = xib_hca_pkt_hdr(pkt, XIB_HDR_IMMDT);
+	struct xib_hca_rwqe *wqe = &qp->rq.resp.wqe;
+	struct xib_hca_cqe cqe = {};
+	u8 grh[40];
+
+	if (xib_deth_qkey(deth) != qp->qkey) {
+		atomic64_inc(&qp_hca(qp)->qkey_viol);
+		return;
+	}
+	spin_lock_bh(&qp->rq.lock);
+	if (qp->dead || xib_hca_take_rwqe(qp, wqe))
+		goto out;	/* no receive WQE: UD drops */
+	cqe.wr_id = wqe->wr_id;
+	cqe.opcode = XIB_HCA_WC_RECV;
+	cqe.byte_len = 40 + pkt->payload_len;
+	if (cqe.byte_len > wqe->length) {
+		cqe.status = XIB_HCA_WC_LOC_LEN_ERR;
+		goto complete;
+	}
+	xib_hca_grh_area(skb, grh);
+	if (xib_hca_sge_copy(qp, wqe->sge, wqe->num_sge, 0, grh, 40, true) ||
+	    xib_hca_sge_copy(qp, wqe->sge, wqe->num_sge, 40,
+			     (void *)xib_hca_pkt_payload(pkt),
+			     pkt->payload_len, true)) {
+		cqe.status = XIB_HCA_WC_LOC_PROT_ERR;
+		goto complete;
+	}
+	cqe.src_qp = xib_deth_sqpn(deth);
+	cqe.wc_flags = XIB_HCA_WC_GRH;
+	if (imm) {
+		cqe.imm_data = xib_immdt_imm(imm);
+		cqe.wc_flags |= XIB_HCA_WC_WITH_IMM;
+	}
+	cqe.network_hdr_type = xib_hca_rx_cb(skb)->ipv6 ? 3 : 2;
+complete:
+	xib_hca_recv_cqe(qp, &cqe, xib_bth_se(pkt->bth));
+out:
+	spin_unlock_bh(&qp->rq.lock);
+}
+
+/* --- RC: SEND ------------------------------------------------------------- */
+
+static bool xib_hca_op_is(u8 op, u8 first, u8 last)
+{
+	return op >= first && op <= last;
+}
+
+/* Place a SEND packet; returns 0 or an AETH NAK code (+1), RNR: -EAGAIN. */
+static int xib_hca_rc_send(struct xib_hca_qp *qp,
+			   const struct xib_hca_pkt *pkt,
+			   struct xib_hca_ack *ack)
+{
+	const struct xib_immdt *imm = xib_hca_pkt_hdr(pkt, XIB_HDR_IMMDT);
+	struct xib_hca_resp *r = &qp->rq.resp;
+	u32 psn = xib_bth_psn(pkt->bth);
+	struct xib_hca_cqe cqe = {};
+	int ret;
+
+	if (!r->has_wqe) {
+		ret = xib_hca_take_rwqe(qp, &r->wqe);
+		if (ret == -EAGAIN) {
+			xib_hca_set_ack(ack, XIB_AETH_RNR_NAK |
+					(qp->min_rnr_timer & XIB_AETH_VALUE_MASK),
+					psn, r->msn);
+			return -EAGAIN;
+		}
+		if (ret) {
+			xib_hca_nak_set(qp, ack, XIB_AETH_NAK_REM_OP, psn);
+			return -EIO;
+		}
+		r->has_wqe = true;
+		r->off = 0;
+	}
+	if (r->off + pkt->payload_len > r->wqe.length) {
+		xib_hca_recv_err(qp, r->wqe.wr_id, XIB_HCA_WC_LOC_LEN_ERR);
+		r->has_wqe = false;
+		xib_hca_nak_set(qp, ack, XIB_AETH_NAK_INVALID, psn);
+		xib_hca_qp_error(qp);
+		return -EIO;
+	}
+	if (xib_hca_sge_copy(qp, r->wqe.sge, r->wqe.num_sge, r->off,
+			     (void *)xib_hca_pkt_payload(pkt),
+			     pkt->payload_len, true)) {
+		xib_hca_recv_err(qp, r->wqe.wr_id, XIB_HCA_WC_LOC_PROT_ERR);
+		r->has_wqe = false;
+		xib_hca_nak_set(qp, ack, XIB_AETH_NAK_REM_OP, psn);
+		xib_hca_qp_error(qp);
+		return -EIO;
+	}
+	r->off += pkt->payload_len;
+	if (!(pkt->info->flags & XIB_OPF_LAST))
+		return 0;
+	cqe.wr_id = r->wqe.wr_id;
+	cqe.opcode = XIB_HCA_WC_RECV;
+	cqe.byte_len = r->off;
+	cqe.src_qp = qp->dest_qpn;
+	if (imm) {
+		cqe.imm_data = xib_immdt_imm(imm);
+		cqe.wc_flags = XIB_HCA_WC_WITH_IMM;
+	}
+	xib_hca_recv_cqe(qp, &cqe, xib_bth_se(pkt->bth));
+	r->has_wqe = false;
+	return 0;
+}
+
+/* --- RC: WRITE ------------------------------------------------------------ */
+
+/* Check the RETH of a WRITE or READ: NAK code or 0. */
+static int xib_hca_check_reth(struct xib_hca_qp *qp, u64 va, u32 rkey,
+			      u32 len, u32 access)
+{
+	struct xib_mr *mr;
+	int ret = 0;
+
+	if (!(qp->access & access))
+		return -EACCES;
+	if (!len)
+		return 0;
+	mr = xib_mr_get_by_key(qp->ibqp.device, rkey);
+	if (!mr)
+		return -EACCES;
+	if (mr->rkey != rkey || !mr->umem ||
+	    xib_mr_check(mr, qp->ibqp.pd, va, len, access))
+		ret = -EACCES;
+	xib_mr_put(mr);
+	return ret;
+}
+
+/* Copy between an MR named by an rkey and a buffer (rechecked each time). */
+static int xib_hca_rkey_copy(struct xib_hca_qp *qp, u32 rkey, u64 va,
+			     void *buf, u32 len, u32 access)
+{
+	struct xib_mr *mr;
+	int ret;
+
+	if (!len)
+		return 0;
+	mr = xib_mr_get_by_key(qp->ibqp.device, rkey);
+	if (!mr)
+		return -EACCES;
+	ret = -EACCES;
+	if (mr->rkey == rkey && mr->umem &&
+	    !xib_mr_check(mr, qp->ibqp.pd, va, len, access)) {
+		if (access == XIB_ACCESS_REMOTE_WRITE)
+			ret = xib_umem_copy_to(mr->umem, va - mr->iova, buf,
+					       len);
+		else
+			ret = xib_umem_copy_from(buf, mr->umem, va - mr->iova,
+						 len);
+	}
+	xib_mr_put(mr);
+	return ret ? -EACCES : 0;
+}
+
+static int xib_hca_rc_write(struct xib_hca_qp *qp,
+			    const struct xib_hca_pkt *pkt,
+			    struct xib_hca_ack *ack)
+{
+	const struct xib_reth *reth = xib_hca_pkt_hdr(pkt, XIB_HDR_RETH);
+	const struct xib_immdt *imm = xib_hca_pkt_hdr(pkt, XIB_HDR_IMMDT);
+	struct xib_hca_resp *r = &qp->rq.resp;
+	u32 psn = xib_bth_psn(pkt->bth);
+	struct xib_hca_cqe cqe = {};
+	int ret;
+
+	if (reth) {
+		r->va = xib_reth_va(reth);
+		r->rkey = xib_reth_rkey(reth);
+		r->wlen = xib_reth_len(reth);
+		r->off = 0;
+		if (xib_hca_check_reth(qp, r->va, r->rkey, r->wlen,
+				       XIB_ACCESS_REMOTE_WRITE)) {
+			xib_hca_nak_set(qp, ack, XIB_AETH_NAK_REM_ACCESS, psn);
+			xib_qp_event(&qp->ibqp, XIB_EVENT_QP_ACCESS_ERR);
+			xib_hca_qp_error(qp);
+			return -EACCES;
+		}
+	}
+	if (r->off + pkt->payload_len > r->wlen ||
+	    ((pkt->info->flags & XIB_OPF_LAST) &&
+	     r->off + pkt->payload_len != r->wlen)) {
+		xib_hca_nak_set(qp, ack, XIB_AETH_NAK_INVALID, psn);
+		xib_qp_event(&qp->ibqp, XIB_EVENT_QP_REQ_ERR);
+		xib_hca_qp_error(qp);
+		return -EINVAL;
+	}
+	if (imm && !r->has_wqe) {
+		/* WRITE with immediate consumes a receive WQE */
+		ret = xib_hca_take_rwqe(qp, &r->wqe);
+		if (ret == -EAGAIN) {
+			xib_hca_set_ack(ack, XIB_AETH_RNR_NAK |
+					(qp->min_rnr_timer & XIB_AETH_VALUE_MASK),
+					psn, r->msn);
+			return -EAGAIN;
+		}
+		if (ret) {
+			xib_hca_nak_set(qp, ack, XIB_AETH_NAK_REM_OP, psn);
+			return -EIO;
+		}
+		r->has_wqe = true;
+	}
+	if (xib_hca_rkey_copy(qp, r->rkey, r->va + r->off,
+			      (void *)xib_hca_pkt_payload(pkt),
+			      pkt->payload_len, XIB_ACCESS_REMOTE_WRITE)) {
+		xib_hca_nak_set(qp, ack, XIB_AETH_NAK_REM_ACCESS, psn);
+		xib_qp_event(&qp->ibqp, XIB_EVENT_QP_ACCESS_ERR);
+		xib_hca_qp_error(qp);
+		return -EACCES;
+	}
+	r->off += pkt->payload_len;
+	if (!imm)
+		return 0;
+	cqe.wr_id = r->wqe.wr_id;
+	cqe.opcode = XIB_HCA_WC_RECV_RDMA_WITH_IMM;
+	cqe.byte_len = r->wlen;
+	cqe.src_qp = qp->dest_qpn;
+	cqe.imm_data = xib_immdt_imm(imm);
+	cqe.wc_flags = XIB_HCA_WC_WITH_IMM;
+	xib_hca_recv_cqe(qp, &cqe, xib_bth_se(pkt->bth));
+	r->has_wqe = false;
+	return 0;
+}
+
+/* --- RC: READ request ------------------------------------------------------ */
+
+static struct xib_hca_rd_res *xib_hca_rd_at(struct xib_hca_resp *r, u32 i)
+{
+	return &r->rd[i % XIB_HCA_MAX_RD_ATOM];
+}
+
+static int xib_hca_rc_read(struct xib_hca_qp *qp,
+			   const struct xib_hca_pkt *pkt,
+			   struct xib_hca_ack *ack, u32 *npsn)
+{
+	const struct xib_reth *reth = xib_hca_pkt_hdr(pkt, XIB_HDR_RETH);
+	struct xib_hca_resp *r = &qp->rq.resp;
+	u32 psn = xib_bth_psn(pkt->bth);
+	struct xib_hca_rd_res *res;
+	u32 len = xib_reth_len(reth);
+
+	if (r->rd_tail - r->rd_head >= qp->max_dest_rd_atomic ||
+	    len > XIB_HCA_MAX_MSG) {
+		xib_hca_nak_set(qp, ack, XIB_AETH_NAK_INVALID, psn);
+		xib_qp_event(&qp->ibqp, XIB_EVENT_QP_REQ_ERR);
+		xib_hca_qp_error(qp);
+		return -EINVAL;
+	}
+	if (xib_hca_check_reth(qp, xib_reth_va(reth), xib_reth_rkey(reth),
+			       len, XIB_ACCESS_REMOTE_READ)) {
+		xib_hca_nak_set(qp, ack, XIB_AETH_NAK_REM_ACCESS, psn);
+		xib_qp_event(&qp->ibqp, XIB_EVENT_QP_ACCESS_ERR);
+		xib_hca_qp_error(qp);
+		return -EACCES;
+	}
+	res = xib_hca_rd_at(r, r->rd_tail);
+	res->psn = psn;
+	res->va = xib_reth_va(reth);
+	res->rkey = xib_reth_rkey(reth);
+	res->len = len;
+	res->sent = 0;
+	res->npkts = max_t(u32, 1, DIV_ROUND_UP(len, qp->mtu));
+	WRITE_ONCE(r->rd_tail, r->rd_tail + 1);
+	*npsn = res->npkts;
+	/* the worker sends the responses; it may be asleep */
+	xib_hca_kick_engine(qp_hca(qp));
+	return 0;
+}
+
+/* A duplicate READ: answer it again (and what followed it). */
+static void xib_hca_rc_dup_read(struct xib_hca_qp *qp, u32 psn)
+{
+	struct xib_hca_resp *r = &qp->rq.resp;
+	u32 i, first = r->rd_tail - min_t(u32, r->rd_tail,
+					  max_t(u32, qp->max_dest_rd_atomic, 1));
+
+	for (i = first; i != r->rd_tail; i++) {
+		if (xib_hca_rd_at(r, i)->psn != psn)
+			continue;
+		WRITE_ONCE(r->rd_head, i);
+		for (; i != r->rd_tail; i++)
+			xib_hca_rd_at(r, i)->sent = 0;
+		xib_hca_kick_engine(qp_hca(qp));
+		return;
+	}
+}
+
+/* --- RC dispatch ------------------------------------------------------------ */
+
+/* Is opcode @op allowed after what came before (message boundaries)? */
+static bool xib_hca_rc_seq_ok(struct xib_hca_resp *r, u8 op, u8 flags)
+{
+	bool write = xib_hca_op_is(op, XIB_OP_RDMA_WRITE_FIRST,
+				   XIB_OP_RDMA_WRITE_ONLY_WITH_IMMEDIATE);
+
+	if (!r->in_msg)
+		return flags & XIB_OPF_FIRST;
+	return !(flags & XIB_OPF_FIRST) && write == r->is_write;
+}
+
+/* An in-order request packet; fills @ack.  Returns PSNs consumed (0: none) */
+static u32 xib_hca_rc_request(struct xib_hca_qp *qp,
+			      const struct xib_hca_pkt *pkt,
+			      struct xib_hca_ack *ack)
+{
+	struct xib_hca_resp *r = &qp->rq.resp;
+	u8 op = xib_bth_opcode(pkt->bth) & ~XIB_TRANSPORT_MASK;
+	u8 flags = pkt->info->flags;
+	u32 psn = xib_bth_psn(pkt->bth);
+	u32 npsn = 1;
+	int ret;
+
+	if (!xib_hca_rc_seq_ok(r, op, flags) ||
+	    (op == XIB_OP_RDMA_READ_REQUEST && r->in_msg)) {
+		xib_hca_nak_set(qp, ack, XIB_AETH_NAK_INVALID, psn);
+		xib_qp_event(&qp->ibqp, XIB_EVENT_QP_REQ_ERR);
+		xib_hca_qp_error(qp);
+		return 0;
+	}
+	if (op == XIB_OP_RDMA_READ_REQUEST) {
+		ret = xib_hca_rc_read(qp, pkt, ack, &npsn);
+	} else if (xib_hca_op_is(op, XIB_OP_SEND_FIRST,
+				 XIB_OP_SEND_ONLY_WITH_IMMEDIATE)) {
+		ret = xib_hca_rc_send(qp, pkt, ack);
+		r->is_write = false;
+	} else if (xib_hca_op_is(op, XIB_OP_RDMA_WRITE_FIRST,
+				 XIB_OP_RDMA_WRITE_ONLY_WITH_IMMEDIATE)) {
+		ret = xib_hca_rc_write(qp, pkt, ack);
+		r->is_write = true;
+	} else {
+		xib_hca_nak_set(qp, ack, XIB_AETH_NAK_INVALID, psn);
+		xib_hca_qp_error(qp);
+		return 0;	/* atomics: not yet */
+	}
+	if (ret)
+		return 0;
+	r->in_msg = !(flags & XIB_OPF_LAST);
+	if (flags & XIB_OPF_LAST)
+		r->msn = (r->msn + 1) & XIB_MSN_MASK;
+	if (op != XIB_OP_RDMA_READ_REQUEST &&
+	    ((flags & XIB_OPF_LAST) || xib_bth_ackreq(pkt->bth)))
+		xib_hca_set_ack(ack, XIB_AETH_ACK | XIB_AETH_CREDIT_INVALID,
+				psn, r->msn);
+	return npsn;
+}
+
+static void xib_hca_rc_recv(struct xib_hca_qp *qp, const struct xib_hca_pkt *pkt)
+{
+	struct xib_hca_resp *r = &qp->rq.resp;
+	u32 psn = xib_bth_psn(pkt->bth);
+	struct xib_hca_ack ack = {};
+	u8 op = xib_bth_opcode(pkt->bth) & ~XIB_TRANSPORT_MASK;
+	u32 npsn;
+	s32 d;
+
+	spin_lock_bh(&qp->rq.lock);
+	if (qp->dead || READ_ONCE(qp->hstate) == XIB_QPS_ERR)
+		goto out;
+	d = xib_psn_diff(psn, r->epsn);
+	if (d > 0) {
+		if (!r->nak_sent) {
+			r->nak_sent = true;
+			xib_hca_nak_set(qp, &ack, XIB_AETH_NAK_PSN_SEQ, r->epsn);
+		}
+		goto out;
+	}
+	if (d < 0) {
+		if (op == XIB_OP_RDMA_READ_REQUEST)
+			xib_hca_rc_dup_read(qp, psn);
+		else
+			xib_hca_set_ack(&ack, XIB_AETH_ACK |
+					XIB_AETH_CREDIT_INVALID,
+					xib_psn_add(r->epsn, XIB_PSN_MASK),
+					r->msn);
+		goto out;
+	}
+	r->nak_sent = false;
+	npsn = xib_hca_rc_request(qp, pkt, &ack);
+	r->epsn = xib_psn_add(r->epsn, npsn);
+out:
+	spin_unlock_bh(&qp->rq.lock);
+	if (ack.send)
+		xib_hca_send_ack(qp, ack.syndrome, ack.psn, ack.msn);
+}
+
+/* --- READ responses (worker) ---------------------------------------------- */
+
+static u8 xib_hca_rd_opcode(const struct xib_hca_rd_res *res)
+{
+	u8 op;
+
+	if (res->npkts == 1)
+		op = XIB_OP_RDMA_READ_RESPONSE_ONLY;
+	else if (res->sent == 0)
+		op = XIB_OP_RDMA_READ_RESPONSE_FIRST;
+	else if (res->sent + 1 == res->npkts)
+		op = XIB_OP_RDMA_READ_RESPONSE_LAST;
+	else
+		op = XIB_OP_RDMA_READ_RESPONSE_MIDDLE;
+	return XIB_OPCODE(XIB_TRANSPORT_RC, op);
+}
+
+/* The next read response packet, or NULL (nothing to send / error). */
+static struct sk_buff *xib_hca_rd_pkt(struct xib_hca_qp *qp,
+				      struct xib_hca_ack *nak)
+{
+	struct xib_hca_resp *r = &qp->rq.resp;
+	struct xib_hca_rd_res *res = xib_hca_rd_at(r, r->rd_head);
+	struct xib_hca_hdr_fields f = {};
+	u32 off = res->sent * qp->mtu;
+	u32 len = min(res->len - off, qp->mtu);
+	struct sk_buff *skb;
+	void *payload;
+
+	f.opcode = xib_hca_rd_opcode(res);
+	f.psn = xib_psn_add(res->psn, res->sent);
+	f.dqpn = qp->dest_qpn;
+	f.syndrome = XIB_AETH_ACK | XIB_AETH_CREDIT_INVALID;
+	f.msn = r->msn;
+	skb = xib_hca_build_pkt(qp, &f, len, &payload);
+	if (!skb)
+		return NULL;
+	if (xib_hca_rkey_copy(qp, res->rkey, res->va + off, payload, len,
+			      XIB_ACCESS_REMOTE_READ)) {
+		kfree_skb(skb);
+		xib_hca_nak_set(qp, nak, XIB_AETH_NAK_REM_ACCESS, f.psn);
+		xib_hca_qp_error(qp);
+		return NULL;
+	}
+	if (++res->sent == res->npkts)
+		WRITE_ONCE(r->rd_head, r->rd_head + 1);
+	return skb;
+}
+
+/**
+ * xib_hca_resp_process() - send up to @budget READ response packets
+ * @qp: the QP
+ * @budget: packets
+ *
+ * Worker context.  Return: packets sent.
+ */
+int xib_hca_resp_process(struct xib_hca_qp *qp, int budget)
+{
+	struct xib_hca_resp *r = &qp->rq.resp;
+	struct xib_hca_path path;
+	struct xib_hca_ack nak = {};
+	struct sk_buff *skb;
+	int done = 0;
+
+	spin_lock_bh(&qp->rq.lock);
+	while (done < budget && !qp->dead && r->rd_head != r->rd_tail &&
+	       READ_ONCE(qp->hstate) != XIB_QPS_ERR) {
+		skb = xib_hca_rd_pkt(qp, &nak);
+		if (!skb)
+			break;
+		path = qp->path;
+		spin_unlock_bh(&qp->rq.lock);
+		xib_hca_xmit(qp_hca(qp), skb, &path);
+		done++;
+		spin_lock_bh(&qp->rq.lock);
+	}
+	spin_unlock_bh(&qp->rq.lock);
+	if (nak.send)
+		xib_hca_send_ack(qp, nak.syndrome, nak.psn, nak.msn);
+	return done;
+}
+
+/* Lockless hint: READ responses to send, or receives to flush. */
+bool xib_hca_resp_has_work(struct xib_hca_qp *qp)
+{
+	struct xib_hca_resp *r = &qp->rq.resp;
+	int state = READ_ONCE(qp->hstate);
+
+	if (READ_ONCE(qp->dead))
+		return false;
+	if (state == XIB_QPS_ERR) {
+		u32 prod, cons = READ_ONCE(qp->rq.cons);
+
+		if (!qp->rq.ring.mmap)
+			return false;
+		prod = xib_hca_ring_read_prod(&qp->rq.ring);
+		/* a broken ring is not flushed: no work */
+		return prod != cons &&
+		       xib_ring_count_valid(prod, cons, qp->rq.ring.slots);
+	}
+	return (state == XIB_QPS_RTR || state == XIB_QPS_RTS) &&
+	       READ_ONCE(r->rd_head) != READ_ONCE(r->rd_tail);
+}
+
+/**
+ * xib_hca_resp_flush() - complete every receive WQE with WR_FLUSH_ERR
+ * @qp: the QP, in ERR
+ *
+ * The QP's own RQ only: an SRQ's WQEs belong to no QP.  Worker context.
+ * Return: the WQEs flushed.
+ */
+int xib_hca_resp_flush(struct xib_hca_qp *qp)
+{
+	struct xib_hca_resp *r = &qp->rq.resp;
+	struct xib_hca_recv_wqe w;
+	int n = 0;
+	u32 prod;
+
+	spin_lock_bh(&qp->rq.lock);
+	WRITE_ONCE(qp->flush_rq, false);
+	if (qp->dead)
+		goto out;
+	if (r->has_wqe) {
+		xib_hca_recv_err(qp, r->wqe.wr_id, XIB_HCA_WC_WR_FLUSH_ERR);
+		r->has_wqe = false;
+		n++;
+	}
+	r->in_msg = false;
+	WRITE_ONCE(r->rd_head, r->rd_tail);
+	if (!qp->rq.ring.mmap)
+		goto out;
+	prod = xib_hca_ring_read_prod(&qp->rq.ring);
+	if (!xib_ring_count_valid(prod, qp->rq.cons, qp->rq.ring.slots))
+		goto out;
+	while (qp->rq.cons != prod) {
+		memcpy(&w, xib_hca_ring_slot(&qp->rq.ring, qp->rq.cons),
+		       sizeof(w));
+		qp->rq.cons++;
+		xib_hca_ring_write_cons(&qp->rq.ring, qp->rq.cons);
+		xib_hca_recv_err(qp, w.wr_id, XIB_HCA_WC_WR_FLUSH_ERR);
+		n++;
+	}
+out:
+	spin_unlock_bh(&qp->rq.lock);
+	return n;
+}
+
+/* RESET: forget the responder state; rq.lock held. */
+void xib_hca_resp_reset(struct xib_hca_qp *qp)
+{
+	lockdep_assert_held(&qp->rq.lock);
+	memset(&qp->rq.resp, 0, sizeof(qp->rq.resp));
+}
+
+/* --- entry point ------------------------------------------------------------ */
+
+/* Transport of the QP type; packets of another transport are dropped. */
+static u8 xib_hca_qp_transport(const struct xib_hca_qp *qp)
+{
+	switch (qp->ibqp.qp_type) {
+	case XIB_QPT_RC:
+		return XIB_TRANSPORT_RC;
+	case XIB_QPT_UC:
+		return XIB_TRANSPORT_UC;
+	default:
+		return XIB_TRANSPORT_UD;
+	}
+}
+
+static void xib_hca_dispatch(struct xib_hca_qp *qp, struct sk_buff *skb,
+			     const struct xib_hca_pkt *pkt)
+{
+	u8 opcode = xib_bth_opcode(pkt->bth);
+	int state = READ_ONCE(qp->hstate);
+
+	if ((opcode & XIB_TRANSPORT_MASK) != xib_hca_qp_transport(qp))
+		goto drop;
+	if (!(pkt->info->flags & XIB_OPF_REQ)) {
+		xib_hca_req_recv(qp, skb, pkt);
+		return;
+	}
+	if (state != XIB_QPS_RTR && state != XIB_QPS_RTS &&
+	    state != XIB_QPS_SQD && state != XIB_QPS_SQE)
+		goto drop;
+	if (qp->ibqp.qp_type == XIB_QPT_UD)
+		xib_hca_ud_recv(qp, skb, pkt);
+	else if (qp->ibqp.qp_type == XIB_QPT_RC)
+		xib_hca_rc_recv(qp, pkt);
+	else
+		goto drop;
+	return;
+drop:
+	atomic64_inc(&qp_hca(qp)->rx_drop);
+}
+
+/**
+ * xib_hca_recv() - a packet for @hca from the network side
+ * @hca: the device
+ * @skb: data at the BTH, ICRC checked and trimmed
+ *
+ * Softirq context; consumes @skb.
+ */
+void xib_hca_recv(struct xib_hca_dev *hca, struct sk_buff *skb)
+{
+	struct xib_hca_pkt pkt;
+	struct xib_qp *ibqp;
+	u16 pkey;
+
+	if (skb_linearize(skb) ||
+	    xib_hca_parse(skb->data, skb->len + XIB_ICRC_LEN, &pkt))
+		goto drop;
+	pkey = xib_bth_pkey(pkt.bth);
+	if ((pkey & 0x7fff) != (XIB_HCA_DEFAULT_PKEY & 0x7fff))
+		goto drop;
+	ibqp = xib_qp_get_by_num(&hca->xdev, xib_bth_dqpn(pkt.bth));
+	if (!ibqp)
+		goto drop;
+	xib_hca_dispatch(to_hca_qp(ibqp), skb, &pkt);
+	xib_qp_put(ibqp);
+	consume_skb(skb);
+	return;
+drop:
+	atomic64_inc(&hca->rx_drop);
+	kfree_skb(skb);
+}

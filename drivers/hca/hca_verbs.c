@@ -1,0 +1,535 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xib_hca verbs: the driver ops xib_core calls (process context) for user
+ * contexts, PDs, MRs, CQs, QPs, SRQs and AHs, and the kick doorbell.
+ *
+ * The core has validated arguments against the device limits and the QP
+ * state machine; these functions set up the engine's state: rings, shadow
+ * indices, paths.  Locking: modify_qp runs under the core's qp->mutex and
+ * takes sq.lock and rq.lock to change what the engine uses (see hca.h).
+ */
+#include <linux/hash.h>
+#include <linux/log2.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "hca.h"
+
+static_assert(offsetof(struct xib_hca_pd, ibpd) == 0);
+static_assert(offsetof(struct xib_hca_mr, ibmr) == 0);
+static_assert(offsetof(struct xib_hca_cq, ibcq) == 0);
+static_assert(offsetof(struct xib_hca_qp, ibqp) == 0);
+static_assert(offsetof(struct xib_hca_srq, ibsrq) == 0);
+static_assert(offsetof(struct xib_hca_ah, ibah) == 0);
+
+/* Device attributes and limits (issue 3), before registration. */
+void xib_hca_set_attrs(struct xib_hca_dev *hca)
+{
+	struct xib_uverbs_device_attr *a = &hca->xdev.attrs;
+
+	memset(a, 0, sizeof(*a));
+	a->fw_ver = 1;
+	a->max_mr_size = ~0ULL;
+	a->page_size_cap = PAGE_SIZE;
+	a->vendor_id = 0;
+	a->max_qp = 4096;
+	a->max_qp_wr = 16384;
+	a->max_sge = XIB_HCA_MAX_SGE;
+	a->max_sge_rd = XIB_HCA_MAX_SGE;
+	a->max_cq = 4096;
+	a->max_cqe = 65536;
+	a->max_mr = 16384;
+	a->max_pd = 4096;
+	a->max_qp_rd_atom = XIB_HCA_MAX_RD_ATOM;
+	a->max_qp_init_rd_atom = XIB_HCA_MAX_RD_ATOM;
+	a->max_res_rd_atom = XIB_HCA_MAX_RD_ATOM * 4096;
+	a->atomic_cap = 0;
+	a->max_ah = 16384;
+	a->max_srq = 1024;
+	a->max_srq_wr = 16384;
+	a->max_srq_sge = XIB_HCA_MAX_SGE;
+	a->max_inline_data = XIB_HCA_MAX_INLINE;
+	a->max_pkeys = 1;
+	a->local_ca_ack_delay = 15;
+}
+
+/* --- user context ---------------------------------------------------------- */
+
+static int xib_hca_alloc_ucontext(struct xib_ucontext *uctx, u64 *db_offset,
+				  u32 *db_size)
+{
+	struct xib_hca_dev *hca = to_hca_dev(uctx->device);
+	int ret;
+
+	ret = xib_mmap_publish(uctx, hca->db, db_offset);
+	if (ret)
+		return ret;
+	*db_size = hca->db->size;
+	return 0;
+}
+
+static int xib_hca_kick(struct xib_qp *ibqp)
+{
+	xib_hca_kick_engine(to_hca_dev(ibqp->device));
+	return 0;
+}
+
+/* --- PD, MR, AH --------------------------------------------------------- */
+
+static int xib_hca_alloc_pd(struct xib_pd *pd)
+{
+	return 0;
+}
+
+static void xib_hca_dealloc_pd(struct xib_pd *pd)
+{
+}
+
+static int xib_hca_reg_mr(struct xib_mr *mr)
+{
+	return 0;
+}
+
+static void xib_hca_dereg_mr(struct xib_mr *mr)
+{
+}
+
+/**
+ * xib_hca_path_from_av() - where packets to an address vector go
+ * @hca: the device
+ * @av: the address vector (checked by the core: port 1, GID index valid)
+ * @flow_seed: mixed into the UDP source port (e.g. the QPN)
+ * @path: filled in
+ *
+ * Return: 0, or -EINVAL if the source GID no longer exists.
+ */
+int xib_hca_path_from_av(struct xib_hca_dev *hca,
+			 const struct xib_uverbs_ah_attr *av, u32 flow_seed,
+			 struct xib_hca_path *path)
+{
+	u32 h;
+	int ret;
+
+	memset(path, 0, sizeof(*path));
+	ret = xib_query_gid(&hca->xdev, 1, av->sgid_index, path->sgid);
+	if (ret)
+		return ret;
+	memcpy(path->dgid, av->dgid, sizeof(path->dgid));
+	path->flow_label = av->flow_label & 0xfffff;
+	path->hop_limit = av->hop_limit ? av->hop_limit : 64;
+	path->traffic_class = av->traffic_class;
+	h = path->flow_label ? path->flow_label : hash_32(flow_seed, 14);
+	path->src_port = 0xc000 | (h & 0x3fff);
+	return 0;
+}
+
+static int xib_hca_create_ah(struct xib_ah *ibah)
+{
+	struct xib_hca_ah *ah = to_hca_ah(ibah);
+
+	return xib_hca_path_from_av(to_hca_dev(ibah->device), &ibah->attr,
+				    ibah->ahn, &ah->path);
+}
+
+static void xib_hca_destroy_ah(struct xib_ah *ibah)
+{
+}
+
+/* --- CQ ----------------------------------------------------------------- */
+
+static int xib_hca_create_cq(struct xib_cq *ibcq,
+			     const struct xib_cq_init_attr *attr,
+			     struct xib_ucontext *uctx,
+			     struct xib_uverbs_ring *ring)
+{
+	struct xib_hca_cq *cq = to_hca_cq(ibcq);
+	u32 slots = roundup_pow_of_two(max(attr->cqe, 1U));
+	int ret;
+
+	spin_lock_init(&cq->lock);
+	ret = xib_hca_ring_alloc(&cq->ring, uctx, slots,
+				 sizeof(struct xib_hca_cqe), ring);
+	if (ret)
+		return ret;
+	ibcq->cqe = slots;
+	return 0;
+}
+
+/* Copy the unpolled CQEs of @cq into @new; false if they do not fit. */
+static bool xib_hca_cq_move(struct xib_hca_cq *cq, struct xib_hca_ring *new)
+{
+	struct xib_hca_cq_hdr *old_hdr = xib_hca_ring_hdr(&cq->ring);
+	struct xib_hca_cq_hdr *new_hdr = xib_hca_ring_hdr(new);
+	/* pairs with user space's release store of cons after polling */
+	u32 cons = smp_load_acquire(&old_hdr->cons);
+	u32 n, i;
+
+	lockdep_assert_held(&cq->lock);
+	if (!xib_ring_count_valid(cq->prod, cons, cq->ring.slots))
+		return false;
+	n = xib_ring_count(cq->prod, cons);
+	if (n > new->slots)
+		return false;
+	for (i = 0; i < n; i++)
+		memcpy(xib_hca_ring_slot(new, i),
+		       xib_hca_ring_slot(&cq->ring, cons + i),
+		       sizeof(struct xib_hca_cqe));
+	new_hdr->prod = n;
+	new_hdr->cons = 0;
+	new_hdr->flags = READ_ONCE(old_hdr->flags);
+	new_hdr->arm = READ_ONCE(old_hdr->arm);
+	new_hdr->armed_sn = cq->fired_sn;
+	cq->prod = n;
+	return true;
+}
+
+static int xib_hca_resize_cq(struct xib_cq *ibcq, u32 cqe,
+			     struct xib_uverbs_ring *ring)
+{
+	struct xib_hca_cq *cq = to_hca_cq(ibcq);
+	struct xib_hca_ring new, old;
+	bool moved;
+	int ret;
+
+	ret = xib_hca_ring_alloc(&new, ibcq->uctx,
+				 roundup_pow_of_two(max(cqe, 1U)),
+				 sizeof(struct xib_hca_cqe), ring);
+	if (ret)
+		return ret;
+	spin_lock_irq(&cq->lock);
+	moved = xib_hca_cq_move(cq, &new);
+	if (moved) {
+		old = cq->ring;
+		cq->ring = new;
+		ibcq->cqe = new.slots;
+	}
+	spin_unlock_irq(&cq->lock);
+	if (!moved) {
+		xib_hca_ring_unpublish(&new);
+		xib_hca_ring_free(&new);
+		return -EINVAL;
+	}
+	xib_hca_ring_unpublish(&old);
+	xib_hca_ring_free(&old);
+	return 0;
+}
+
+static void xib_hca_destroy_cq(struct xib_cq *ibcq)
+{
+	xib_hca_ring_unpublish(&to_hca_cq(ibcq)->ring);
+}
+
+static void xib_hca_release_cq(struct xib_cq *ibcq)
+{
+	xib_hca_ring_free(&to_hca_cq(ibcq)->ring);
+}
+
+/* --- SRQ ---------------------------------------------------------------- */
+
+static u32 xib_hca_recv_stride(u32 max_sge)
+{
+	return roundup_pow_of_two(sizeof(struct xib_hca_recv_wqe) +
+				  sizeof(struct xib_hca_sge) * max(max_sge, 1U));
+}
+
+static int xib_hca_create_srq(struct xib_srq *ibsrq,
+			      struct xib_srq_init_attr *attr,
+			      struct xib_ucontext *uctx,
+			      struct xib_uverbs_ring *ring)
+{
+	struct xib_hca_srq *srq = to_hca_srq(ibsrq);
+	u32 slots = roundup_pow_of_two(max(attr->max_wr, 1U));
+	int ret;
+
+	if (attr->max_sge > XIB_HCA_MAX_SGE)
+		return -EINVAL;
+	spin_lock_init(&srq->lock);
+	ret = xib_hca_ring_alloc(&srq->ring, uctx, slots,
+				 xib_hca_recv_stride(attr->max_sge), ring);
+	if (ret)
+		return ret;
+	attr->max_wr = slots;
+	ibsrq->max_wr = slots;
+	ibsrq->max_sge = attr->max_sge;
+	srq->limit = attr->srq_limit;
+	return 0;
+}
+
+static int xib_hca_modify_srq(struct xib_srq *ibsrq, u32 srq_limit)
+{
+	struct xib_hca_srq *srq = to_hca_srq(ibsrq);
+
+	spin_lock_bh(&srq->lock);
+	srq->limit = srq_limit;
+	spin_unlock_bh(&srq->lock);
+	return 0;
+}
+
+static void xib_hca_destroy_srq(struct xib_srq *ibsrq)
+{
+	xib_hca_ring_unpublish(&to_hca_srq(ibsrq)->ring);
+}
+
+static void xib_hca_release_srq(struct xib_srq *ibsrq)
+{
+	xib_hca_ring_free(&to_hca_srq(ibsrq)->ring);
+}
+
+/* --- QP ----------------------------------------------------------------- */
+
+static u32 xib_hca_send_stride(const struct xib_uverbs_qp_cap *cap)
+{
+	u32 data = max(cap->max_send_sge * (u32)sizeof(struct xib_hca_sge),
+		       cap->max_inline_data);
+
+	return roundup_pow_of_two(sizeof(struct xib_hca_send_wqe) + data);
+}
+
+static int xib_hca_create_qp(struct xib_qp *ibqp,
+			     struct xib_qp_init_attr *attr,
+			     struct xib_ucontext *uctx,
+			     struct xib_uverbs_ring *sq,
+			     struct xib_uverbs_ring *rq)
+{
+	struct xib_hca_qp *qp = to_hca_qp(ibqp);
+	struct xib_uverbs_qp_cap *cap = &attr->cap;
+	u32 slots;
+	int ret;
+
+	if (cap->max_send_sge > XIB_HCA_MAX_SGE ||
+	    cap->max_recv_sge > XIB_HCA_MAX_SGE ||
+	    cap->max_inline_data > XIB_HCA_MAX_INLINE)
+		return -EINVAL;
+	spin_lock_init(&qp->sq.lock);
+	spin_lock_init(&qp->rq.lock);
+	spin_lock_init(&qp->state_lock);
+	INIT_LIST_HEAD(&qp->engine_node);
+	timer_setup(&qp->timer, xib_hca_rnr_timer, 0);
+	qp->hstate = XIB_QPS_RESET;
+	qp->mtu = 256;
+
+	slots = roundup_pow_of_two(max(cap->max_send_wr, 1U));
+	cap->max_send_wr = slots;
+	ret = xib_hca_ring_alloc(&qp->sq.ring, uctx, slots,
+				 xib_hca_send_stride(cap), sq);
+	if (ret)
+		return ret;
+	qp->sq.wqes = vzalloc(array_size(slots, sizeof(*qp->sq.wqes)));
+	if (!qp->sq.wqes) {
+		ret = -ENOMEM;
+		goto err_free_sq;
+	}
+
+	if (!attr->srq) {
+		slots = roundup_pow_of_two(max(cap->max_recv_wr, 1U));
+		cap->max_recv_wr = slots;
+		ret = xib_hca_ring_alloc(&qp->rq.ring, uctx, slots,
+					 xib_hca_recv_stride(cap->max_recv_sge),
+					 rq);
+		if (ret)
+			goto err_free_wqes;
+	} else {
+		cap->max_recv_wr = 0;
+		cap->max_recv_sge = 0;
+		if (rq)
+			memset(rq, 0, sizeof(*rq));
+	}
+	ibqp->cap = *cap;
+	xib_hca_engine_add_qp(qp);
+	return 0;
+
+err_free_wqes:
+	vfree(qp->sq.wqes);
+	qp->sq.wqes = NULL;
+err_free_sq:
+	xib_hca_ring_unpublish(&qp->sq.ring);
+	xib_hca_ring_free(&qp->sq.ring);
+	return ret;
+}
+
+/* Attributes of @mask other than the state; under both QP locks. */
+static void xib_hca_qp_apply(struct xib_hca_qp *qp,
+			     const struct xib_uverbs_qp_attr *attr, u32 mask,
+			     const struct xib_hca_path *path, u32 port_mtu)
+{
+	lockdep_assert_held(&qp->sq.lock);
+	lockdep_assert_held(&qp->rq.lock);
+	if (mask & XIB_QP_AV)
+		qp->path = *path;
+	if (mask & XIB_QP_PATH_MTU)
+		qp->mtu = xib_hca_mtu_bytes(attr->path_mtu);
+	if (qp->ibqp.qp_type == XIB_QPT_UD && port_mtu)
+		qp->mtu = port_mtu;
+	if (mask & XIB_QP_QKEY)
+		qp->qkey = attr->qkey;
+	if (mask & XIB_QP_DEST_QPN)
+		qp->dest_qpn = attr->dest_qp_num;
+	if (mask & XIB_QP_ACCESS_FLAGS)
+		qp->access = attr->qp_access_flags;
+	if (mask & XIB_QP_RETRY_CNT)
+		qp->retry_cnt = attr->retry_cnt;
+	if (mask & XIB_QP_RNR_RETRY)
+		qp->rnr_retry = attr->rnr_retry;
+	if (mask & XIB_QP_MIN_RNR_TIMER)
+		qp->min_rnr_timer = attr->min_rnr_timer;
+	if (mask & XIB_QP_MAX_QP_RD_ATOMIC)
+		qp->max_rd_atomic = attr->max_rd_atomic;
+	if (mask & XIB_QP_MAX_DEST_RD_ATOMIC)
+		qp->max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	if (mask & XIB_QP_SQ_PSN) {
+		qp->sq.psn = attr->sq_psn & XIB_PSN_MASK;
+		qp->sq.una = qp->sq.psn;
+	}
+	if (mask & XIB_QP_RQ_PSN)
+		qp->rq.resp.epsn = attr->rq_psn & XIB_PSN_MASK;
+}
+
+/* The port's MTU in bytes, for UD QPs; 0 if unknown. */
+static u32 xib_hca_port_mtu(struct xib_hca_dev *hca)
+{
+	struct xib_port *port;
+	u32 mtu = 0;
+
+	port = kmalloc(sizeof(*port), GFP_KERNEL);
+	if (!port)
+		return 0;
+	if (!xib_query_port(&hca->xdev, 1, port))
+		mtu = port->active_mtu;
+	kfree(port);
+	return mtu;
+}
+
+/*
+ * Back to RESET: every posted WQE is discarded.  The indices are free
+ * running, so the rings simply restart at the producer index user space
+ * has now (untrusted, but any value is a valid base).
+ */
+static void xib_hca_qp_reset(struct xib_hca_qp *qp)
+{
+	u32 prod;
+
+	spin_lock_bh(&qp->sq.lock);
+	prod = xib_hca_ring_read_prod(&qp->sq.ring);
+	qp->sq.cons = prod;
+	qp->sq.fetch = prod;
+	qp->sq.send = prod;
+	qp->sq.send_pkt = 0;
+	qp->sq.blocked = false;
+	qp->sq.stalled = false;
+	qp->sq.broken = false;
+	xib_hca_ring_write_cons(&qp->sq.ring, prod);
+	WRITE_ONCE(qp->flush_sq, false);
+	spin_unlock_bh(&qp->sq.lock);
+	del_timer_sync(&qp->timer);
+
+	spin_lock_bh(&qp->rq.lock);
+	if (qp->rq.ring.mmap) {
+		prod = xib_hca_ring_read_prod(&qp->rq.ring);
+		qp->rq.cons = prod;
+		xib_hca_ring_write_cons(&qp->rq.ring, prod);
+	}
+	WRITE_ONCE(qp->flush_rq, false);
+	xib_hca_resp_reset(qp);
+	spin_unlock_bh(&qp->rq.lock);
+}
+
+static int xib_hca_modify_qp(struct xib_qp *ibqp,
+			     const struct xib_uverbs_qp_attr *attr, u32 mask)
+{
+	struct xib_hca_qp *qp = to_hca_qp(ibqp);
+	struct xib_hca_dev *hca = to_hca_dev(ibqp->device);
+	struct xib_hca_path path = {};
+	u32 port_mtu = 0;
+	int ret;
+
+	if (mask & XIB_QP_AV) {
+		ret = xib_hca_path_from_av(hca, &attr->ah_attr, ibqp->qp_num,
+					   &path);
+		if (ret)
+			return ret;
+	}
+	if (ibqp->qp_type == XIB_QPT_UD && (mask & XIB_QP_STATE) &&
+	    attr->qp_state == XIB_QPS_RTS)
+		port_mtu = xib_hca_port_mtu(hca);
+
+	if (mask & XIB_QP_STATE)	/* the core stores the state now */
+		WRITE_ONCE(qp->sync_attr, false);
+	if ((mask & XIB_QP_STATE) && attr->qp_state == XIB_QPS_RESET) {
+		xib_hca_qp_set_state(qp, XIB_QPS_RESET);
+		xib_hca_qp_reset(qp);
+	}
+
+	spin_lock_bh(&qp->sq.lock);
+	spin_lock(&qp->rq.lock);
+	xib_hca_qp_apply(qp, attr, mask, &path, port_mtu);
+	if (mask & XIB_QP_RETRY_CNT)
+		qp->sq.retry_left = attr->retry_cnt;
+	if (mask & XIB_QP_RNR_RETRY)
+		qp->sq.rnr_left = attr->rnr_retry;
+	spin_unlock(&qp->rq.lock);
+	spin_unlock_bh(&qp->sq.lock);
+
+	if (mask & XIB_QP_STATE)
+		xib_hca_qp_set_state(qp, attr->qp_state);
+	return 0;
+}
+
+static void xib_hca_destroy_qp(struct xib_qp *ibqp)
+{
+	struct xib_hca_qp *qp = to_hca_qp(ibqp);
+
+	xib_hca_engine_del_qp(qp);
+	spin_lock_bh(&qp->sq.lock);
+	qp->dead = true;
+	spin_unlock_bh(&qp->sq.lock);
+	spin_lock_bh(&qp->rq.lock);
+	qp->dead = true;
+	spin_unlock_bh(&qp->rq.lock);
+	del_timer_sync(&qp->timer);
+	xib_hca_ring_unpublish(&qp->sq.ring);
+	xib_hca_ring_unpublish(&qp->rq.ring);
+}
+
+static void xib_hca_release_qp(struct xib_qp *ibqp)
+{
+	struct xib_hca_qp *qp = to_hca_qp(ibqp);
+
+	vfree(qp->sq.wqes);
+	xib_hca_ring_free(&qp->sq.ring);
+	xib_hca_ring_free(&qp->rq.ring);
+}
+
+const struct xib_device_ops xib_hca_dev_ops = {
+	.owner = THIS_MODULE,
+	.driver_name = "xib_hca",
+	.get_netdev = xib_hca_get_netdev,
+	.dellink = xib_hca_dellink,
+	.dealloc_driver = xib_hca_dealloc,
+	.size_pd = sizeof(struct xib_hca_pd),
+	.size_mr = sizeof(struct xib_hca_mr),
+	.size_cq = sizeof(struct xib_hca_cq),
+	.size_qp = sizeof(struct xib_hca_qp),
+	.size_srq = sizeof(struct xib_hca_srq),
+	.size_ah = sizeof(struct xib_hca_ah),
+	.alloc_ucontext = xib_hca_alloc_ucontext,
+	.kick = xib_hca_kick,
+	.alloc_pd = xib_hca_alloc_pd,
+	.dealloc_pd = xib_hca_dealloc_pd,
+	.reg_mr = xib_hca_reg_mr,
+	.dereg_mr = xib_hca_dereg_mr,
+	.create_cq = xib_hca_create_cq,
+	.resize_cq = xib_hca_resize_cq,
+	.destroy_cq = xib_hca_destroy_cq,
+	.release_cq = xib_hca_release_cq,
+	.create_qp = xib_hca_create_qp,
+	.modify_qp = xib_hca_modify_qp,
+	.destroy_qp = xib_hca_destroy_qp,
+	.release_qp = xib_hca_release_qp,
+	.create_srq = xib_hca_create_srq,
+	.modify_srq = xib_hca_modify_srq,
+	.destroy_srq = xib_hca_destroy_srq,
+	.release_srq = xib_hca_release_srq,
+	.create_ah = xib_hca_create_ah,
+	.destroy_ah = xib_hca_destroy_ah,
+};
