@@ -66,9 +66,18 @@ modules:
 
 # Modules for a test VM kernel: KERNEL=stock|debug.
 KERNEL ?= stock
+# The debug kernel's own modules the tests need (rdma_rxe and the UDP
+# tunnel modules it and xib_hca use; see tests/vm/debug.config) go to
+# extern/ beside them: the guest's /lib/modules has only the stock kernel's.
 modules-vm:
 	@kdir=$$(bash -c '. $(VM)/kernels.sh && xib_kernel_paths $(KERNEL) >&2 && echo $$KDIR') && \
-		$(MAKE) --no-print-directory modules KDIR=$$kdir XIB_TEST_MODULES=1
+		$(MAKE) --no-print-directory modules KDIR=$$kdir XIB_TEST_MODULES=1 && \
+		krel=$$(sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' $$kdir/include/generated/utsrelease.h) && \
+		for ko in drivers/infiniband/sw/rxe/rdma_rxe.ko net/ipv4/udp_tunnel.ko \
+			  net/ipv6/ip6_udp_tunnel.ko; do \
+			if [ -f $$kdir/$$ko ]; then install -D -m 0644 $$kdir/$$ko \
+				$(BUILD)/modules/$$krel/extern/$$(basename $$ko) || exit 1; fi; \
+		done
 
 # --- user space ------------------------------------------------------------
 userspace: $(BUILD)/userspace/xibctl
@@ -76,6 +85,31 @@ userspace: $(BUILD)/userspace/xibctl
 $(BUILD)/userspace/xibctl: userspace/xibctl/xibctl.c include/uapi/xib/netlink.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(XIB_CFLAGS) -o $@ $< $(PKG_LIBMNL)
+
+# --- libxib and the data-path test programs --------------------------------
+LIBXIB := $(BUILD)/userspace/libxib/libxib.a
+LIBXIB_HDRS := userspace/libxib/xib.h include/uapi/xib/uverbs.h include/uapi/xib/hca-abi.h
+XIB_TESTS_C := xib_rc_test xib_ud_test xib_bad_test xib_hold_test
+
+.PHONY: libxib tests-c
+userspace: libxib tests-c
+libxib: $(LIBXIB)
+tests-c: $(addprefix $(BUILD)/tests/c/,$(XIB_TESTS_C)) $(BUILD)/tests/c/uverbs_smoke
+
+$(LIBXIB): userspace/libxib/xib.c $(LIBXIB_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(XIB_CFLAGS) -c -o $(BUILD)/userspace/libxib/xib.o $<
+	rm -f $@ && $(AR) rcs $@ $(BUILD)/userspace/libxib/xib.o
+
+$(BUILD)/tests/c/%: tests/c/%.c tests/c/xib_test.c tests/c/xib_test.h $(LIBXIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(XIB_CFLAGS) -Iuserspace/libxib -o $@ $< tests/c/xib_test.c \
+		$(LIBXIB) -lpthread
+
+# Raw ioctls, no library: the ABI as the kernel sees it.
+$(BUILD)/tests/c/uverbs_smoke: tests/c/uverbs_smoke.c include/uapi/xib/uverbs.h include/uapi/xib/hca-abi.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(XIB_CFLAGS) -o $@ $< -lpthread
 
 # --- tests -----------------------------------------------------------------
 lint: deps

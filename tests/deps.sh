@@ -17,7 +17,7 @@ packages=(
 	qemu-system-x86 linux-image-amd64 busybox-static cpio kmod procps
 	# user space and tests
 	libmnl-dev libibverbs-dev librdmacm-dev ibverbs-utils rdmacm-utils
-	perftest iproute2 bats ethtool
+	perftest iproute2 bats ethtool strace
 )
 
 missing=()

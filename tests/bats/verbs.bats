@@ -1,0 +1,256 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+#
+# The verbs data path from user space: the programs of tests/c (built by
+# "make userspace" into $XIB_BUILD/tests/c) move data over xib_hca devices,
+# on one device (loopback) and between two devices over a veth pair whose
+# ends are in two network namespaces; bad input; a process killed with
+# work outstanding; devices removed while a process holds them.
+#
+# Every xib device lives in a namespace of its own (xibA, xibB), as on a
+# node where rdma_rxe owns UDP port 4791 of the initial namespace.
+#
+# XIB_VERBS_BYTES sets the bytes moved per opcode (default 64M on the stock
+# kernel, 8M on the debug kernel, whose KASAN makes copies slow).
+
+load helpers
+
+C=${XIB_BUILD:-${XIB_ROOT:-.}/build}/tests/c
+
+setup() {
+	xib_require_vm
+	[ -x "$C/xib_rc_test" ] || skip "tests/c not built (make userspace)"
+	if [ -z "${XIB_VERBS_BYTES:-}" ]; then
+		XIB_VERBS_BYTES=64M
+		[ "${XIB_KERNEL:-}" = debug ] && XIB_VERBS_BYTES=8M
+	fi
+	bg_pid=
+	export XIB_DEBUG=1
+	xib-modules load
+	ip netns add xibA
+	ip netns add xibB
+	ip link add xv0 netns xibA type veth peer name xv1 netns xibB
+	ip -n xibA addr add 10.211.0.1/24 dev xv0
+	ip -n xibB addr add 10.211.0.2/24 dev xv1
+	for ns in xibA xibB; do
+		ip -n $ns link set lo up
+	done
+	ip -n xibA link set xv0 up
+	ip -n xibB link set xv1 up
+}
+
+teardown() {
+	if [ -n "$bg_pid" ]; then
+		kill -9 "$bg_pid" 2>/dev/null || true
+		wait "$bg_pid" 2>/dev/null || true
+	fi
+	ip netns del xibA 2>/dev/null || true
+	ip netns del xibB 2>/dev/null || true
+	xib-modules unload
+}
+
+# Background programs are started with "ip netns exec" itself, never
+# through these functions: $! must be the program (ip netns exec execs
+# it), not a subshell that "kill -9" would kill in its place.
+inA() {
+	ip netns exec xibA "$@"
+}
+
+inB() {
+	ip netns exec xibB "$@"
+}
+
+# The /dev/xib/uverbsN node of xib device $1.
+uverbs_of() {
+	local d
+	for d in /sys/class/xib/"$1"/uverbs* /sys/class/xib/"$1"/*/uverbs*; do
+		if [ -e "$d" ]; then
+			echo "/dev/xib/${d##*/}"
+			return 0
+		fi
+	done
+	echo "no uverbs node for $1" >&2
+	return 1
+}
+
+# xib0 on xv0 in xibA; dev0 is its node.
+one_device() {
+	inA xibctl link add xib0 netdev xv0
+	dev0=$(inA bash -c "$(declare -f uverbs_of); uverbs_of xib0")
+	[ -c "$dev0" ]
+}
+
+# xib0 on xv0 in xibA, xib1 on xv1 in xibB.
+two_devices() {
+	one_device
+	inB xibctl link add xib1 netdev xv1
+	dev1=$(inB bash -c "$(declare -f uverbs_of); uverbs_of xib1")
+	[ -c "$dev1" ]
+}
+
+# Wait (at most $2 s) until file $1 has a line READY.
+wait_ready() {
+	local i
+	for ((i = 0; i < $2 * 10; i++)); do
+		grep -q '^READY' "$1" 2>/dev/null && return 0
+		kill -0 "$bg_pid" 2>/dev/null || { cat "$1"; return 1; }
+		sleep 0.1
+	done
+	echo "not READY within $2 s" >&2
+	cat "$1" >&2
+	return 1
+}
+
+# Wait (at most $1 s) for the background process; its status in bg_status.
+wait_bg() {
+	local i
+	for ((i = 0; i < $1 * 10; i++)); do
+		if ! kill -0 "$bg_pid" 2>/dev/null; then
+			wait "$bg_pid" && bg_status=0 || bg_status=$?
+			bg_pid=
+			return 0
+		fi
+		sleep 0.1
+	done
+	echo "process $bg_pid still running after $1 s" >&2
+	return 1
+}
+
+# "xibctl res show DEV" in namespace $1 until every count of device $2 is
+# 0 (at most $3 s).
+wait_res_zero() {
+	local i out
+	for ((i = 0; i < $3 * 10; i++)); do
+		out=$(ip netns exec "$1" xibctl res show "$2")
+		if ! grep -qE ' (ctx|pd|mr|cq|qp|srq|ah) [1-9]' <<<"$out"; then
+			echo "$out (after $((i / 10)).$((i % 10)) s)"
+			return 0
+		fi
+		sleep 0.1
+	done
+	echo "resources left on $2: $out" >&2
+	return 1
+}
+
+@test "RC loopback on one device: every opcode and size, content verified" {
+	one_device
+	run inA "$C/xib_rc_test" -d "$dev0" -t "$XIB_VERBS_BYTES"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *PASS* ]]
+}
+
+@test "RC between two devices in two namespaces over veth" {
+	two_devices
+	run inA "$C/xib_rc_test" -d "$dev0" -D "$dev1" -t "$XIB_VERBS_BYTES"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *PASS* ]]
+}
+
+@test "UD loopback: GRH area, byte_len, Q_Key check" {
+	one_device
+	run inA "$C/xib_ud_test" -d "$dev0"
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "UD between two devices in two namespaces" {
+	two_devices
+	run inA "$C/xib_ud_test" -d "$dev0" -D "$dev1"
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "bad input gives the documented status or errno, never a crash" {
+	one_device
+	run inA "$C/xib_bad_test" -d "$dev0"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	wait_res_zero xibA xib0 30
+}
+
+@test "a process killed with work outstanding leaves nothing behind" {
+	one_device
+	run inA xibctl res show xib0
+	[[ "$output" == *" qp "* ]] || skip "xibctl res show has no resource counts yet"
+	ip netns exec xibA "$C/xib_rc_test" -d "$dev0" -b 0 -s 4096 >"$BATS_TEST_TMPDIR/out" 2>&1 &
+	bg_pid=$!
+	wait_ready "$BATS_TEST_TMPDIR/out" 60
+	run inA xibctl res show xib0
+	echo "$output"
+	[[ "$output" =~ qp\ 2 ]]
+	kill -9 "$bg_pid"
+	wait_bg 10
+	wait_res_zero xibA xib0 30
+	# and SENDs with receives outstanding
+	ip netns exec xibA "$C/xib_rc_test" -d "$dev0" -b 0 -O send >"$BATS_TEST_TMPDIR/out" 2>&1 &
+	bg_pid=$!
+	wait_ready "$BATS_TEST_TMPDIR/out" 60
+	kill -9 "$bg_pid"
+	wait_bg 10
+	wait_res_zero xibA xib0 30
+	inA xibctl link del xib0
+}
+
+@test "a process killed while its peer on another device keeps sending" {
+	two_devices
+	run inA xibctl res show xib0
+	[[ "$output" == *" qp "* ]] || skip "xibctl res show has no resource counts yet"
+	ip netns exec xibA "$C/xib_rc_test" -d "$dev0" -D "$dev1" -b 0 -s 8192 >"$BATS_TEST_TMPDIR/out" 2>&1 &
+	bg_pid=$!
+	wait_ready "$BATS_TEST_TMPDIR/out" 60
+	kill -9 "$bg_pid"
+	wait_bg 10
+	wait_res_zero xibA xib0 30
+	wait_res_zero xibB xib1 30
+}
+
+@test "link del while a process holds the device: DEVICE_FATAL, EIO, no hang" {
+	one_device
+	ip netns exec xibA "$C/xib_hold_test" -d "$dev0" -c -T 60 >"$BATS_TEST_TMPDIR/out" 2>&1 &
+	bg_pid=$!
+	wait_ready "$BATS_TEST_TMPDIR/out" 60
+	sleep 1
+	timeout 30 ip netns exec xibA xibctl link del xib0
+	wait_bg 30
+	cat "$BATS_TEST_TMPDIR/out"
+	[ "$bg_status" -eq 0 ]
+	grep -q DEVICE_FATAL "$BATS_TEST_TMPDIR/out"
+	[ ! -e /sys/class/xib/xib0 ]
+}
+
+@test "rmmod xib_hca while a process holds the device: DEVICE_FATAL, no hang" {
+	one_device
+	ip netns exec xibA "$C/xib_hold_test" -d "$dev0" -c -T 60 >"$BATS_TEST_TMPDIR/out" 2>&1 &
+	bg_pid=$!
+	wait_ready "$BATS_TEST_TMPDIR/out" 60
+	sleep 1
+	timeout 60 rmmod xib_hca
+	wait_bg 30
+	cat "$BATS_TEST_TMPDIR/out"
+	[ "$bg_status" -eq 0 ]
+	grep -q DEVICE_FATAL "$BATS_TEST_TMPDIR/out"
+	# the process is gone: uverbs is no longer pinned
+	timeout 30 rmmod xib_uverbs
+}
+
+@test "deleting the interface under a busy device: DEVICE_FATAL, no hang" {
+	one_device
+	ip netns exec xibA "$C/xib_hold_test" -d "$dev0" -c -T 60 >"$BATS_TEST_TMPDIR/out" 2>&1 &
+	bg_pid=$!
+	wait_ready "$BATS_TEST_TMPDIR/out" 60
+	timeout 30 ip -n xibA link del xv0
+	wait_bg 30
+	cat "$BATS_TEST_TMPDIR/out"
+	[ "$bg_status" -eq 0 ]
+	grep -q DEVICE_FATAL "$BATS_TEST_TMPDIR/out"
+}
+
+@test "sustained RDMA WRITEs make at most 0.01 system calls per WR" {
+	command -v strace >/dev/null || skip "strace not installed"
+	one_device
+	run inA "$XIB_ROOT/tests/bench/syscalls-per-wr.sh" -d "$dev0" -n 100000
+	echo "$output"
+	[ "$status" -eq 0 ]
+}

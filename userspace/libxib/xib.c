@@ -1,0 +1,894 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * libxib: objects over the ioctls of /dev/xib/uverbsN and the data path
+ * over the rings of <xib/hca-abi.h>.  See xib.h for the conventions.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "xib.h"
+
+_Static_assert(sizeof(struct xib_sge) == sizeof(struct xib_hca_sge) &&
+	       offsetof(struct xib_sge, lkey) == offsetof(struct xib_hca_sge, lkey),
+	       "struct xib_sge is copied into WQEs as struct xib_hca_sge");
+
+static struct xib_stats stats;
+
+/* XIB_DEBUG=1 in the environment: say why a call failed with EPROTO. */
+static void lib_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void lib_debug(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!getenv("XIB_DEBUG"))
+		return;
+	fprintf(stderr, "libxib: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static int xcmd(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) ? -errno : 0;
+}
+
+static void stat_add(uint64_t *c, uint64_t n)
+{
+	__atomic_fetch_add(c, n, __ATOMIC_RELAXED);
+}
+
+void xib_get_stats(struct xib_stats *st)
+{
+	st->posted_send = __atomic_load_n(&stats.posted_send, __ATOMIC_RELAXED);
+	st->kicks = __atomic_load_n(&stats.kicks, __ATOMIC_RELAXED);
+}
+
+/* Map a ring the kernel described; read-write (we write our index). */
+static int ring_map(struct xib_context *ctx, const struct xib_uverbs_ring *d,
+		    struct xib_ring *r)
+{
+	void *p;
+
+	memset(r, 0, sizeof(*r));
+	if (!d->slots)
+		return 0;	/* none: the RQ of a QP with an SRQ */
+	if (d->slots & (d->slots - 1) || d->stride == 0 ||
+	    d->mmap_size < XIB_HCA_RING_HDR_SIZE + (uint64_t)d->slots * d->stride) {
+		lib_debug("bad ring: slots %u stride %u mmap_size %u", d->slots,
+			  d->stride, d->mmap_size);
+		return -EPROTO;	/* the kernel broke the ABI */
+	}
+	p = mmap(NULL, d->mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 ctx->fd, (off_t)d->mmap_offset);
+	if (p == MAP_FAILED)
+		return -errno;
+	r->map = p;
+	r->map_size = d->mmap_size;
+	r->slots = d->slots;
+	r->stride = d->stride;
+	r->slot0 = (uint8_t *)p + XIB_HCA_RING_HDR_SIZE;
+	r->mmap_offset = d->mmap_offset;
+	return 0;
+}
+
+static void ring_unmap(struct xib_ring *r)
+{
+	if (r->map)
+		munmap(r->map, r->map_size);
+	r->map = NULL;
+}
+
+/* --- context ------------------------------------------------------------ */
+
+int xib_open(const char *path, struct xib_context **out)
+{
+	struct xib_uverbs_get_context gc;
+	struct xib_context *ctx;
+	void *db;
+	int ret;
+
+	ctx = calloc(1, sizeof(*ctx));
+	if (!ctx)
+		return -ENOMEM;
+	ctx->async_fd = -1;
+	ctx->fd = open(path, O_RDWR | O_CLOEXEC);
+	if (ctx->fd < 0) {
+		ret = -errno;
+		goto err_free;
+	}
+	memset(&gc, 0, sizeof(gc));
+	ret = xcmd(ctx->fd, XIB_UVERBS_GET_CONTEXT, &gc);
+	if (ret)
+		goto err_close;
+	ctx->abi_version = gc.abi_version;
+	ctx->async_fd = gc.async_fd;
+	ctx->num_comp_vectors = gc.num_comp_vectors;
+	if (gc.abi_version != XIB_UVERBS_ABI_VERSION ||
+	    gc.db_mmap_size < sizeof(struct xib_hca_db_page)) {
+		lib_debug("GET_CONTEXT: abi_version %u, db_mmap_size %u",
+			  gc.abi_version, gc.db_mmap_size);
+		ret = -EPROTO;
+		goto err_close;
+	}
+	db = mmap(NULL, gc.db_mmap_size, PROT_READ, MAP_SHARED, ctx->fd,
+		  (off_t)gc.db_mmap_offset);
+	if (db == MAP_FAILED) {
+		ret = -errno;
+		goto err_close;
+	}
+	ctx->db = db;
+	ctx->db_size = gc.db_mmap_size;
+	ctx->db_offset = gc.db_mmap_offset;
+	ret = xib_query_device(ctx, &ctx->attr);
+	if (ret)
+		goto err_unmap;
+	*out = ctx;
+	return 0;
+
+err_unmap:
+	munmap((void *)ctx->db, ctx->db_size);
+err_close:
+	if (ctx->async_fd >= 0)
+		close(ctx->async_fd);
+	close(ctx->fd);
+err_free:
+	free(ctx);
+	return ret;
+}
+
+int xib_open_index(unsigned int index, struct xib_context **out)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/dev/xib/uverbs%u", index);
+	return xib_open(path, out);
+}
+
+int xib_close(struct xib_context *ctx)
+{
+	munmap((void *)ctx->db, ctx->db_size);
+	if (ctx->async_fd >= 0)
+		close(ctx->async_fd);
+	close(ctx->fd);
+	free(ctx);
+	return 0;
+}
+
+int xib_query_device(struct xib_context *ctx, struct xib_uverbs_device_attr *attr)
+{
+	struct xib_uverbs_query_device q;
+	int ret;
+
+	memset(&q, 0, sizeof(q));
+	ret = xcmd(ctx->fd, XIB_UVERBS_QUERY_DEVICE, &q);
+	if (!ret)
+		*attr = q.attr;
+	return ret;
+}
+
+int xib_query_port(struct xib_context *ctx, uint32_t port, struct xib_uverbs_port_attr *attr)
+{
+	struct xib_uverbs_query_port q;
+	int ret;
+
+	memset(&q, 0, sizeof(q));
+	q.port_num = port;
+	ret = xcmd(ctx->fd, XIB_UVERBS_QUERY_PORT, &q);
+	if (!ret)
+		*attr = q.attr;
+	return ret;
+}
+
+int xib_query_gid(struct xib_context *ctx, uint32_t port, uint32_t index,
+		  uint8_t gid[16], uint32_t *gid_type)
+{
+	struct xib_uverbs_query_gid q;
+	int ret;
+
+	memset(&q, 0, sizeof(q));
+	q.port_num = port;
+	q.index = index;
+	ret = xcmd(ctx->fd, XIB_UVERBS_QUERY_GID, &q);
+	if (ret)
+		return ret;
+	memcpy(gid, q.gid, 16);
+	if (gid_type)
+		*gid_type = q.gid_type;
+	return 0;
+}
+
+int xib_read_async_event(struct xib_context *ctx, struct xib_uverbs_async_event *ev)
+{
+	ssize_t n = read(ctx->async_fd, ev, sizeof(*ev));
+
+	if (n < 0)
+		return -errno;
+	return n == sizeof(*ev) ? 0 : -EPROTO;
+}
+
+/* --- PD, MR, AH --------------------------------------------------------- */
+
+int xib_alloc_pd(struct xib_context *ctx, struct xib_pd **out)
+{
+	struct xib_uverbs_alloc_pd a;
+	struct xib_pd *pd;
+	int ret;
+
+	pd = calloc(1, sizeof(*pd));
+	if (!pd)
+		return -ENOMEM;
+	memset(&a, 0, sizeof(a));
+	ret = xcmd(ctx->fd, XIB_UVERBS_ALLOC_PD, &a);
+	if (ret) {
+		free(pd);
+		return ret;
+	}
+	pd->ctx = ctx;
+	pd->handle = a.pd_handle;
+	pd->pdn = a.pdn;
+	*out = pd;
+	return 0;
+}
+
+static int destroy_simple(struct xib_context *ctx, unsigned long cmd, uint32_t handle)
+{
+	struct xib_uverbs_destroy d = { .handle = handle };
+
+	return xcmd(ctx->fd, cmd, &d);
+}
+
+int xib_dealloc_pd(struct xib_pd *pd)
+{
+	int ret = destroy_simple(pd->ctx, XIB_UVERBS_DEALLOC_PD, pd->handle);
+
+	if (!ret)
+		free(pd);
+	return ret;
+}
+
+int xib_reg_mr_iova(struct xib_pd *pd, void *addr, uint64_t length, uint64_t iova,
+		    uint32_t access, struct xib_mr **out)
+{
+	struct xib_uverbs_reg_mr r;
+	struct xib_mr *mr;
+	int ret;
+
+	mr = calloc(1, sizeof(*mr));
+	if (!mr)
+		return -ENOMEM;
+	memset(&r, 0, sizeof(r));
+	r.addr = (uintptr_t)addr;
+	r.length = length;
+	r.iova = iova;
+	r.pd_handle = pd->handle;
+	r.access = access;
+	ret = xcmd(pd->ctx->fd, XIB_UVERBS_REG_MR, &r);
+	if (ret) {
+		free(mr);
+		return ret;
+	}
+	mr->pd = pd;
+	mr->handle = r.mr_handle;
+	mr->lkey = r.lkey;
+	mr->rkey = r.rkey;
+	mr->addr = addr;
+	mr->length = length;
+	mr->iova = iova;
+	mr->access = access;
+	*out = mr;
+	return 0;
+}
+
+int xib_reg_mr(struct xib_pd *pd, void *addr, uint64_t length, uint32_t access,
+	       struct xib_mr **out)
+{
+	return xib_reg_mr_iova(pd, addr, length, (uintptr_t)addr, access, out);
+}
+
+int xib_dereg_mr(struct xib_mr *mr)
+{
+	int ret = destroy_simple(mr->pd->ctx, XIB_UVERBS_DEREG_MR, mr->handle);
+
+	if (!ret)
+		free(mr);
+	return ret;
+}
+
+int xib_create_ah(struct xib_pd *pd, const struct xib_uverbs_ah_attr *attr,
+		  struct xib_ah **out)
+{
+	struct xib_uverbs_create_ah c;
+	struct xib_ah *ah;
+	int ret;
+
+	ah = calloc(1, sizeof(*ah));
+	if (!ah)
+		return -ENOMEM;
+	memset(&c, 0, sizeof(c));
+	c.user_handle = (uintptr_t)ah;
+	c.pd_handle = pd->handle;
+	c.attr = *attr;
+	ret = xcmd(pd->ctx->fd, XIB_UVERBS_CREATE_AH, &c);
+	if (ret) {
+		free(ah);
+		return ret;
+	}
+	ah->pd = pd;
+	ah->handle = c.ah_handle;
+	ah->ahn = c.ahn;
+	*out = ah;
+	return 0;
+}
+
+int xib_destroy_ah(struct xib_ah *ah)
+{
+	int ret = destroy_simple(ah->pd->ctx, XIB_UVERBS_DESTROY_AH, ah->handle);
+
+	if (!ret)
+		free(ah);
+	return ret;
+}
+
+/* --- completion channels and CQs ---------------------------------------- */
+
+int xib_create_comp_channel(struct xib_context *ctx, struct xib_comp_channel **out)
+{
+	struct xib_uverbs_create_comp_channel c;
+	struct xib_comp_channel *ch;
+	int ret;
+
+	ch = calloc(1, sizeof(*ch));
+	if (!ch)
+		return -ENOMEM;
+	memset(&c, 0, sizeof(c));
+	ret = xcmd(ctx->fd, XIB_UVERBS_CREATE_COMP_CHANNEL, &c);
+	if (ret) {
+		free(ch);
+		return ret;
+	}
+	ch->ctx = ctx;
+	ch->fd = c.fd;
+	*out = ch;
+	return 0;
+}
+
+int xib_destroy_comp_channel(struct xib_comp_channel *ch)
+{
+	close(ch->fd);
+	free(ch);
+	return 0;
+}
+
+int xib_get_cq_event(struct xib_comp_channel *ch, uint64_t *user_handle)
+{
+	struct xib_uverbs_comp_event ev;
+	ssize_t n = read(ch->fd, &ev, sizeof(ev));
+
+	if (n < 0)
+		return -errno;
+	if (n != sizeof(ev))
+		return -EPROTO;
+	*user_handle = ev.cq_user_handle;
+	return 0;
+}
+
+int xib_create_cq(struct xib_context *ctx, uint32_t cqe, uint64_t user_handle,
+		  struct xib_comp_channel *ch, uint32_t comp_vector, struct xib_cq **out)
+{
+	struct xib_uverbs_create_cq c;
+	struct xib_uverbs_destroy_events d;
+	struct xib_cq *cq;
+	int ret;
+
+	cq = calloc(1, sizeof(*cq));
+	if (!cq)
+		return -ENOMEM;
+	memset(&c, 0, sizeof(c));
+	c.user_handle = user_handle;
+	c.cqe = cqe;
+	c.comp_vector = comp_vector;
+	c.comp_channel = ch ? ch->fd : -1;
+	ret = xcmd(ctx->fd, XIB_UVERBS_CREATE_CQ, &c);
+	if (ret)
+		goto err_free;
+	ret = ring_map(ctx, &c.ring, &cq->ring);
+	if (!ret && !cq->ring.map)
+		ret = -EPROTO;
+	if (ret)
+		goto err_destroy;
+	if (cq->ring.stride < sizeof(struct xib_hca_cqe)) {
+		lib_debug("CQE stride %u", cq->ring.stride);
+		ret = -EPROTO;
+		goto err_unmap;
+	}
+	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	cq->ctx = ctx;
+	cq->user_handle = user_handle;
+	cq->handle = c.cq_handle;
+	cq->cqn = c.cqn;
+	cq->cqe = c.ring.slots;
+	cq->hdr = cq->ring.map;
+	cq->cons = cq->hdr->cons;
+	cq->arm = cq->hdr->arm;
+	*out = cq;
+	return 0;
+
+err_unmap:
+	ring_unmap(&cq->ring);
+err_destroy:
+	memset(&d, 0, sizeof(d));
+	d.handle = c.cq_handle;
+	xcmd(ctx->fd, XIB_UVERBS_DESTROY_CQ, &d);
+err_free:
+	free(cq);
+	return ret;
+}
+
+int xib_destroy_cq(struct xib_cq *cq)
+{
+	struct xib_uverbs_destroy_events d;
+	int ret;
+
+	memset(&d, 0, sizeof(d));
+	d.handle = cq->handle;
+	ret = xcmd(cq->ctx->fd, XIB_UVERBS_DESTROY_CQ, &d);
+	if (ret)
+		return ret;
+	ring_unmap(&cq->ring);
+	pthread_spin_destroy(&cq->lock);
+	free(cq);
+	return 0;
+}
+
+int xib_poll_cq(struct xib_cq *cq, int num, xib_wc *wc)
+{
+	uint32_t prod, avail, i;
+	int ret;
+
+	if (num < 0)
+		return -EINVAL;
+	pthread_spin_lock(&cq->lock);
+	prod = xib_load_acquire(&cq->hdr->prod);
+	avail = prod - cq->cons;
+	if (avail > cq->ring.slots) {
+		ret = -EIO;	/* the HCA never does this */
+		goto out;
+	}
+	if (avail > (uint32_t)num)
+		avail = num;
+	for (i = 0; i < avail; i++)
+		memcpy(&wc[i], xib_ring_slot(&cq->ring, cq->cons + i), sizeof(*wc));
+	if (avail) {
+		cq->cons += avail;
+		xib_store_release(&cq->hdr->cons, cq->cons);
+	}
+	ret = avail;
+out:
+	pthread_spin_unlock(&cq->lock);
+	return ret;
+}
+
+int xib_req_notify_cq(struct xib_cq *cq, int solicited_only)
+{
+	pthread_spin_lock(&cq->lock);
+	cq->arm = ((cq->arm & ~3u) + (1u << XIB_HCA_CQ_ARM_SN_SHIFT)) |
+		  (solicited_only ? XIB_HCA_CQ_ARM_SOLICITED : XIB_HCA_CQ_ARM_NEXT);
+	xib_store_release(&cq->hdr->arm, cq->arm);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	pthread_spin_unlock(&cq->lock);
+	return 0;
+}
+
+int xib_cq_overflowed(struct xib_cq *cq)
+{
+	return !!(xib_load_acquire(&cq->hdr->flags) & XIB_HCA_CQ_F_OVERFLOW);
+}
+
+/* --- SRQs and QPs ------------------------------------------------------- */
+
+static int wq_init(struct xib_context *ctx, const struct xib_uverbs_ring *d,
+		   struct xib_wq *wq, uint32_t max_sge)
+{
+	int ret = ring_map(ctx, d, &wq->ring);
+
+	if (ret)
+		return ret;
+	pthread_spin_init(&wq->lock, PTHREAD_PROCESS_PRIVATE);
+	wq->max_sge = max_sge;
+	if (wq->ring.map) {
+		wq->hdr = wq->ring.map;
+		wq->prod = wq->hdr->prod;
+	}
+	return 0;
+}
+
+static void wq_fini(struct xib_wq *wq)
+{
+	ring_unmap(&wq->ring);
+	pthread_spin_destroy(&wq->lock);
+}
+
+int xib_create_srq(struct xib_pd *pd, uint32_t max_wr, uint32_t max_sge,
+		   uint32_t srq_limit, uint64_t user_handle, struct xib_srq **out)
+{
+	struct xib_uverbs_create_srq c;
+	struct xib_uverbs_destroy_events d;
+	struct xib_srq *srq;
+	int ret;
+
+	srq = calloc(1, sizeof(*srq));
+	if (!srq)
+		return -ENOMEM;
+	memset(&c, 0, sizeof(c));
+	c.user_handle = user_handle;
+	c.pd_handle = pd->handle;
+	c.max_wr = max_wr;
+	c.max_sge = max_sge;
+	c.srq_limit = srq_limit;
+	ret = xcmd(pd->ctx->fd, XIB_UVERBS_CREATE_SRQ, &c);
+	if (ret)
+		goto err_free;
+	ret = wq_init(pd->ctx, &c.ring, &srq->rq, c.max_sge);
+	if (!ret && !srq->rq.ring.map) {
+		wq_fini(&srq->rq);
+		ret = -EPROTO;
+	}
+	if (ret)
+		goto err_destroy;
+	srq->pd = pd;
+	srq->user_handle = user_handle;
+	srq->handle = c.srq_handle;
+	srq->srqn = c.srqn;
+	srq->max_wr = c.max_wr;
+	srq->srq_limit = srq_limit;
+	*out = srq;
+	return 0;
+
+err_destroy:
+	memset(&d, 0, sizeof(d));
+	d.handle = c.srq_handle;
+	xcmd(pd->ctx->fd, XIB_UVERBS_DESTROY_SRQ, &d);
+err_free:
+	free(srq);
+	return ret;
+}
+
+int xib_modify_srq(struct xib_srq *srq, uint32_t attr_mask, uint32_t max_wr,
+		   uint32_t srq_limit)
+{
+	struct xib_uverbs_modify_srq m;
+	int ret;
+
+	memset(&m, 0, sizeof(m));
+	m.srq_handle = srq->handle;
+	m.attr_mask = attr_mask;
+	m.max_wr = max_wr;
+	m.srq_limit = srq_limit;
+	ret = xcmd(srq->pd->ctx->fd, XIB_UVERBS_MODIFY_SRQ, &m);
+	if (!ret && (attr_mask & XIB_SRQ_LIMIT))
+		srq->srq_limit = srq_limit;
+	return ret;
+}
+
+int xib_destroy_srq(struct xib_srq *srq)
+{
+	struct xib_uverbs_destroy_events d;
+	int ret;
+
+	memset(&d, 0, sizeof(d));
+	d.handle = srq->handle;
+	ret = xcmd(srq->pd->ctx->fd, XIB_UVERBS_DESTROY_SRQ, &d);
+	if (ret)
+		return ret;
+	wq_fini(&srq->rq);
+	free(srq);
+	return 0;
+}
+
+int xib_create_qp(struct xib_pd *pd, const struct xib_qp_init_attr *init,
+		  struct xib_qp **out)
+{
+	struct xib_uverbs_create_qp c;
+	struct xib_uverbs_destroy_events d;
+	struct xib_context *ctx = pd->ctx;
+	struct xib_qp *qp;
+	int ret;
+
+	if (!init->send_cq || !init->recv_cq)
+		return -EINVAL;
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return -ENOMEM;
+	memset(&c, 0, sizeof(c));
+	c.user_handle = init->user_handle;
+	c.pd_handle = pd->handle;
+	c.send_cq_handle = init->send_cq->handle;
+	c.recv_cq_handle = init->recv_cq->handle;
+	c.srq_handle = init->srq ? init->srq->handle : XIB_UVERBS_NO_HANDLE;
+	c.qp_type = init->qp_type;
+	c.sq_sig_all = !!init->sq_sig_all;
+	c.cap = init->cap;
+	ret = xcmd(ctx->fd, XIB_UVERBS_CREATE_QP, &c);
+	if (ret)
+		goto err_free;
+	ret = wq_init(ctx, &c.sq, &qp->sq, c.cap.max_send_sge);
+	if (!ret && (!qp->sq.ring.map ||
+		     qp->sq.ring.stride < sizeof(struct xib_hca_send_wqe))) {
+		wq_fini(&qp->sq);
+		ret = -EPROTO;
+	}
+	if (ret)
+		goto err_destroy;
+	ret = wq_init(ctx, &c.rq, &qp->rq, c.cap.max_recv_sge);
+	if (ret)
+		goto err_sq;
+	qp->pd = pd;
+	qp->send_cq = init->send_cq;
+	qp->recv_cq = init->recv_cq;
+	qp->srq = init->srq;
+	qp->user_handle = init->user_handle;
+	qp->handle = c.qp_handle;
+	qp->qpn = c.qpn;
+	qp->qp_type = init->qp_type;
+	qp->state = XIB_QPS_RESET;
+	qp->sq_sig_all = c.sq_sig_all;
+	qp->cap = c.cap;
+	*out = qp;
+	return 0;
+
+err_sq:
+	wq_fini(&qp->sq);
+err_destroy:
+	memset(&d, 0, sizeof(d));
+	d.handle = c.qp_handle;
+	xcmd(ctx->fd, XIB_UVERBS_DESTROY_QP, &d);
+err_free:
+	free(qp);
+	return ret;
+}
+
+int xib_modify_qp(struct xib_qp *qp, const struct xib_uverbs_qp_attr *attr,
+		  uint32_t attr_mask)
+{
+	struct xib_uverbs_modify_qp m;
+	int ret;
+
+	memset(&m, 0, sizeof(m));
+	m.qp_handle = qp->handle;
+	m.attr_mask = attr_mask;
+	m.attr = *attr;
+	ret = xcmd(qp->pd->ctx->fd, XIB_UVERBS_MODIFY_QP, &m);
+	if (!ret && (attr_mask & XIB_QP_STATE)) {
+		pthread_spin_lock(&qp->sq.lock);
+		pthread_spin_lock(&qp->rq.lock);
+		__atomic_store_n(&qp->state, attr->qp_state, __ATOMIC_RELAXED);
+		pthread_spin_unlock(&qp->rq.lock);
+		pthread_spin_unlock(&qp->sq.lock);
+	}
+	return ret;
+}
+
+int xib_query_qp(struct xib_qp *qp, struct xib_uverbs_query_qp *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->qp_handle = qp->handle;
+	return xcmd(qp->pd->ctx->fd, XIB_UVERBS_QUERY_QP, out);
+}
+
+int xib_destroy_qp(struct xib_qp *qp)
+{
+	struct xib_uverbs_destroy_events d;
+	int ret;
+
+	memset(&d, 0, sizeof(d));
+	d.handle = qp->handle;
+	ret = xcmd(qp->pd->ctx->fd, XIB_UVERBS_DESTROY_QP, &d);
+	if (ret)
+		return ret;
+	wq_fini(&qp->sq);
+	wq_fini(&qp->rq);
+	free(qp);
+	return 0;
+}
+
+/* --- data path ---------------------------------------------------------- */
+
+int xib_kick(struct xib_qp *qp)
+{
+	stat_add(&stats.kicks, 1);
+	return destroy_simple(qp->pd->ctx, XIB_UVERBS_KICK, qp->handle);
+}
+
+/* Can the producer at @prod write another slot?  cons is the HCA's. */
+static int wq_full(struct xib_wq *wq)
+{
+	uint32_t cons = xib_load_acquire(&wq->hdr->cons);
+
+	return wq->prod - cons >= wq->ring.slots;
+}
+
+/* Write one send WR into slot wq->prod; 0 or a positive errno. */
+static int write_send_wqe(struct xib_qp *qp, const struct xib_send_wr *wr)
+{
+	struct xib_hca_send_wqe *wqe;
+	uint32_t inline_len = 0;
+	int i;
+
+	if (wr->num_sge < 0)
+		return EINVAL;
+	if (wr->send_flags & XIB_HCA_SEND_INLINE) {
+		if (wr->opcode == XIB_HCA_WR_RDMA_READ ||
+		    wr->opcode == XIB_HCA_WR_ATOMIC_CMP_AND_SWP ||
+		    wr->opcode == XIB_HCA_WR_ATOMIC_FETCH_AND_ADD)
+			return EINVAL;
+		uint32_t max = qp->cap.max_inline_data;
+
+		if (max > qp->sq.ring.stride - sizeof(*wqe))
+			max = qp->sq.ring.stride - sizeof(*wqe);
+		for (i = 0; i < wr->num_sge; i++) {
+			if (wr->sg_list[i].length > max - inline_len)
+				return EINVAL;
+			inline_len += wr->sg_list[i].length;
+		}
+	} else if ((uint32_t)wr->num_sge > qp->sq.max_sge) {
+		return EINVAL;
+	}
+	if (qp->qp_type == XIB_QPT_UD && !wr->wr.ud.ah)
+		return EINVAL;
+	if (wq_full(&qp->sq))
+		return ENOMEM;
+
+	wqe = xib_ring_slot(&qp->sq.ring, qp->sq.prod);
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr_id = wr->wr_id;
+	wqe->opcode = wr->opcode;
+	wqe->flags = wr->send_flags;
+	wqe->imm_data = wr->imm_data;
+	switch (wr->opcode) {
+	case XIB_HCA_WR_RDMA_WRITE:
+	case XIB_HCA_WR_RDMA_WRITE_WITH_IMM:
+	case XIB_HCA_WR_RDMA_READ:
+		wqe->rdma.remote_addr = wr->wr.rdma.remote_addr;
+		wqe->rdma.rkey = wr->wr.rdma.rkey;
+		break;
+	case XIB_HCA_WR_ATOMIC_CMP_AND_SWP:
+	case XIB_HCA_WR_ATOMIC_FETCH_AND_ADD:
+		wqe->atomic.remote_addr = wr->wr.atomic.remote_addr;
+		wqe->atomic.compare_add = wr->wr.atomic.compare_add;
+		wqe->atomic.swap = wr->wr.atomic.swap;
+		wqe->atomic.rkey = wr->wr.atomic.rkey;
+		break;
+	default:
+		if (qp->qp_type == XIB_QPT_UD) {
+			wqe->ud.ahn = wr->wr.ud.ah->ahn;
+			wqe->ud.remote_qpn = wr->wr.ud.remote_qpn;
+			wqe->ud.remote_qkey = wr->wr.ud.remote_qkey;
+		}
+		break;
+	}
+	if (wr->send_flags & XIB_HCA_SEND_INLINE) {
+		uint8_t *p = (uint8_t *)(wqe + 1);
+
+		for (i = 0; i < wr->num_sge; i++) {
+			memcpy(p, (void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			p += wr->sg_list[i].length;
+		}
+		wqe->inline_len = inline_len;
+		wqe->num_sge = 0;
+	} else {
+		memcpy(wqe + 1, wr->sg_list, sizeof(struct xib_hca_sge) * wr->num_sge);
+		wqe->num_sge = wr->num_sge;
+	}
+	qp->sq.prod++;
+	return 0;
+}
+
+int xib_post_send(struct xib_qp *qp, struct xib_send_wr *wr, struct xib_send_wr **bad_wr)
+{
+	struct xib_context *ctx = qp->pd->ctx;
+	uint32_t start;
+	int ret = 0;
+
+	pthread_spin_lock(&qp->sq.lock);
+	start = qp->sq.prod;
+	/* RESET, INIT, RTR: refused; SQD queues, SQE and ERR flush. */
+	if (qp->state < XIB_QPS_RTS) {
+		*bad_wr = wr;
+		ret = EINVAL;
+		goto out;
+	}
+	for (; wr; wr = wr->next) {
+		ret = write_send_wqe(qp, wr);
+		if (ret) {
+			*bad_wr = wr;
+			break;
+		}
+	}
+	if (qp->sq.prod != start) {
+		stat_add(&stats.posted_send, qp->sq.prod - start);
+		xib_store_release(&qp->sq.hdr->prod, qp->sq.prod);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&ctx->db->engine_state, __ATOMIC_RELAXED) ==
+		    XIB_HCA_ENGINE_SLEEPING) {
+			stat_add(&stats.kicks, 1);
+			destroy_simple(ctx, XIB_UVERBS_KICK, qp->handle);
+		}
+	}
+out:
+	pthread_spin_unlock(&qp->sq.lock);
+	return ret;
+}
+
+static int post_recv_wq(struct xib_wq *wq, struct xib_recv_wr *wr,
+			struct xib_recv_wr **bad_wr)
+{
+	struct xib_hca_recv_wqe *wqe;
+	uint32_t start = wq->prod;
+	int ret = 0;
+
+	for (; wr; wr = wr->next) {
+		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > wq->max_sge ||
+		    sizeof(*wqe) + sizeof(struct xib_hca_sge) * wr->num_sge >
+		    wq->ring.stride) {
+			ret = EINVAL;
+			break;
+		}
+		if (wq_full(wq)) {
+			ret = ENOMEM;
+			break;
+		}
+		wqe = xib_ring_slot(&wq->ring, wq->prod);
+		wqe->wr_id = wr->wr_id;
+		wqe->num_sge = wr->num_sge;
+		wqe->reserved = 0;
+		memcpy(wqe + 1, wr->sg_list, sizeof(struct xib_hca_sge) * wr->num_sge);
+		wq->prod++;
+	}
+	if (ret)
+		*bad_wr = wr;
+	if (wq->prod != start)
+		xib_store_release(&wq->hdr->prod, wq->prod);
+	return ret;
+}
+
+int xib_post_recv(struct xib_qp *qp, struct xib_recv_wr *wr, struct xib_recv_wr **bad_wr)
+{
+	int ret;
+
+	if (qp->srq || !qp->rq.ring.map) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+	pthread_spin_lock(&qp->rq.lock);
+	if (qp->state == XIB_QPS_RESET) {
+		*bad_wr = wr;
+		ret = EINVAL;
+	} else {
+		ret = post_recv_wq(&qp->rq, wr, bad_wr);
+	}
+	pthread_spin_unlock(&qp->rq.lock);
+	return ret;
+}
+
+int xib_post_srq_recv(struct xib_srq *srq, struct xib_recv_wr *wr,
+		      struct xib_recv_wr **bad_wr)
+{
+	int ret;
+
+	pthread_spin_lock(&srq->rq.lock);
+	ret = post_recv_wq(&srq->rq, wr, bad_wr);
+	pthread_spin_unlock(&srq->rq.lock);
+	return ret;
+}

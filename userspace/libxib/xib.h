@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * libxib: a small user-space library over the xib verbs ABI
+ * (<xib/uverbs.h>: the ioctls of /dev/xib/uverbsN; <xib/hca-abi.h>: the
+ * rings shared with the HCA).  The drop-in libibverbs wraps it; this is
+ * the only copy of the ring code.
+ *
+ * Conventions
+ * - Functions return 0 or a negative errno; constructors fill *out.
+ *   xib_post_send/xib_post_recv/xib_post_srq_recv return 0 or a positive
+ *   errno and set *bad_wr, as ibv_post_send does; xib_poll_cq returns the
+ *   number of completions or a negative errno.
+ * - Enum and flag values are those of libibverbs (see uverbs.h).
+ * - Thread safety: each QP's send and receive queue, each SRQ and each CQ
+ *   has its own lock; posting to different queues runs in parallel.
+ *   Creating and destroying objects may run in parallel with each other;
+ *   destroying an object while another thread uses it is the caller's bug.
+ *
+ * Posting checks for a free slot itself (prod - cons < slots, cons loaded
+ * with acquire semantics) and fails with ENOMEM when the queue is full.
+ * Send posts make a system call only if the HCA's engine sleeps (the
+ * kick protocol of hca-abi.h), so a busy queue posts without any.
+ *
+ * Posting to a QP whose last state set through xib_modify_qp() is below
+ * RTS (sends) or RESET (receives) fails with EINVAL and writes nothing,
+ * as rdma_rxe does.  A send with XIB_SEND_INLINE whose total length is
+ * above the QP's granted max_inline_data fails with EINVAL; so does a
+ * WR with more SGEs than the granted max_send_sge/max_recv_sge.
+ */
+#ifndef XIB_H
+#define XIB_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <xib/hca-abi.h>
+#include <xib/uverbs.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One mapped ring: header page then slots * stride bytes. */
+struct xib_ring {
+	void *map;		/* the mapping, header first */
+	size_t map_size;
+	uint32_t slots;		/* a power of two */
+	uint32_t stride;
+	uint8_t *slot0;		/* map + XIB_HCA_RING_HDR_SIZE */
+	uint64_t mmap_offset;	/* where the kernel published it */
+};
+
+struct xib_context {
+	int fd;			/* /dev/xib/uverbsN */
+	int async_fd;		/* struct xib_uverbs_async_event records */
+	uint32_t abi_version;
+	uint32_t num_comp_vectors;
+	const volatile struct xib_hca_db_page *db;
+	size_t db_size;
+	uint64_t db_offset;	/* mmap offset of the doorbell page */
+	struct xib_uverbs_device_attr attr;	/* QUERY_DEVICE at open */
+};
+
+struct xib_pd {
+	struct xib_context *ctx;
+	uint32_t handle;
+	uint32_t pdn;
+};
+
+struct xib_mr {
+	struct xib_pd *pd;
+	uint32_t handle;
+	uint32_t lkey;
+	uint32_t rkey;
+	void *addr;
+	uint64_t length;
+	uint64_t iova;
+	uint32_t access;
+};
+
+struct xib_comp_channel {
+	struct xib_context *ctx;
+	int fd;			/* struct xib_uverbs_comp_event records */
+};
+
+struct xib_cq {
+	struct xib_context *ctx;
+	uint64_t user_handle;
+	uint32_t handle;
+	uint32_t cqn;
+	uint32_t cqe;		/* ring.slots */
+	struct xib_ring ring;
+	struct xib_hca_cq_hdr *hdr;
+	pthread_spinlock_t lock;	/* protects cons and arm below */
+	uint32_t cons;		/* our copy of hdr->cons (we are its writer) */
+	uint32_t arm;		/* our copy of hdr->arm (we are its writer) */
+	uint32_t comp_events;	/* events read from the channel */
+};
+
+/* Send or receive side of a work queue. */
+struct xib_wq {
+	struct xib_ring ring;
+	struct xib_hca_wq_hdr *hdr;
+	pthread_spinlock_t lock;	/* protects prod */
+	uint32_t prod;		/* our copy of hdr->prod (we are its writer) */
+	uint32_t max_sge;
+};
+
+struct xib_srq {
+	struct xib_pd *pd;
+	uint64_t user_handle;
+	uint32_t handle;
+	uint32_t srqn;
+	uint32_t max_wr;
+	uint32_t srq_limit;
+	struct xib_wq rq;
+};
+
+struct xib_qp {
+	struct xib_pd *pd;
+	struct xib_cq *send_cq;
+	struct xib_cq *recv_cq;
+	struct xib_srq *srq;
+	uint64_t user_handle;
+	uint32_t handle;
+	uint32_t qpn;
+	uint32_t qp_type;	/* enum xib_qp_type */
+	uint32_t state;		/* last state set through xib_modify_qp */
+	uint8_t sq_sig_all;
+	struct xib_uverbs_qp_cap cap;	/* granted */
+	struct xib_wq sq;
+	struct xib_wq rq;	/* no ring with an SRQ */
+};
+
+struct xib_ah {
+	struct xib_pd *pd;
+	uint32_t handle;
+	uint32_t ahn;
+};
+
+struct xib_qp_init_attr {
+	uint64_t user_handle;
+	struct xib_cq *send_cq;
+	struct xib_cq *recv_cq;
+	struct xib_srq *srq;		/* or NULL */
+	uint32_t qp_type;		/* enum xib_qp_type */
+	int sq_sig_all;
+	struct xib_uverbs_qp_cap cap;	/* requested; *qp has the granted */
+};
+
+/* A scatter/gather element; that of struct ibv_sge. */
+struct xib_sge {
+	uint64_t addr;
+	uint32_t length;
+	uint32_t lkey;
+};
+
+/* A send work request; the fields of struct ibv_send_wr. */
+struct xib_send_wr {
+	uint64_t wr_id;
+	struct xib_send_wr *next;
+	struct xib_sge *sg_list;
+	int num_sge;
+	uint32_t opcode;		/* enum xib_hca_wr_opcode */
+	uint32_t send_flags;		/* enum xib_hca_send_flags */
+	uint32_t imm_data;		/* network order */
+	union {
+		struct {
+			uint64_t remote_addr;
+			uint32_t rkey;
+		} rdma;
+		struct {
+			uint64_t remote_addr;
+			uint64_t compare_add;
+			uint64_t swap;
+			uint32_t rkey;
+		} atomic;
+		struct {
+			struct xib_ah *ah;
+			uint32_t remote_qpn;
+			uint32_t remote_qkey;
+		} ud;
+	} wr;
+};
+
+struct xib_recv_wr {
+	uint64_t wr_id;
+	struct xib_recv_wr *next;
+	struct xib_sge *sg_list;
+	int num_sge;
+};
+
+/* Work completions are the CQEs themselves. */
+typedef struct xib_hca_cqe xib_wc;
+
+/* Context */
+int xib_open(const char *path, struct xib_context **out);
+int xib_open_index(unsigned int index, struct xib_context **out);
+int xib_close(struct xib_context *ctx);
+int xib_query_device(struct xib_context *ctx, struct xib_uverbs_device_attr *attr);
+int xib_query_port(struct xib_context *ctx, uint32_t port, struct xib_uverbs_port_attr *attr);
+int xib_query_gid(struct xib_context *ctx, uint32_t port, uint32_t index,
+		  uint8_t gid[16], uint32_t *gid_type);
+int xib_read_async_event(struct xib_context *ctx, struct xib_uverbs_async_event *ev);
+
+/* PD, MR, AH */
+int xib_alloc_pd(struct xib_context *ctx, struct xib_pd **out);
+int xib_dealloc_pd(struct xib_pd *pd);
+int xib_reg_mr(struct xib_pd *pd, void *addr, uint64_t length, uint32_t access,
+	       struct xib_mr **out);
+int xib_reg_mr_iova(struct xib_pd *pd, void *addr, uint64_t length, uint64_t iova,
+		    uint32_t access, struct xib_mr **out);
+int xib_dereg_mr(struct xib_mr *mr);
+int xib_create_ah(struct xib_pd *pd, const struct xib_uverbs_ah_attr *attr,
+		  struct xib_ah **out);
+int xib_destroy_ah(struct xib_ah *ah);
+
+/* Completion channels and CQs */
+int xib_create_comp_channel(struct xib_context *ctx, struct xib_comp_channel **out);
+int xib_destroy_comp_channel(struct xib_comp_channel *ch);
+/* Blocks (unless the fd was made non-blocking); returns the CQ's user_handle. */
+int xib_get_cq_event(struct xib_comp_channel *ch, uint64_t *user_handle);
+int xib_create_cq(struct xib_context *ctx, uint32_t cqe, uint64_t user_handle,
+		  struct xib_comp_channel *ch, uint32_t comp_vector, struct xib_cq **out);
+int xib_destroy_cq(struct xib_cq *cq);
+int xib_poll_cq(struct xib_cq *cq, int num, xib_wc *wc);
+int xib_req_notify_cq(struct xib_cq *cq, int solicited_only);
+int xib_cq_overflowed(struct xib_cq *cq);
+
+/* SRQs */
+int xib_create_srq(struct xib_pd *pd, uint32_t max_wr, uint32_t max_sge,
+		   uint32_t srq_limit, uint64_t user_handle, struct xib_srq **out);
+int xib_modify_srq(struct xib_srq *srq, uint32_t attr_mask, uint32_t max_wr,
+		   uint32_t srq_limit);
+int xib_destroy_srq(struct xib_srq *srq);
+
+/* QPs */
+int xib_create_qp(struct xib_pd *pd, const struct xib_qp_init_attr *init,
+		  struct xib_qp **out);
+int xib_modify_qp(struct xib_qp *qp, const struct xib_uverbs_qp_attr *attr,
+		  uint32_t attr_mask);
+int xib_query_qp(struct xib_qp *qp, struct xib_uverbs_query_qp *out);
+int xib_destroy_qp(struct xib_qp *qp);
+
+/* Data path */
+int xib_post_send(struct xib_qp *qp, struct xib_send_wr *wr, struct xib_send_wr **bad_wr);
+int xib_post_recv(struct xib_qp *qp, struct xib_recv_wr *wr, struct xib_recv_wr **bad_wr);
+int xib_post_srq_recv(struct xib_srq *srq, struct xib_recv_wr *wr,
+		      struct xib_recv_wr **bad_wr);
+/* KICK for @qp's send queue unconditionally (tests, recovery). */
+int xib_kick(struct xib_qp *qp);
+
+/* Counters of the data path (process-wide, for measurements). */
+struct xib_stats {
+	uint64_t posted_send;
+	uint64_t kicks;
+};
+void xib_get_stats(struct xib_stats *st);
+
+/* Ring helpers, also for tests that write rings by hand. */
+static inline void *xib_ring_slot(const struct xib_ring *r, uint32_t idx)
+{
+	return r->slot0 + (size_t)(idx & (r->slots - 1)) * r->stride;
+}
+
+static inline uint32_t xib_load_acquire(const uint32_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+static inline void xib_store_release(uint32_t *p, uint32_t v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELEASE);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* XIB_H */
