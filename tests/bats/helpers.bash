@@ -41,3 +41,26 @@ xib_veth() {
 	ip link set "$1" up
 	ip link set "$2" up
 }
+
+# Load rdma_rxe unless it is loaded; sets XIB_LOADED_RXE=1 if this call
+# loaded it.  The stock kernel has it in /lib/modules; for the debug
+# kernel, make modules-vm copies it next to the xib modules.  Fails if
+# neither works.
+xib_load_rxe() {
+	local m
+	grep -q '^rdma_rxe ' /proc/modules && return 0
+	if ! modprobe -q rdma_rxe 2>/dev/null; then
+		for m in udp_tunnel ip6_udp_tunnel rdma_rxe; do
+			[ -d "/sys/module/$m" ] ||
+				insmod "$XIB_MODDIR/extern/$m.ko" || return 1
+		done
+	fi
+	export XIB_LOADED_RXE=1
+}
+
+# Undo xib_load_rxe (if it loaded the module).
+xib_unload_rxe() {
+	[ -n "${XIB_LOADED_RXE:-}" ] || return 0
+	rmmod rdma_rxe 2>/dev/null || true
+	unset XIB_LOADED_RXE
+}

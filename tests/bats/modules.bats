@@ -24,7 +24,9 @@ modinfo_field() {
 	[ "$(modinfo_field xib_cma depends)" = "xib_core" ]
 	[ "$(modinfo_field xib_ucma depends)" = "xib_core" ]
 	[[ "$(modinfo_field xib_ucma softdep)" == *"pre: xib_cma"* ]]
-	[ "$(modinfo_field xib_hca depends)" = "xib_core" ]
+	# and the kernel's UDP tunnel modules, for RoCEv2's UDP sockets
+	[ "$(modinfo_field xib_hca depends | tr ',' '\n' | sort | paste -sd,)" = \
+		"ip6_udp_tunnel,udp_tunnel,xib_core" ]
 	for m in xib_core xib_uverbs xib_cma xib_ucma xib_hca; do
 		[ "$(modinfo_field $m license)" = "GPL" ]
 		[ -n "$(modinfo_field $m description)" ]
