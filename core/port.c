@@ -340,14 +340,18 @@ static u32 xib_mtu_enum(u32 bytes)
 /*
  * The IBTA width and speed closest to the interface's Ethernet speed, so
  * that tools computing a rate from them get about the right figure.
+ * Returns false, changing nothing, when RTNL is busy: callers hold locks
+ * (a uverbs context's) that RTNL holders wait for when they remove a
+ * device, so this never waits for RTNL.
  */
-static void xib_port_width_speed(struct net_device *ndev, u8 *width, u8 *speed)
+static bool xib_port_width_speed(struct net_device *ndev, u8 *width, u8 *speed)
 {
 	struct ethtool_link_ksettings ks;
 	u32 mbps = 0;
 	int ret;
 
-	rtnl_lock();
+	if (!rtnl_trylock())
+		return false;
 	ret = __ethtool_get_link_ksettings(ndev, &ks);
 	rtnl_unlock();
 	if (!ret && ks.base.speed != (u32)SPEED_UNKNOWN)
@@ -375,6 +379,7 @@ static void xib_port_width_speed(struct net_device *ndev, u8 *width, u8 *speed)
 		*width = XIB_WIDTH_4X;
 		*speed = XIB_SPEED_EDR;
 	}
+	return true;
 }
 
 /**
@@ -410,13 +415,19 @@ int xib_query_port_attr(struct xib_device *dev, u32 port,
 	attr->pkey_tbl_len = 1;
 	attr->max_vl_num = 1;
 	attr->link_layer = XIB_LINK_LAYER_ETHERNET;
-	attr->active_width = XIB_WIDTH_1X;
-	attr->active_speed = XIB_SPEED_SDR;
+	/* The last width and speed read, when RTNL is busy now. */
+	attr->active_width = p->active_width ?: XIB_WIDTH_1X;
+	attr->active_speed = p->active_speed ?: XIB_SPEED_SDR;
 	if (dev->ops->get_netdev)
 		ndev = dev->ops->get_netdev(dev, port);
 	if (ndev) {
-		xib_port_width_speed(ndev, &attr->active_width,
-				     &attr->active_speed);
+		if (xib_port_width_speed(ndev, &attr->active_width,
+					 &attr->active_speed)) {
+			mutex_lock(&dev->port_lock);
+			dev->ports[port - 1].active_width = attr->active_width;
+			dev->ports[port - 1].active_speed = attr->active_speed;
+			mutex_unlock(&dev->port_lock);
+		}
 		dev_put(ndev);
 	}
 out_free:

@@ -50,6 +50,8 @@ struct xib_gid {
  * @phys_state: enum xib_port_phys_state
  * @active_mtu: the IB MTU in bytes (256 to 4096) the interface carries
  * @gids: the RoCEv2 GID table; an entry keeps its index while it exists
+ * @active_width: @active_speed: IBTA link width and speed last derived
+ *	from the interface's Ethernet speed (0: not yet)
  *
  * For a port bound to a network interface (ops->get_netdev), the core
  * keeps all of it in step with the interface: carrier and admin state,
@@ -61,6 +63,8 @@ struct xib_port {
 	u8 phys_state;
 	u32 active_mtu;
 	struct xib_gid gids[XIB_PORT_GID_TBL_LEN];
+	u8 active_width;
+	u8 active_speed;
 };
 
 /**
