@@ -152,6 +152,31 @@ static int xib_umem_range(const struct xib_umem *umem, u64 offset, size_t len)
 	return 0;
 }
 
+/* Copy between @buf and [@offset, @offset + @len) of @umem, page by page. */
+static void xib_umem_walk(struct xib_umem *umem, u64 offset, void *buf,
+			  size_t len, bool to_umem)
+{
+	u64 pos = offset_in_page(umem->address) + offset;
+
+	while (len) {
+		struct page *page = umem->pages[pos >> PAGE_SHIFT];
+		size_t off = offset_in_page(pos);
+		size_t n = min_t(size_t, len, PAGE_SIZE - off);
+		void *kaddr = kmap_local_page(page);
+
+		if (to_umem)
+			memcpy(kaddr + off, buf, n);
+		else
+			memcpy(buf, kaddr + off, n);
+		kunmap_local(kaddr);
+		if (to_umem)
+			flush_dcache_page(page);
+		buf += n;
+		pos += n;
+		len -= n;
+	}
+}
+
 /**
  * xib_umem_copy_to() - write into pinned user memory
  * @umem: the umem, pinned writable
@@ -165,7 +190,6 @@ static int xib_umem_range(const struct xib_umem *umem, u64 offset, size_t len)
 int xib_umem_copy_to(struct xib_umem *umem, u64 offset, const void *src,
 		     size_t len)
 {
-	u64 pos;
 	int ret;
 
 	ret = xib_umem_range(umem, offset, len);
@@ -173,20 +197,7 @@ int xib_umem_copy_to(struct xib_umem *umem, u64 offset, const void *src,
 		return ret;
 	if (!umem->writable)
 		return -EFAULT;
-	pos = offset_in_page(umem->address) + offset;
-	while (len) {
-		struct page *page = umem->pages[pos >> PAGE_SHIFT];
-		size_t off = offset_in_page(pos);
-		size_t n = min_t(size_t, len, PAGE_SIZE - off);
-		void *kaddr = kmap_local_page(page);
-
-		memcpy(kaddr + off, src, n);
-		kunmap_local(kaddr);
-		flush_dcache_page(page);
-		src += n;
-		pos += n;
-		len -= n;
-	}
+	xib_umem_walk(umem, offset, (void *)src, len, true);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(xib_umem_copy_to);
@@ -203,25 +214,12 @@ EXPORT_SYMBOL_GPL(xib_umem_copy_to);
 int xib_umem_copy_from(void *dst, struct xib_umem *umem, u64 offset,
 		       size_t len)
 {
-	u64 pos;
 	int ret;
 
 	ret = xib_umem_range(umem, offset, len);
 	if (ret)
 		return ret;
-	pos = offset_in_page(umem->address) + offset;
-	while (len) {
-		struct page *page = umem->pages[pos >> PAGE_SHIFT];
-		size_t off = offset_in_page(pos);
-		size_t n = min_t(size_t, len, PAGE_SIZE - off);
-		void *kaddr = kmap_local_page(page);
-
-		memcpy(dst, kaddr + off, n);
-		kunmap_local(kaddr);
-		dst += n;
-		pos += n;
-		len -= n;
-	}
+	xib_umem_walk(umem, offset, dst, len, false);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(xib_umem_copy_from);

@@ -127,6 +127,32 @@ static int xib_hca_take_rwqe(struct xib_hca_qp *qp, struct xib_hca_rwqe *wqe)
 	return 0;
 }
 
+/*
+ * The responder's receive WQE for the message at @psn, into
+ * qp->rq.resp.wqe.  Without one, @ack becomes an RNR NAK (-EAGAIN); a
+ * broken queue NAKs the request as a remote operational error (-EIO).
+ */
+static int xib_hca_resp_take_wqe(struct xib_hca_qp *qp, struct xib_hca_ack *ack,
+				 u32 psn)
+{
+	struct xib_hca_resp *r = &qp->rq.resp;
+	int ret;
+
+	ret = xib_hca_take_rwqe(qp, &r->wqe);
+	if (ret == -EAGAIN) {
+		xib_hca_set_ack(ack, XIB_AETH_RNR_NAK |
+				(qp->min_rnr_timer & XIB_AETH_VALUE_MASK),
+				psn, r->msn);
+		return -EAGAIN;
+	}
+	if (ret) {
+		xib_hca_nak_set(qp, ack, XIB_AETH_NAK_REM_OP, psn);
+		return -EIO;
+	}
+	r->has_wqe = true;
+	return 0;
+}
+
 /* --- UD ------------------------------------------------------------------ */
 
 /* The 40-byte GRH area of a UD receive: the packet's IP header. */
@@ -202,18 +228,9 @@ static int xib_hca_rc_send(struct xib_hca_qp *qp,
 	int ret;
 
 	if (!r->has_wqe) {
-		ret = xib_hca_take_rwqe(qp, &r->wqe);
-		if (ret == -EAGAIN) {
-			xib_hca_set_ack(ack, XIB_AETH_RNR_NAK |
-					(qp->min_rnr_timer & XIB_AETH_VALUE_MASK),
-					psn, r->msn);
-			return -EAGAIN;
-		}
-		if (ret) {
-			xib_hca_nak_set(qp, ack, XIB_AETH_NAK_REM_OP, psn);
-			return -EIO;
-		}
-		r->has_wqe = true;
+		ret = xib_hca_resp_take_wqe(qp, ack, psn);
+		if (ret)
+			return ret;
 		r->off = 0;
 	}
 	if (r->off + pkt->payload_len > r->wqe.length) {
@@ -331,18 +348,9 @@ static int xib_hca_rc_write(struct xib_hca_qp *qp,
 	}
 	if (imm && !r->has_wqe) {
 		/* WRITE with immediate consumes a receive WQE */
-		ret = xib_hca_take_rwqe(qp, &r->wqe);
-		if (ret == -EAGAIN) {
-			xib_hca_set_ack(ack, XIB_AETH_RNR_NAK |
-					(qp->min_rnr_timer & XIB_AETH_VALUE_MASK),
-					psn, r->msn);
-			return -EAGAIN;
-		}
-		if (ret) {
-			xib_hca_nak_set(qp, ack, XIB_AETH_NAK_REM_OP, psn);
-			return -EIO;
-		}
-		r->has_wqe = true;
+		ret = xib_hca_resp_take_wqe(qp, ack, psn);
+		if (ret)
+			return ret;
 	}
 	if (xib_hca_rkey_copy(qp, r->rkey, r->va + r->off,
 			      (void *)xib_hca_pkt_payload(pkt),
