@@ -78,16 +78,21 @@ static void xib_uverbs_ctx_teardown(struct xib_uverbs_ctx *ctx, bool fatal)
 	xib_uverbs_destroy_all(ctx);
 	if (fatal) {
 		xib_uverbs_zap_mappings(ctx);
-		if (ctx->async_ev) {
+		if (ctx->async_ev)
 			xib_uverbs_queue_async(ctx->async_ev, 0,
 					       XIB_EVENT_DEVICE_FATAL, NULL);
-			xib_uverbs_ev_kill(ctx->async_ev);
-		}
-		spin_lock_irq(&ctx->channels_lock);
-		list_for_each_entry(ev, &ctx->channels, ctx_list)
-			xib_uverbs_ev_kill(ev);
-		spin_unlock_irq(&ctx->channels_lock);
 	}
+	/*
+	 * No event can come any more: a reader of the async fd or of a
+	 * channel that outlives the context (a dup, a fork) gets what is
+	 * queued, then -EIO, instead of sleeping forever.
+	 */
+	if (ctx->async_ev)
+		xib_uverbs_ev_kill(ctx->async_ev);
+	spin_lock_irq(&ctx->channels_lock);
+	list_for_each_entry(ev, &ctx->channels, ctx_list)
+		xib_uverbs_ev_kill(ev);
+	spin_unlock_irq(&ctx->channels_lock);
 	xib_ucontext_cleanup(&ctx->uctx);
 	xib_device_put(ctx->xdev);
 	ctx->xdev = NULL;

@@ -141,6 +141,41 @@ static int setup(struct objs *o, int with_qp)
 	return 0;
 }
 
+/*
+ * The event files outlive their context: once the context is gone (its
+ * file closed, with nothing mapped that would keep it open), a blocking
+ * read must end with -EIO, not sleep forever.  alarm() turns a hang into
+ * a failure.
+ */
+static void event_files_outlive_context(void)
+{
+	struct xib_uverbs_create_comp_channel cc = {};
+	struct xib_uverbs_get_context gc = {};
+	struct xib_uverbs_async_event aev;
+	struct pollfd pfd;
+	int fd;
+
+	fd = open("/dev/xib/uverbs0", O_RDWR);
+	CHECK(fd >= 0, "open");
+	if (fd < 0)
+		return;
+	CHECK(xio(fd, XIB_UVERBS_GET_CONTEXT, &gc) == 0, "GET_CONTEXT");
+	CHECK(xio(fd, XIB_UVERBS_CREATE_COMP_CHANNEL, &cc) == 0, "channel");
+	close(fd);
+	alarm(20);
+	CHECK(read(gc.async_fd, &aev, sizeof(aev)) < 0 && errno == EIO,
+	      "async read after close: %s", strerror(errno));
+	CHECK(read(cc.fd, &aev, sizeof(struct xib_uverbs_comp_event)) < 0 &&
+	      errno == EIO, "channel read after close: %s", strerror(errno));
+	pfd.fd = gc.async_fd;
+	pfd.events = POLLIN;
+	CHECK(poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLERR),
+	      "async poll after close");
+	alarm(0);
+	close(cc.fd);
+	close(gc.async_fd);
+}
+
 static void basic(void)
 {
 	struct xib_uverbs_query_device qd = {};
@@ -367,9 +402,11 @@ static void basic(void)
 	/* the ring mapping outlives its CQ */
 	((volatile uint32_t *)o.cq_ring)[1024] = 7;
 	CHECK(((volatile uint32_t *)o.cq_ring)[1024] == 7, "ring after destroy");
+
 	close(o.chan_fd);
 	close(o.async_fd);
 	close(o.fd);
+	event_files_outlive_context();
 }
 
 static sigjmp_buf jb;

@@ -37,7 +37,10 @@
  *	version, a new async event fd (O_CLOEXEC; read() returns struct
  *	xib_uverbs_async_event records, poll() says when one is there), the
  *	number of completion vectors and where the doorbell page is.  A
- *	second call fails with -EEXIST.
+ *	second call fails with -EEXIST.  Once the context is gone (its file
+ *	closed or the device removed), read() on the async fd and on its
+ *	completion channels returns what is queued, then -EIO; it never
+ *	sleeps for an event that can no longer come.
  * XIB_UVERBS_QUERY_DEVICE
  *	Device attributes and limits (struct xib_uverbs_device_attr).  The
  *	limits are enforced by every create command: a request above one
