@@ -19,6 +19,7 @@
 
 #include "../../drivers/hca/hca_icrc.c"
 #include "../../drivers/hca/hca_net.c"
+#include "xib_fixture_frames.h"
 
 static struct sk_buff *xib_net_test_skb;
 static struct xib_hca_dev *xib_net_test_hca;
@@ -36,28 +37,6 @@ void xib_hca_recv(struct xib_hca_dev *hca, struct sk_buff *skb)
 #define XIB_NET_IP4_HLEN	20
 #define XIB_NET_IP6_HLEN	40
 #define XIB_NET_UDP_HLEN	8
-
-/* frame 2: RC ACKNOWLEDGE, 10.99.0.1 -> 10.99.0.2 */
-static const u8 xib_net_f2[] = {
-	0x45, 0x00, 0x00, 0x30, 0x9d, 0x81, 0x40, 0x00, 0x40, 0x11, 0x88, 0x73,
-	0x0a, 0x63, 0x00, 0x01, 0x0a, 0x63, 0x00, 0x02, 0xc1, 0x21, 0x12, 0xb7,
-	0x00, 0x1c, 0x00, 0x00, 0x11, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x11,
-	0x00, 0x2d, 0x23, 0xdc, 0x1f, 0x00, 0x00, 0x01, 0xf9, 0xdf, 0x38, 0xce,
-};
-
-/* frame 81: RC RDMA READ RESPONSE ONLY, 10.99.0.2 -> 10.99.0.1, pad 1 */
-static const u8 xib_net_f81[] = {
-	0x45, 0x00, 0x00, 0x70, 0xdf, 0x84, 0x40, 0x00, 0x40, 0x11, 0x46, 0x30,
-	0x0a, 0x63, 0x00, 0x02, 0x0a, 0x63, 0x00, 0x01, 0xdc, 0x8f, 0x12, 0xb7,
-	0x00, 0x5c, 0x00, 0x00, 0x10, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x16,
-	0x00, 0x45, 0x71, 0x32, 0x1f, 0x00, 0x00, 0x01, 0x72, 0x64, 0x6d, 0x61,
-	0x2d, 0x70, 0x69, 0x6e, 0x67, 0x2d, 0x30, 0x3a, 0x20, 0x41, 0x42, 0x43,
-	0x44, 0x45, 0x46, 0x47, 0x48, 0x49, 0x4a, 0x4b, 0x4c, 0x4d, 0x4e, 0x4f,
-	0x50, 0x51, 0x52, 0x53, 0x54, 0x55, 0x56, 0x57, 0x58, 0x59, 0x5a, 0x5b,
-	0x5c, 0x5d, 0x5e, 0x5f, 0x60, 0x61, 0x62, 0x63, 0x64, 0x65, 0x66, 0x67,
-	0x68, 0x69, 0x6a, 0x6b, 0x6c, 0x6d, 0x6e, 0x6f, 0x70, 0x71, 0x72, 0x00,
-	0x73, 0xda, 0x89, 0x2b,
-};
 
 /*
  * frame 27: UD SEND ONLY, 10.99.0.2 -> 10.99.0.1: these headers, 512
@@ -161,8 +140,8 @@ static void xib_net_tx4_check(struct kunit *test, const u8 *fx, size_t len)
 
 static void xib_net_test_tx4_fixtures(struct kunit *test)
 {
-	xib_net_tx4_check(test, xib_net_f2, sizeof(xib_net_f2));
-	xib_net_tx4_check(test, xib_net_f81, sizeof(xib_net_f81));
+	xib_net_tx4_check(test, xib_fix_f2, sizeof(xib_fix_f2));
+	xib_net_tx4_check(test, xib_fix_f81, sizeof(xib_fix_f81));
 	xib_net_tx4_check(test, xib_net_f27(test), XIB_NET_F27_LEN);
 }
 
@@ -230,8 +209,8 @@ static void xib_net_rx4_check(struct kunit *test, const u8 *fx, size_t len)
 
 static void xib_net_test_rx4_fixtures(struct kunit *test)
 {
-	xib_net_rx4_check(test, xib_net_f2, sizeof(xib_net_f2));
-	xib_net_rx4_check(test, xib_net_f81, sizeof(xib_net_f81));
+	xib_net_rx4_check(test, xib_fix_f2, sizeof(xib_fix_f2));
+	xib_net_rx4_check(test, xib_fix_f81, sizeof(xib_fix_f81));
 	xib_net_rx4_check(test, xib_net_f27(test), XIB_NET_F27_LEN);
 }
 
@@ -248,20 +227,20 @@ static bool xib_net_rx_one(struct kunit *test, struct xib_hca_port *port,
 static void xib_net_test_rx_bad_icrc(struct kunit *test)
 {
 	struct xib_hca_port *port = xib_net_port(test);
-	u8 pkt[sizeof(xib_net_f81)];
+	u8 pkt[sizeof(xib_fix_f81)];
 
 	/* A bit of payload. */
-	memcpy(pkt, xib_net_f81, sizeof(pkt));
+	memcpy(pkt, xib_fix_f81, sizeof(pkt));
 	pkt[60] ^= 0x10;
 	KUNIT_EXPECT_FALSE(test, xib_net_rx_one(test, port, pkt, sizeof(pkt),
 						XIB_NET_IP4_HLEN));
 	/* The ICRC itself. */
-	memcpy(pkt, xib_net_f81, sizeof(pkt));
+	memcpy(pkt, xib_fix_f81, sizeof(pkt));
 	pkt[sizeof(pkt) - 1] ^= 0x01;
 	KUNIT_EXPECT_FALSE(test, xib_net_rx_one(test, port, pkt, sizeof(pkt),
 						XIB_NET_IP4_HLEN));
 	/* A covered IP header field: the source address. */
-	memcpy(pkt, xib_net_f81, sizeof(pkt));
+	memcpy(pkt, xib_fix_f81, sizeof(pkt));
 	pkt[15] ^= 0x01;
 	KUNIT_EXPECT_FALSE(test, xib_net_rx_one(test, port, pkt, sizeof(pkt),
 						XIB_NET_IP4_HLEN));
@@ -269,7 +248,7 @@ static void xib_net_test_rx_bad_icrc(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic64_read(&port->rx_malformed), 0);
 
 	/* Fields the ICRC masks may change on the way: TTL, TOS, resv8a. */
-	memcpy(pkt, xib_net_f81, sizeof(pkt));
+	memcpy(pkt, xib_fix_f81, sizeof(pkt));
 	pkt[8] = 3;
 	pkt[1] = 0x02;
 	pkt[XIB_NET_IP4_HLEN + XIB_NET_UDP_HLEN + 4] = 0x80;
@@ -282,15 +261,15 @@ static void xib_net_test_rx_bad_icrc(struct kunit *test)
 static void xib_net_test_rx_malformed(struct kunit *test)
 {
 	struct xib_hca_port *port = xib_net_port(test);
-	const size_t len = sizeof(xib_net_f2);
+	const size_t len = sizeof(xib_fix_f2);
 	const size_t min = XIB_NET_IP4_HLEN + XIB_NET_UDP_HLEN + XIB_BTH_LEN +
 			   XIB_ICRC_LEN;
-	u8 pkt[sizeof(xib_net_f2)];
+	u8 pkt[sizeof(xib_fix_f2)];
 	size_t n;
 	int bad = 0;
 
 	/* UDP length longer, then shorter, than the datagram. */
-	memcpy(pkt, xib_net_f2, len);
+	memcpy(pkt, xib_fix_f2, len);
 	pkt[25] += 1;
 	KUNIT_EXPECT_FALSE(test, xib_net_rx_one(test, port, pkt, len,
 						XIB_NET_IP4_HLEN));
@@ -304,7 +283,7 @@ static void xib_net_test_rx_malformed(struct kunit *test)
 	 * BTH and an ICRC.
 	 */
 	for (n = XIB_NET_IP4_HLEN; n < min; n++) {
-		memcpy(pkt, xib_net_f2, n);
+		memcpy(pkt, xib_fix_f2, n);
 		put_unaligned_be16(n - XIB_NET_IP4_HLEN, pkt + 24);
 		KUNIT_EXPECT_FALSE(test, xib_net_rx_one(test, port, pkt, n,
 							XIB_NET_IP4_HLEN));
@@ -312,7 +291,7 @@ static void xib_net_test_rx_malformed(struct kunit *test)
 	}
 
 	/* Not IPv4 or IPv6. */
-	memcpy(pkt, xib_net_f2, len);
+	memcpy(pkt, xib_fix_f2, len);
 	pkt[0] = 0x55;
 	KUNIT_EXPECT_FALSE(test, xib_net_rx_one(test, port, pkt, len,
 						XIB_NET_IP4_HLEN));
@@ -323,13 +302,13 @@ static void xib_net_test_rx_malformed(struct kunit *test)
 						XIB_NET_IP4_HLEN));
 	bad++;
 	/* Not UDP. */
-	memcpy(pkt, xib_net_f2, len);
+	memcpy(pkt, xib_fix_f2, len);
 	pkt[9] = IPPROTO_TCP;
 	KUNIT_EXPECT_FALSE(test, xib_net_rx_one(test, port, pkt, len,
 						XIB_NET_IP4_HLEN));
 	bad++;
 	/* IPv6 version in an IPv4-sized header. */
-	memcpy(pkt, xib_net_f2, len);
+	memcpy(pkt, xib_fix_f2, len);
 	pkt[0] = 0x60;
 	KUNIT_EXPECT_FALSE(test, xib_net_rx_one(test, port, pkt, len,
 						XIB_NET_IP4_HLEN));
@@ -350,9 +329,59 @@ static const u8 xib_net_gid6_dst[16] = {
 };
 
 /* Build an IPv6 packet as xib_hca_xmit() does, then receive it. */
+/*
+ * Build what rdma_rxe sent over IPv6 (xib_fixture_frames.h) from its
+ * transport headers and path: every byte must come out the same, UDP
+ * checksum 0 and ICRC included; then receive it.
+ */
+static void xib_net_test_rxe_ipv6(struct kunit *test)
+{
+	const u8 *fx = xib_fix_rxe_ud6;
+	const size_t len = sizeof(xib_fix_rxe_ud6);
+	const size_t hdrs = XIB_NET_IP6_HLEN + XIB_NET_UDP_HLEN;
+	const size_t tlen = len - hdrs - XIB_ICRC_LEN;
+	struct xib_hca_port *port = xib_net_port(test);
+	struct xib_hca_path path = {
+		.flow_label = 0,
+		.hop_limit = fx[7],
+		.traffic_class = 0,
+		.src_port = get_unaligned_be16(fx + 40),
+	};
+	struct in6_addr saddr, daddr;
+	struct xib_hca_rx_cb *cb;
+	struct sk_buff *skb;
+
+	memcpy(path.sgid, fx + 8, 16);
+	memcpy(path.dgid, fx + 24, 16);
+	memcpy(&saddr, fx + 8, 16);
+	memcpy(&daddr, fx + 24, 16);
+	skb = __xib_hca_alloc_skb(XIB_HCA_NET_HLEN, tlen);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	memcpy(skb->data, fx + hdrs, tlen);
+	KUNIT_ASSERT_EQ(test, xib_hca_tx_prepare(skb, XIB_HCA_NET_HLEN), 0);
+	xib_hca_build6(skb, &path, &saddr, &daddr);
+	xib_hca_seal(skb);
+	KUNIT_EXPECT_EQ(test, skb->len, len);
+	if (skb->len == len)
+		KUNIT_EXPECT_EQ(test, xib_net_diff(skb->data, fx, len), -1);
+	kfree_skb(skb);
+
+	KUNIT_ASSERT_TRUE(test, xib_net_rx_one(test, port, fx, len,
+					       XIB_NET_IP6_HLEN));
+	skb = xib_net_test_skb;
+	KUNIT_EXPECT_EQ(test, skb->len, tlen);
+	KUNIT_EXPECT_EQ(test, xib_net_diff(skb->data, fx + hdrs, tlen), -1);
+	cb = xib_hca_rx_cb(skb);
+	KUNIT_EXPECT_TRUE(test, cb->ipv6);
+	KUNIT_EXPECT_EQ(test, xib_net_diff(cb->sgid, fx + 8, 16), -1);
+	KUNIT_EXPECT_EQ(test, xib_net_diff(cb->dgid, fx + 24, 16), -1);
+	KUNIT_EXPECT_EQ(test, cb->src_port, get_unaligned_be16(fx + 40));
+	KUNIT_EXPECT_EQ(test, atomic64_read(&port->rx_icrc_errors), 0);
+}
+
 static void xib_net_test_ipv6(struct kunit *test)
 {
-	const size_t tlen = sizeof(xib_net_f81) - XIB_NET_IP4_HLEN -
+	const size_t tlen = sizeof(xib_fix_f81) - XIB_NET_IP4_HLEN -
 			    XIB_NET_UDP_HLEN - XIB_ICRC_LEN;
 	struct xib_hca_port *port = xib_net_port(test);
 	struct xib_hca_path path = {
@@ -374,7 +403,7 @@ static void xib_net_test_ipv6(struct kunit *test)
 
 	skb = __xib_hca_alloc_skb(XIB_HCA_NET_HLEN, tlen);
 	KUNIT_ASSERT_NOT_NULL(test, skb);
-	memcpy(skb->data, xib_net_f81 + XIB_NET_IP4_HLEN + XIB_NET_UDP_HLEN,
+	memcpy(skb->data, xib_fix_f81 + XIB_NET_IP4_HLEN + XIB_NET_UDP_HLEN,
 	       tlen);
 	KUNIT_ASSERT_EQ(test, xib_hca_tx_prepare(skb, XIB_HCA_NET_HLEN), 0);
 	xib_hca_build6(skb, &path, &saddr, &daddr);
@@ -405,7 +434,7 @@ static void xib_net_test_ipv6(struct kunit *test)
 					       XIB_NET_IP6_HLEN));
 	skb = xib_net_test_skb;
 	KUNIT_EXPECT_EQ(test, skb->len, tlen);
-	KUNIT_EXPECT_EQ(test, xib_net_diff(skb->data, xib_net_f81 +
+	KUNIT_EXPECT_EQ(test, xib_net_diff(skb->data, xib_fix_f81 +
 					   XIB_NET_IP4_HLEN + XIB_NET_UDP_HLEN,
 					   tlen), -1);
 	cb = xib_hca_rx_cb(skb);
@@ -471,6 +500,7 @@ static struct kunit_case xib_net_test_cases[] = {
 	KUNIT_CASE(xib_net_test_rx_bad_icrc),
 	KUNIT_CASE(xib_net_test_rx_malformed),
 	KUNIT_CASE(xib_net_test_ipv6),
+	KUNIT_CASE(xib_net_test_rxe_ipv6),
 	KUNIT_CASE(xib_net_test_tx_clone),
 	{}
 };

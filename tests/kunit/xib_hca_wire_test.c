@@ -17,17 +17,10 @@
 
 #include "../../drivers/hca/hca_wire.c"
 #include "../../drivers/hca/hca_icrc.c"
+#include "xib_fixture_frames.h"
 
 #define XIB_WIRE_IP_LEN		20	/* every fixture: IPv4, no options */
 #define XIB_WIRE_BTH_OFF	(XIB_WIRE_IP_LEN + 8)
-
-/* frame 2 */
-static const u8 xib_wire_f2[] = {
-	0x45, 0x00, 0x00, 0x30, 0x9d, 0x81, 0x40, 0x00, 0x40, 0x11, 0x88, 0x73,
-	0x0a, 0x63, 0x00, 0x01, 0x0a, 0x63, 0x00, 0x02, 0xc1, 0x21, 0x12, 0xb7,
-	0x00, 0x1c, 0x00, 0x00, 0x11, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x11,
-	0x00, 0x2d, 0x23, 0xdc, 0x1f, 0x00, 0x00, 0x01, 0xf9, 0xdf, 0x38, 0xce,
-};
 
 /* frame 27 */
 static const u8 xib_wire_f27[] = {
@@ -817,20 +810,6 @@ static const u8 xib_wire_f78[] = {
 	0x00, 0x00, 0x0a, 0x65, 0x00, 0x00, 0x00, 0x40, 0x20, 0xc0, 0x06, 0x96,
 };
 
-/* frame 81 */
-static const u8 xib_wire_f81[] = {
-	0x45, 0x00, 0x00, 0x70, 0xdf, 0x84, 0x40, 0x00, 0x40, 0x11, 0x46, 0x30,
-	0x0a, 0x63, 0x00, 0x02, 0x0a, 0x63, 0x00, 0x01, 0xdc, 0x8f, 0x12, 0xb7,
-	0x00, 0x5c, 0x00, 0x00, 0x10, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x16,
-	0x00, 0x45, 0x71, 0x32, 0x1f, 0x00, 0x00, 0x01, 0x72, 0x64, 0x6d, 0x61,
-	0x2d, 0x70, 0x69, 0x6e, 0x67, 0x2d, 0x30, 0x3a, 0x20, 0x41, 0x42, 0x43,
-	0x44, 0x45, 0x46, 0x47, 0x48, 0x49, 0x4a, 0x4b, 0x4c, 0x4d, 0x4e, 0x4f,
-	0x50, 0x51, 0x52, 0x53, 0x54, 0x55, 0x56, 0x57, 0x58, 0x59, 0x5a, 0x5b,
-	0x5c, 0x5d, 0x5e, 0x5f, 0x60, 0x61, 0x62, 0x63, 0x64, 0x65, 0x66, 0x67,
-	0x68, 0x69, 0x6a, 0x6b, 0x6c, 0x6d, 0x6e, 0x6f, 0x70, 0x71, 0x72, 0x00,
-	0x73, 0xda, 0x89, 0x2b,
-};
-
 /* frame 86 */
 static const u8 xib_wire_f86[] = {
 	0x45, 0x00, 0x00, 0x7c, 0xa3, 0xd6, 0x40, 0x00, 0x40, 0x11, 0x81, 0xd2,
@@ -886,11 +865,11 @@ struct xib_wire_fixture {
 	u64 orig;
 };
 
-#define XIB_FIX(n) .name = "frame " #n, .data = xib_wire_f##n,		\
-	.len = sizeof(xib_wire_f##n)
+#define XIB_FIX_ARR(n, a) .name = "frame " #n, .data = a, .len = sizeof(a)
+#define XIB_FIX(n) XIB_FIX_ARR(n, xib_wire_f##n)
 
 static const struct xib_wire_fixture xib_wire_fixtures[] = {
-	{ XIB_FIX(2), .opcode = 0x11, .dqpn = 0x11, .psn = 2958300,
+	{ XIB_FIX_ARR(2, xib_fix_f2), .opcode = 0x11, .dqpn = 0x11, .psn = 2958300,
 	  .syndrome = 0x1f, .msn = 1 },
 	{ XIB_FIX(27), .opcode = 0x64, .dqpn = 0x13, .psn = 12940512,
 	  .payload_len = 512, .qkey = 0x11111111, .sqpn = 0x13 },
@@ -908,7 +887,7 @@ static const struct xib_wire_fixture xib_wire_fixtures[] = {
 	  .syndrome = 0x1f, .msn = 1, .orig = 688051696523458727ULL },
 	{ XIB_FIX(78), .opcode = 0x04, .dqpn = 0x16, .psn = 6420551,
 	  .ackreq = true, .payload_len = 16 },
-	{ XIB_FIX(81), .opcode = 0x10, .dqpn = 0x16, .psn = 4550962,
+	{ XIB_FIX_ARR(81, xib_fix_f81), .opcode = 0x10, .dqpn = 0x16, .psn = 4550962,
 	  .payload_len = 64, .syndrome = 0x1f, .msn = 1 },
 	{ XIB_FIX(86), .opcode = 0x0a, .dqpn = 0x16, .psn = 4550964,
 	  .ackreq = true, .payload_len = 64, .va = 0x00005611a1482170ULL,
@@ -1139,6 +1118,35 @@ static const u8 xib_wire_ipv6_hdr[40] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
 };
 
+/*
+ * A frame rdma_rxe sent over IPv6 (xib_fixture_frames.h): its ICRC is
+ * rxe's, so this checks the IPv6 masking rules against another
+ * implementation, not against our own reading of the IBTA.
+ */
+static void xib_wire_test_icrc_rxe_ipv6(struct kunit *test)
+{
+	const u8 *fx = xib_fix_rxe_ud6;
+	size_t len = sizeof(xib_fix_rxe_ud6);
+	u8 *p;
+	u32 icrc;
+
+	KUNIT_EXPECT_EQ(test, xib_icrc_check(fx, len), 0);
+	KUNIT_ASSERT_EQ(test, xib_icrc_compute(fx, len - 4, &icrc), 0);
+	KUNIT_EXPECT_EQ(test, icrc, get_unaligned_le32(fx + len - 4));
+	p = xib_wire_dup(test, fx, len);
+	memset(p + len - 4, 0, 4);
+	KUNIT_ASSERT_EQ(test, xib_icrc_fill(p, len), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(p, fx, len), 0);
+
+	/* masked: traffic class, hop limit; covered: address, payload */
+	KUNIT_EXPECT_EQ(test, xib_wire_flip_check(test, fx, len, 1, 0xf0), 0);
+	KUNIT_EXPECT_EQ(test, xib_wire_flip_check(test, fx, len, 7, 0x01), 0);
+	KUNIT_EXPECT_EQ(test, xib_wire_flip_check(test, fx, len, 20, 0x01),
+			-EBADMSG);
+	KUNIT_EXPECT_EQ(test, xib_wire_flip_check(test, fx, len, 100, 0x01),
+			-EBADMSG);
+}
+
 static void xib_wire_test_icrc_ipv6(struct kunit *test)
 {
 	size_t l4 = sizeof(xib_wire_f78) - XIB_WIRE_IP_LEN;
@@ -1192,37 +1200,37 @@ static void xib_wire_test_icrc_bad_input(struct kunit *test)
 
 	/* Anything too short for IP + UDP + BTH (+ ICRC) is refused. */
 	for (i = 0; i < 20 + 8 + 12; i++) {
-		buf = xib_wire_dup(test, xib_wire_f2, i);
+		buf = xib_wire_dup(test, xib_fix_f2, i);
 		KUNIT_EXPECT_EQ(test, xib_icrc_compute(buf, i, &icrc), -EINVAL);
 	}
 	for (i = 0; i < 20 + 8 + 12 + 4; i++) {
-		buf = xib_wire_dup(test, xib_wire_f2, i);
+		buf = xib_wire_dup(test, xib_fix_f2, i);
 		KUNIT_EXPECT_EQ(test, xib_icrc_check(buf, i), -EINVAL);
 	}
 	/* IHL below 5, IHL past the packet, IP version 5. */
-	buf = xib_wire_dup(test, xib_wire_f2, sizeof(xib_wire_f2));
+	buf = xib_wire_dup(test, xib_fix_f2, sizeof(xib_fix_f2));
 	buf[0] = 0x44;
-	KUNIT_EXPECT_EQ(test, xib_icrc_check(buf, sizeof(xib_wire_f2)),
+	KUNIT_EXPECT_EQ(test, xib_icrc_check(buf, sizeof(xib_fix_f2)),
 			-EINVAL);
 	buf[0] = 0x4f;
-	KUNIT_EXPECT_EQ(test, xib_icrc_check(buf, sizeof(xib_wire_f2)),
+	KUNIT_EXPECT_EQ(test, xib_icrc_check(buf, sizeof(xib_fix_f2)),
 			-EINVAL);
 	buf[0] = 0x55;
-	KUNIT_EXPECT_EQ(test, xib_icrc_check(buf, sizeof(xib_wire_f2)),
+	KUNIT_EXPECT_EQ(test, xib_icrc_check(buf, sizeof(xib_fix_f2)),
 			-EPROTONOSUPPORT);
 	/* IPv4 options are covered as they are. */
-	buf = kunit_kzalloc(test, sizeof(xib_wire_f2) + 4, GFP_KERNEL);
+	buf = kunit_kzalloc(test, sizeof(xib_fix_f2) + 4, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, buf);
-	memcpy(buf, xib_wire_f2, 20);
-	memcpy(buf + 24, xib_wire_f2 + 20, sizeof(xib_wire_f2) - 20);
+	memcpy(buf, xib_fix_f2, 20);
+	memcpy(buf + 24, xib_fix_f2 + 20, sizeof(xib_fix_f2) - 20);
 	buf[0] = 0x46;
 	buf[20] = 0x01;		/* NOP options */
-	KUNIT_EXPECT_EQ(test, xib_icrc_fill(buf, sizeof(xib_wire_f2) + 4), 0);
-	KUNIT_EXPECT_EQ(test, xib_icrc_check(buf, sizeof(xib_wire_f2) + 4), 0);
-	KUNIT_EXPECT_NE(test, get_unaligned_le32(buf + sizeof(xib_wire_f2)),
-			get_unaligned_le32(xib_wire_f2 + sizeof(xib_wire_f2) - 4));
+	KUNIT_EXPECT_EQ(test, xib_icrc_fill(buf, sizeof(xib_fix_f2) + 4), 0);
+	KUNIT_EXPECT_EQ(test, xib_icrc_check(buf, sizeof(xib_fix_f2) + 4), 0);
+	KUNIT_EXPECT_NE(test, get_unaligned_le32(buf + sizeof(xib_fix_f2)),
+			get_unaligned_le32(xib_fix_f2 + sizeof(xib_fix_f2) - 4));
 	buf[21] ^= 1;
-	KUNIT_EXPECT_EQ(test, xib_icrc_check(buf, sizeof(xib_wire_f2) + 4),
+	KUNIT_EXPECT_EQ(test, xib_icrc_check(buf, sizeof(xib_fix_f2) + 4),
 			-EBADMSG);
 }
 
@@ -1519,7 +1527,7 @@ static void xib_wire_test_parse_unknown_opcode(struct kunit *test)
 static void xib_wire_test_parse_pad_tver(struct kunit *test)
 {
 	size_t l78 = sizeof(xib_wire_f78) - XIB_WIRE_BTH_OFF;
-	size_t l2 = sizeof(xib_wire_f2) - XIB_WIRE_BTH_OFF;
+	size_t l2 = sizeof(xib_fix_f2) - XIB_WIRE_BTH_OFF;
 	size_t l36 = sizeof(xib_wire_f36) - XIB_WIRE_BTH_OFF;
 	struct xib_hca_pkt pkt;
 	u8 *buf;
@@ -1549,7 +1557,7 @@ static void xib_wire_test_parse_pad_tver(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, xib_hca_parse(buf, l78, &pkt), 0);
 
 	/* ACK: no payload, so no pad */
-	buf = xib_wire_dup(test, xib_wire_f2 + XIB_WIRE_BTH_OFF, l2);
+	buf = xib_wire_dup(test, xib_fix_f2 + XIB_WIRE_BTH_OFF, l2);
 	KUNIT_EXPECT_EQ(test, xib_hca_parse(buf, l2, &pkt), 0);
 	xib_bth_set_padcnt((struct xib_bth *)buf, 1);
 	KUNIT_EXPECT_EQ(test, xib_hca_parse(buf, l2, &pkt), -EBADMSG);
@@ -1620,6 +1628,7 @@ static struct kunit_case xib_wire_test_cases[] = {
 	KUNIT_CASE(xib_wire_test_fixture_icrc),
 	KUNIT_CASE(xib_wire_test_icrc_masks_ipv4),
 	KUNIT_CASE(xib_wire_test_icrc_ipv6),
+	KUNIT_CASE(xib_wire_test_icrc_rxe_ipv6),
 	KUNIT_CASE(xib_wire_test_icrc_bad_input),
 	KUNIT_CASE(xib_wire_test_opcode_table),
 	KUNIT_CASE(xib_wire_test_build_parse),
