@@ -544,9 +544,11 @@ static void xib_verbs_test_modify_qp(struct kunit *test)
 	a.pkey_index = 1;
 	KUNIT_EXPECT_EQ(test, xib_modify_qp(qp, &a, RC_INIT_MASK), -EINVAL);
 	a.pkey_index = 0;
-	a.qp_access_flags = XIB_ACCESS_LOCAL_WRITE;
+	a.qp_access_flags = XIB_ACCESS_MW_BIND;
 	KUNIT_EXPECT_EQ(test, xib_modify_qp(qp, &a, RC_INIT_MASK), -EINVAL);
-	a.qp_access_flags = XIB_ACCESS_REMOTE_WRITE | XIB_ACCESS_REMOTE_READ;
+	/* LOCAL_WRITE is meaningless for a QP but accepted (perftest sets it) */
+	a.qp_access_flags = XIB_ACCESS_LOCAL_WRITE | XIB_ACCESS_REMOTE_WRITE |
+			    XIB_ACCESS_REMOTE_READ;
 	KUNIT_EXPECT_EQ(test, xib_modify_qp(qp, &a,
 					    RC_INIT_MASK & ~XIB_QP_PORT),
 			-EINVAL);			/* missing */
@@ -643,7 +645,8 @@ static void xib_verbs_test_modify_qp(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, q.timeout, 31);
 	KUNIT_EXPECT_EQ(test, q.max_rd_atomic, 16);
 	KUNIT_EXPECT_EQ(test, q.qp_access_flags,
-			XIB_ACCESS_REMOTE_WRITE | XIB_ACCESS_REMOTE_READ);
+			XIB_ACCESS_LOCAL_WRITE | XIB_ACCESS_REMOTE_WRITE |
+			XIB_ACCESS_REMOTE_READ);
 	KUNIT_EXPECT_EQ(test, q.cap.max_send_wr, 16U);
 
 	/* Back to RESET from anywhere. */

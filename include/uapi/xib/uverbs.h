@@ -193,8 +193,13 @@ enum xib_access_flags {
 				 XIB_ACCESS_REMOTE_ATOMIC |		\
 				 XIB_ACCESS_HUGETLB |			\
 				 XIB_ACCESS_RELAXED_ORDERING)
-/* QP access flags (XIB_QP_ACCESS_FLAGS) MODIFY_QP accepts. */
-#define XIB_ACCESS_QP_SUPPORTED	(XIB_ACCESS_REMOTE_WRITE |		\
+/*
+ * QP access flags (XIB_QP_ACCESS_FLAGS) MODIFY_QP accepts.  LOCAL_WRITE
+ * means nothing for a QP but many applications set it (perftest does), and
+ * other stacks accept it: it is accepted, stored and otherwise ignored.
+ */
+#define XIB_ACCESS_QP_SUPPORTED	(XIB_ACCESS_LOCAL_WRITE |		\
+				 XIB_ACCESS_REMOTE_WRITE |		\
 				 XIB_ACCESS_REMOTE_READ |		\
 				 XIB_ACCESS_REMOTE_ATOMIC)
 
