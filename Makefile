@@ -66,15 +66,16 @@ modules:
 
 # Modules for a test VM kernel: KERNEL=stock|debug.
 KERNEL ?= stock
-# The debug kernel's own modules the tests need (rdma_rxe and the UDP
-# tunnel modules it and xib_hca use; see tests/vm/debug.config) go to
-# extern/ beside them: the guest's /lib/modules has only the stock kernel's.
+# The debug kernel's own modules the tests need (rdma_rxe, the UDP
+# tunnel modules it and xib_hca use, and the crc32 shash rxe allocates
+# when a link is added; see tests/vm/debug.config) go to extern/ beside
+# them: the guest's /lib/modules has only the stock kernel's.
 modules-vm:
 	@kdir=$$(bash -c '. $(VM)/kernels.sh && xib_kernel_paths $(KERNEL) >&2 && echo $$KDIR') && \
 		$(MAKE) --no-print-directory modules KDIR=$$kdir XIB_TEST_MODULES=1 && \
 		krel=$$(sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' $$kdir/include/generated/utsrelease.h) && \
 		for ko in drivers/infiniband/sw/rxe/rdma_rxe.ko net/ipv4/udp_tunnel.ko \
-			  net/ipv6/ip6_udp_tunnel.ko; do \
+			  net/ipv6/ip6_udp_tunnel.ko crypto/crc32_generic.ko; do \
 			if [ -f $$kdir/$$ko ]; then install -D -m 0644 $$kdir/$$ko \
 				$(BUILD)/modules/$$krel/extern/$$(basename $$ko) || exit 1; fi; \
 		done

@@ -50,7 +50,8 @@ xib_load_rxe() {
 	local m
 	grep -q '^rdma_rxe ' /proc/modules && return 0
 	if ! modprobe -q rdma_rxe 2>/dev/null; then
-		for m in udp_tunnel ip6_udp_tunnel rdma_rxe; do
+		# crc32_generic: rxe allocates the "crc32" shash at link add
+		for m in crc32_generic udp_tunnel ip6_udp_tunnel rdma_rxe; do
 			[ -d "/sys/module/$m" ] ||
 				insmod "$XIB_MODDIR/extern/$m.ko" || return 1
 		done
