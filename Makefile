@@ -32,7 +32,7 @@ prefix ?= /usr/local
 bindir ?= $(prefix)/bin
 
 .PHONY: all modules modules-vm userspace deps lint check check-harness \
-	vm-shell vm-test kunit bats dkms-check install clean help
+	vm-shell vm-test kunit bats dkms-check install clean help bench demo
 
 all: modules userspace
 
@@ -46,7 +46,10 @@ help:
 	@echo "make bats T=tests/bats/FILE.bats [KERNEL=stock|debug]"
 	@echo "make kunit T=MODULE           one KUnit module, in the debug VM"
 	@echo "make check-harness            prove the harness catches faults"
-	@echo "make install      install modules (KDIR) and xibctl"
+	@echo "make bench        perftest on xib vs rdma_rxe, syscalls per WR (stock VM)"
+	@echo "make install      install modules (KDIR), xibctl, xib-run and the"
+	@echo "                  drop-in libraries (under \$$(libdir)/xib)"
+	@echo "make demo         stock verbs tools on xib and against rdma_rxe (VM)"
 
 deps:
 	$(ROOT)/tests/deps.sh
@@ -112,6 +115,11 @@ $(BUILD)/tests/c/uverbs_smoke: tests/c/uverbs_smoke.c include/uapi/xib/uverbs.h 
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(XIB_CFLAGS) -o $@ $< -lpthread
 
+# --- the drop-in libraries (libibverbs.so.1, librdmacm.so.1, stubs), xib-run
+libdir ?= $(prefix)/lib
+include userspace/libibverbs/build.mk
+include userspace/compat/build.mk
+
 # --- tests -----------------------------------------------------------------
 lint: deps
 	$(ROOT)/tests/lint.sh
@@ -139,10 +147,17 @@ kunit:
 dkms-check:
 	$(ROOT)/tests/dkms-check.sh
 
+# Benchmarks, not tests: perftest on xib and on rdma_rxe in one stock VM
+# boot, and the system calls per WR (tests/bench/bench.sh).
+bench: userspace
+	$(MAKE) --no-print-directory modules-vm KERNEL=stock
+	$(VM)/vm-test --kernel stock --out $(BUILD)/bench --idle 1800 --timeout 3600 \
+		sh:tests/bench/bench.sh; st=$$?; cat $(BUILD)/bench/bench.out; exit $$st
+
 XIB_MODULES := core/xib_core core/uverbs/xib_uverbs core/cma/xib_cma \
 	core/ucma/xib_ucma drivers/hca/xib_hca
 
-install: modules userspace
+install: modules userspace install-lib
 	for m in $(XIB_MODULES); do \
 		install -D -m 0644 $(BUILD)/modules/$(KREL)/$$m.ko \
 			$(DESTDIR)/lib/modules/$(KREL)/updates/xib/$$(basename $$m).ko || exit 1; \

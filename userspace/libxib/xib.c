@@ -190,8 +190,8 @@ int xib_query_port(struct xib_context *ctx, uint32_t port, struct xib_uverbs_por
 	return ret;
 }
 
-int xib_query_gid(struct xib_context *ctx, uint32_t port, uint32_t index,
-		  uint8_t gid[16], uint32_t *gid_type)
+int xib_query_gid_ndev(struct xib_context *ctx, uint32_t port, uint32_t index,
+		       uint8_t gid[16], uint32_t *gid_type, uint32_t *ndev_ifindex)
 {
 	struct xib_uverbs_query_gid q;
 	int ret;
@@ -205,7 +205,30 @@ int xib_query_gid(struct xib_context *ctx, uint32_t port, uint32_t index,
 	memcpy(gid, q.gid, 16);
 	if (gid_type)
 		*gid_type = q.gid_type;
+	if (ndev_ifindex)
+		*ndev_ifindex = q.ndev_ifindex;
 	return 0;
+}
+
+int xib_query_gid(struct xib_context *ctx, uint32_t port, uint32_t index,
+		  uint8_t gid[16], uint32_t *gid_type)
+{
+	return xib_query_gid_ndev(ctx, port, index, gid, gid_type, NULL);
+}
+
+int xib_query_pkey(struct xib_context *ctx, uint32_t port, uint32_t index,
+		   uint16_t *pkey)
+{
+	struct xib_uverbs_query_pkey q;
+	int ret;
+
+	memset(&q, 0, sizeof(q));
+	q.port_num = port;
+	q.index = index;
+	ret = xcmd(ctx->fd, XIB_UVERBS_QUERY_PKEY, &q);
+	if (!ret)
+		*pkey = q.pkey;
+	return ret;
 }
 
 int xib_read_async_event(struct xib_context *ctx, struct xib_uverbs_async_event *ev)
@@ -435,7 +458,8 @@ err_free:
 	return ret;
 }
 
-int xib_destroy_cq(struct xib_cq *cq)
+int xib_destroy_cq_events(struct xib_cq *cq, uint32_t *comp_events,
+			  uint32_t *async_events)
 {
 	struct xib_uverbs_destroy_events d;
 	int ret;
@@ -445,10 +469,54 @@ int xib_destroy_cq(struct xib_cq *cq)
 	ret = xcmd(cq->ctx->fd, XIB_UVERBS_DESTROY_CQ, &d);
 	if (ret)
 		return ret;
+	if (comp_events)
+		*comp_events = d.comp_events_reported;
+	if (async_events)
+		*async_events = d.async_events_reported;
 	ring_unmap(&cq->ring);
 	pthread_spin_destroy(&cq->lock);
 	free(cq);
 	return 0;
+}
+
+int xib_destroy_cq(struct xib_cq *cq)
+{
+	return xib_destroy_cq_events(cq, NULL, NULL);
+}
+
+int xib_resize_cq(struct xib_cq *cq, uint32_t cqe)
+{
+	struct xib_uverbs_resize_cq r;
+	struct xib_ring nring;
+	int ret;
+
+	memset(&r, 0, sizeof(r));
+	r.cq_handle = cq->handle;
+	r.cqe = cqe;
+	/* Nobody polls while the kernel moves the unpolled CQEs. */
+	pthread_spin_lock(&cq->lock);
+	ret = xcmd(cq->ctx->fd, XIB_UVERBS_RESIZE_CQ, &r);
+	if (ret)
+		goto out;
+	ret = ring_map(cq->ctx, &r.ring, &nring);
+	if (!ret && (!nring.map || nring.stride < sizeof(struct xib_hca_cqe))) {
+		ring_unmap(&nring);
+		ret = -EPROTO;
+	}
+	if (ret) {
+		/* The old ring is gone; the CQ is unusable: say so. */
+		lib_debug("RESIZE_CQ: cannot map the new ring (%d)", ret);
+		goto out;
+	}
+	ring_unmap(&cq->ring);
+	cq->ring = nring;
+	cq->hdr = nring.map;
+	cq->cqe = nring.slots;
+	cq->cons = cq->hdr->cons;
+	cq->arm = cq->hdr->arm;
+out:
+	pthread_spin_unlock(&cq->lock);
+	return ret;
 }
 
 int xib_poll_cq(struct xib_cq *cq, int num, xib_wc *wc)
@@ -581,7 +649,24 @@ int xib_modify_srq(struct xib_srq *srq, uint32_t attr_mask, uint32_t max_wr,
 	return ret;
 }
 
-int xib_destroy_srq(struct xib_srq *srq)
+int xib_query_srq(struct xib_srq *srq, uint32_t *max_wr, uint32_t *max_sge,
+		  uint32_t *srq_limit)
+{
+	struct xib_uverbs_query_srq q;
+	int ret;
+
+	memset(&q, 0, sizeof(q));
+	q.srq_handle = srq->handle;
+	ret = xcmd(srq->pd->ctx->fd, XIB_UVERBS_QUERY_SRQ, &q);
+	if (ret)
+		return ret;
+	*max_wr = q.max_wr;
+	*max_sge = q.max_sge;
+	*srq_limit = q.srq_limit;
+	return 0;
+}
+
+int xib_destroy_srq_events(struct xib_srq *srq, uint32_t *async_events)
 {
 	struct xib_uverbs_destroy_events d;
 	int ret;
@@ -591,9 +676,16 @@ int xib_destroy_srq(struct xib_srq *srq)
 	ret = xcmd(srq->pd->ctx->fd, XIB_UVERBS_DESTROY_SRQ, &d);
 	if (ret)
 		return ret;
+	if (async_events)
+		*async_events = d.async_events_reported;
 	wq_fini(&srq->rq);
 	free(srq);
 	return 0;
+}
+
+int xib_destroy_srq(struct xib_srq *srq)
+{
+	return xib_destroy_srq_events(srq, NULL);
 }
 
 int xib_create_qp(struct xib_pd *pd, const struct xib_qp_init_attr *init,
@@ -686,7 +778,7 @@ int xib_query_qp(struct xib_qp *qp, struct xib_uverbs_query_qp *out)
 	return xcmd(qp->pd->ctx->fd, XIB_UVERBS_QUERY_QP, out);
 }
 
-int xib_destroy_qp(struct xib_qp *qp)
+int xib_destroy_qp_events(struct xib_qp *qp, uint32_t *async_events)
 {
 	struct xib_uverbs_destroy_events d;
 	int ret;
@@ -696,10 +788,17 @@ int xib_destroy_qp(struct xib_qp *qp)
 	ret = xcmd(qp->pd->ctx->fd, XIB_UVERBS_DESTROY_QP, &d);
 	if (ret)
 		return ret;
+	if (async_events)
+		*async_events = d.async_events_reported;
 	wq_fini(&qp->sq);
 	wq_fini(&qp->rq);
 	free(qp);
 	return 0;
+}
+
+int xib_destroy_qp(struct xib_qp *qp)
+{
+	return xib_destroy_qp_events(qp, NULL);
 }
 
 /* --- data path ---------------------------------------------------------- */
@@ -795,29 +894,29 @@ static int write_send_wqe(struct xib_qp *qp, const struct xib_send_wr *wr)
 	return 0;
 }
 
-int xib_post_send(struct xib_qp *qp, struct xib_send_wr *wr, struct xib_send_wr **bad_wr)
+int xib_sq_begin(struct xib_qp *qp)
 {
-	struct xib_context *ctx = qp->pd->ctx;
-	uint32_t start;
-	int ret = 0;
-
 	pthread_spin_lock(&qp->sq.lock);
-	start = qp->sq.prod;
 	/* RESET, INIT, RTR: refused; SQD queues, SQE and ERR flush. */
 	if (qp->state < XIB_QPS_RTS) {
-		*bad_wr = wr;
-		ret = EINVAL;
-		goto out;
+		pthread_spin_unlock(&qp->sq.lock);
+		return EINVAL;
 	}
-	for (; wr; wr = wr->next) {
-		ret = write_send_wqe(qp, wr);
-		if (ret) {
-			*bad_wr = wr;
-			break;
-		}
-	}
-	if (qp->sq.prod != start) {
-		stat_add(&stats.posted_send, qp->sq.prod - start);
+	qp->sq.begin_prod = qp->sq.prod;
+	return 0;
+}
+
+int xib_sq_put(struct xib_qp *qp, const struct xib_send_wr *wr)
+{
+	return write_send_wqe(qp, wr);
+}
+
+void xib_sq_end(struct xib_qp *qp)
+{
+	struct xib_context *ctx = qp->pd->ctx;
+
+	if (qp->sq.prod != qp->sq.begin_prod) {
+		stat_add(&stats.posted_send, qp->sq.prod - qp->sq.begin_prod);
 		xib_store_release(&qp->sq.hdr->prod, qp->sq.prod);
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		if (__atomic_load_n(&ctx->db->engine_state, __ATOMIC_RELAXED) ==
@@ -826,8 +925,26 @@ int xib_post_send(struct xib_qp *qp, struct xib_send_wr *wr, struct xib_send_wr 
 			destroy_simple(ctx, XIB_UVERBS_KICK, qp->handle);
 		}
 	}
-out:
 	pthread_spin_unlock(&qp->sq.lock);
+}
+
+int xib_post_send(struct xib_qp *qp, struct xib_send_wr *wr, struct xib_send_wr **bad_wr)
+{
+	int ret;
+
+	ret = xib_sq_begin(qp);
+	if (ret) {
+		*bad_wr = wr;
+		return ret;
+	}
+	for (; wr; wr = wr->next) {
+		ret = write_send_wqe(qp, wr);
+		if (ret) {
+			*bad_wr = wr;
+			break;
+		}
+	}
+	xib_sq_end(qp);
 	return ret;
 }
 

@@ -104,6 +104,7 @@ struct xib_wq {
 	struct xib_hca_wq_hdr *hdr;
 	pthread_spinlock_t lock;	/* protects prod */
 	uint32_t prod;		/* our copy of hdr->prod (we are its writer) */
+	uint32_t begin_prod;	/* prod at xib_sq_begin() */
 	uint32_t max_sge;
 };
 
@@ -202,6 +203,11 @@ int xib_query_device(struct xib_context *ctx, struct xib_uverbs_device_attr *att
 int xib_query_port(struct xib_context *ctx, uint32_t port, struct xib_uverbs_port_attr *attr);
 int xib_query_gid(struct xib_context *ctx, uint32_t port, uint32_t index,
 		  uint8_t gid[16], uint32_t *gid_type);
+/* As xib_query_gid(), also giving the port's interface index. */
+int xib_query_gid_ndev(struct xib_context *ctx, uint32_t port, uint32_t index,
+		       uint8_t gid[16], uint32_t *gid_type, uint32_t *ndev_ifindex);
+int xib_query_pkey(struct xib_context *ctx, uint32_t port, uint32_t index,
+		   uint16_t *pkey);
 int xib_read_async_event(struct xib_context *ctx, struct xib_uverbs_async_event *ev);
 
 /* PD, MR, AH */
@@ -224,6 +230,19 @@ int xib_get_cq_event(struct xib_comp_channel *ch, uint64_t *user_handle);
 int xib_create_cq(struct xib_context *ctx, uint32_t cqe, uint64_t user_handle,
 		  struct xib_comp_channel *ch, uint32_t comp_vector, struct xib_cq **out);
 int xib_destroy_cq(struct xib_cq *cq);
+/*
+ * Destroy and say how many of the object's events were read from the
+ * channel/async fd (struct xib_uverbs_destroy_events): a library that
+ * hands events out waits for exactly these to be acknowledged.
+ */
+int xib_destroy_cq_events(struct xib_cq *cq, uint32_t *comp_events,
+			  uint32_t *async_events);
+/*
+ * Resize to at least cqe entries; unpolled CQEs move to the new ring
+ * (cq->cqe is the new size).  Holds the CQ's lock across the switch, so
+ * concurrent xib_poll_cq() calls wait rather than read a dead ring.
+ */
+int xib_resize_cq(struct xib_cq *cq, uint32_t cqe);
 int xib_poll_cq(struct xib_cq *cq, int num, xib_wc *wc);
 int xib_req_notify_cq(struct xib_cq *cq, int solicited_only);
 int xib_cq_overflowed(struct xib_cq *cq);
@@ -233,7 +252,10 @@ int xib_create_srq(struct xib_pd *pd, uint32_t max_wr, uint32_t max_sge,
 		   uint32_t srq_limit, uint64_t user_handle, struct xib_srq **out);
 int xib_modify_srq(struct xib_srq *srq, uint32_t attr_mask, uint32_t max_wr,
 		   uint32_t srq_limit);
+int xib_query_srq(struct xib_srq *srq, uint32_t *max_wr, uint32_t *max_sge,
+		  uint32_t *srq_limit);
 int xib_destroy_srq(struct xib_srq *srq);
+int xib_destroy_srq_events(struct xib_srq *srq, uint32_t *async_events);
 
 /* QPs */
 int xib_create_qp(struct xib_pd *pd, const struct xib_qp_init_attr *init,
@@ -242,12 +264,24 @@ int xib_modify_qp(struct xib_qp *qp, const struct xib_uverbs_qp_attr *attr,
 		  uint32_t attr_mask);
 int xib_query_qp(struct xib_qp *qp, struct xib_uverbs_query_qp *out);
 int xib_destroy_qp(struct xib_qp *qp);
+int xib_destroy_qp_events(struct xib_qp *qp, uint32_t *async_events);
 
 /* Data path */
 int xib_post_send(struct xib_qp *qp, struct xib_send_wr *wr, struct xib_send_wr **bad_wr);
 int xib_post_recv(struct xib_qp *qp, struct xib_recv_wr *wr, struct xib_recv_wr **bad_wr);
 int xib_post_srq_recv(struct xib_srq *srq, struct xib_recv_wr *wr,
 		      struct xib_recv_wr **bad_wr);
+/*
+ * Posting sends in pieces, for wrappers that translate another WR format
+ * without building a struct xib_send_wr chain: xib_sq_begin() takes the
+ * send queue's lock (0), or fails with EINVAL below RTS (lock not held);
+ * xib_sq_put() writes one WQE (0 or a positive errno, nothing written);
+ * xib_sq_end() publishes what was put, kicks the HCA at most once if it
+ * sleeps, and drops the lock.  xib_post_send() is these three.
+ */
+int xib_sq_begin(struct xib_qp *qp);
+int xib_sq_put(struct xib_qp *qp, const struct xib_send_wr *wr);
+void xib_sq_end(struct xib_qp *qp);
 /* KICK for @qp's send queue unconditionally (tests, recovery). */
 int xib_kick(struct xib_qp *qp);
 

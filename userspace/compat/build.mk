@@ -1,0 +1,77 @@
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# Included by the top Makefile.  The placeholder librdmacm.so.1 and the
+# libmlx5.so.1/libefa.so.1 stubs perftest needs (userspace/compat/), the
+# xib-run wrapper (userspace/xib-run/), the ibv_semantics test program
+# (tests/c/ibv_semantics.c), "make install-lib" and "make demo".
+#
+# Outputs:
+#   $(BUILD)/lib/xib/{librdmacm.so.1,libmlx5.so.1,libefa.so.1}
+#   $(BUILD)/bin/xib-run             (libraries from $(BUILD)/lib/xib)
+#   $(BUILD)/userspace/xib-run/xib-run.installed  (from $(libdir)/xib)
+#   $(BUILD)/tests/c/ibv_semantics
+
+XIB_LIBDIR_BUILD := $(BUILD)/lib/xib
+XIB_COMPAT_LIBS := $(addprefix $(XIB_LIBDIR_BUILD)/,librdmacm.so.1 libmlx5.so.1 libefa.so.1)
+XIB_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(ROOT)/dkms.conf)
+
+# Shared objects: only what the version script names is exported; every
+# import is bound at load (as the Debian binaries expect of their libs).
+XIB_SO_CFLAGS := $(CFLAGS) $(XIB_CFLAGS) -fPIC -fvisibility=hidden
+XIB_SO_LDFLAGS := -shared -Wl,-z,now -Wl,-z,defs -Wl,--no-undefined
+
+.PHONY: compat xib-run install-lib demo
+userspace: compat xib-run $(BUILD)/tests/c/ibv_semantics
+compat: $(XIB_COMPAT_LIBS)
+xib-run: $(BUILD)/bin/xib-run $(BUILD)/userspace/xib-run/xib-run.installed
+
+$(XIB_LIBDIR_BUILD)/librdmacm.so.1: userspace/compat/rdmacm_stub.c userspace/compat/librdmacm.map
+	@mkdir -p $(dir $@)
+	$(CC) $(XIB_SO_CFLAGS) $(XIB_SO_LDFLAGS) -Wl,-soname,librdmacm.so.1 \
+		-Wl,--version-script=userspace/compat/librdmacm.map -o $@ $< -lpthread
+
+$(XIB_LIBDIR_BUILD)/libmlx5.so.1: userspace/compat/mlx5_stub.c userspace/compat/libmlx5.map
+	@mkdir -p $(dir $@)
+	$(CC) $(XIB_SO_CFLAGS) $(XIB_SO_LDFLAGS) -Wl,-soname,libmlx5.so.1 \
+		-Wl,--version-script=userspace/compat/libmlx5.map -o $@ $<
+
+$(XIB_LIBDIR_BUILD)/libefa.so.1: userspace/compat/efa_stub.c userspace/compat/libefa.map
+	@mkdir -p $(dir $@)
+	$(CC) $(XIB_SO_CFLAGS) $(XIB_SO_LDFLAGS) -Wl,-soname,libefa.so.1 \
+		-Wl,--version-script=userspace/compat/libefa.map -o $@ $<
+
+# xib-run: one copy for the build tree, one for "make install-lib".
+$(BUILD)/bin/xib-run: userspace/xib-run/xib-run.in dkms.conf
+	@mkdir -p $(dir $@)
+	sed -e 's|@XIB_LIBDIR@|$(XIB_LIBDIR_BUILD)|g' -e 's|@XIB_VERSION@|$(XIB_VERSION)|g' $< >$@.tmp
+	chmod 0755 $@.tmp && mv $@.tmp $@
+
+$(BUILD)/userspace/xib-run/xib-run.installed: userspace/xib-run/xib-run.in dkms.conf FORCE
+	@mkdir -p $(dir $@)
+	sed -e 's|@XIB_LIBDIR@|$(libdir)/xib|g' -e 's|@XIB_VERSION@|$(XIB_VERSION)|g' $< >$@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else chmod 0755 $@.tmp && mv $@.tmp $@; fi
+
+.PHONY: FORCE
+FORCE:
+
+# Installs next to, never over, rdma-core's libraries: $(libdir)/xib/ is
+# only on the search path of programs started by xib-run.
+install-lib: compat xib-run $(XIB_LIBDIR_BUILD)/libibverbs.so.1
+	for l in libibverbs.so.1 librdmacm.so.1 libmlx5.so.1 libefa.so.1; do \
+		install -D -m 0755 $(XIB_LIBDIR_BUILD)/$$l $(DESTDIR)$(libdir)/xib/$$l || exit 1; \
+	done
+	install -D -m 0755 $(BUILD)/userspace/xib-run/xib-run.installed $(DESTDIR)$(bindir)/xib-run
+
+# ibv_semantics: what libibverbs decides alone, checked against the
+# system's <infiniband/verbs.h>; linked against xib's libibverbs.so.1
+# (same SONAME and version nodes as rdma-core's), run with xib-run.
+$(BUILD)/tests/c/ibv_semantics: tests/c/ibv_semantics.c $(XIB_LIBDIR_BUILD)/libibverbs.so.1
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Wall -Wextra -Werror -std=gnu11 -o $@ $< \
+		-L$(XIB_LIBDIR_BUILD) -l:libibverbs.so.1
+
+# make demo: boot the stock VM, run stock verbs programs between two xib
+# devices and against rdma_rxe, print a summary table.
+# (demo.sh builds what it needs itself.)
+demo:
+	XIB_BUILD=$(BUILD) $(ROOT)/tests/demo/demo.sh

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * libefa.so.1 stub for xib-run.
+ *
+ * perftest's binaries have a DT_NEEDED entry for libefa.so.1 and are
+ * linked BIND_NOW; they call efadv_* only for EFA devices (-c SRD).  The
+ * real libefa would need private libibverbs symbols; this stub takes its
+ * place in xib's library directory and answers as libefa does for a
+ * device that is not an EFA device: EOPNOTSUPP, or NULL with errno
+ * EOPNOTSUPP.
+ *
+ * Prototypes come from the system's <infiniband/efadv.h> (rdma-core 44).
+ */
+#include <errno.h>
+#include <stddef.h>
+
+#include <infiniband/efadv.h>
+
+#define XIB_EXPORT __attribute__((visibility("default")))
+
+/* EFA_1.0 */
+XIB_EXPORT struct ibv_qp *efadv_create_driver_qp(struct ibv_pd *ibvpd,
+						 struct ibv_qp_init_attr *attr,
+						 uint32_t driver_qp_type)
+{
+	(void)ibvpd; (void)attr; (void)driver_qp_type;
+	errno = EOPNOTSUPP;
+	return NULL;
+}
+
+/* EFA_1.1 */
+XIB_EXPORT int efadv_query_device(struct ibv_context *ibvctx,
+				  struct efadv_device_attr *attr,
+				  uint32_t inlen)
+{
+	(void)ibvctx; (void)attr; (void)inlen;
+	return EOPNOTSUPP;
+}
+
+XIB_EXPORT struct ibv_qp *efadv_create_qp_ex(struct ibv_context *ibvctx,
+					     struct ibv_qp_init_attr_ex *attr_ex,
+					     struct efadv_qp_init_attr *efa_attr,
+					     uint32_t inlen)
+{
+	(void)ibvctx; (void)attr_ex; (void)efa_attr; (void)inlen;
+	errno = EOPNOTSUPP;
+	return NULL;
+}
+
+XIB_EXPORT int efadv_query_ah(struct ibv_ah *ibvah, struct efadv_ah_attr *attr,
+			      uint32_t inlen)
+{
+	(void)ibvah; (void)attr; (void)inlen;
+	return EOPNOTSUPP;
+}

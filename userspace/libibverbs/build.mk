@@ -1,0 +1,34 @@
+# SPDX-License-Identifier: GPL-2.0
+# libibverbs.so.1: the drop-in for rdma-core 44's, over libxib.
+#
+# Built against the system's <infiniband/verbs.h> (libibverbs-dev), with
+# rdma-core's symbol versions (libibverbs.map).  libxib is compiled again
+# position-independent for it; the static libxib.a rule stays as it is.
+
+LIBIBVERBS := $(BUILD)/lib/xib/libibverbs.so.1
+LIBIBVERBS_SRCS := $(addprefix userspace/libibverbs/,device.c verbs.c datapath.c misc.c)
+LIBIBVERBS_OBJS := $(patsubst userspace/libibverbs/%.c,$(BUILD)/userspace/libibverbs/%.pic.o,$(LIBIBVERBS_SRCS))
+LIBIBVERBS_HDRS := userspace/libibverbs/ibverbs.h $(LIBXIB_HDRS) include/uapi/xib/netlink.h
+LIBXIB_PIC := $(BUILD)/userspace/libxib/xib.pic.o
+LIBIBVERBS_CFLAGS := $(XIB_CFLAGS) -fPIC -fno-strict-aliasing -Iuserspace/libxib \
+	-Iuserspace/libibverbs $(shell pkg-config --cflags libmnl 2>/dev/null)
+
+.PHONY: libibverbs
+userspace: libibverbs
+libibverbs: $(LIBIBVERBS)
+
+$(LIBXIB_PIC): userspace/libxib/xib.c $(LIBXIB_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(XIB_CFLAGS) -fPIC -c -o $@ $<
+
+$(BUILD)/userspace/libibverbs/%.pic.o: userspace/libibverbs/%.c $(LIBIBVERBS_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LIBIBVERBS_CFLAGS) -c -o $@ $<
+
+$(LIBIBVERBS): $(LIBIBVERBS_OBJS) $(LIBXIB_PIC) userspace/libibverbs/libibverbs.map
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -shared -fPIC -o $@ $(LIBIBVERBS_OBJS) $(LIBXIB_PIC) \
+		-Wl,-soname,libibverbs.so.1 \
+		-Wl,--version-script=userspace/libibverbs/libibverbs.map \
+		-Wl,-z,now -Wl,-z,relro -Wl,-z,defs -Wl,-Bsymbolic \
+		$(PKG_LIBMNL) -lpthread

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * xib's libibverbs.so.1: private definitions.
+ *
+ * Every object handed to the application is the public rdma-core 44
+ * structure (<infiniband/verbs.h>) at the start of a container that also
+ * holds the libxib object behind it.  The application only ever sees the
+ * public part; the header inlines it was compiled with (ibv_post_send,
+ * ibv_poll_cq, ibv_query_port, ...) reach us through the function
+ * pointers of struct ibv_context and struct verbs_context.
+ */
+#ifndef XIB_IBVERBS_H
+#define XIB_IBVERBS_H
+
+#include <infiniband/verbs.h>
+#include <pthread.h>
+#include <stdint.h>
+
+#include "xib.h"
+
+/* Exported entry points are defined under the names verbs.h declares. */
+#undef ibv_query_port
+#undef ibv_reg_mr
+#undef ibv_reg_mr_iova
+
+/* Equal values of two enum types (for _Static_assert). */
+#define XV_SAME(a, b) ((int)(a) == (int)(b))
+
+#define XV_EXPORT __attribute__((visibility("default")))
+
+/* A device of the caller's namespace, as the last scan saw it. */
+struct xv_device {
+	struct ibv_device dev;		/* what the application sees */
+	uint64_t node_guid;		/* host order, from netlink */
+	uint32_t index;			/* xib device index */
+	char uverbs_path[96];		/* /dev/xib/uverbsN */
+	unsigned int refcnt;		/* under xv_dev_lock */
+	int listed;			/* in the last scan: the scan's reference */
+	struct xv_device *next;
+};
+
+struct xv_context {
+	struct verbs_context vctx;	/* must be first: vctx.context at +320 */
+	struct xib_context *x;
+	struct xv_device *dev;
+};
+
+struct xv_pd {
+	struct ibv_pd pd;
+	struct xib_pd *x;
+};
+
+struct xv_mr {
+	struct ibv_mr mr;
+	struct xib_mr *x;
+};
+
+struct xv_channel {
+	struct ibv_comp_channel ch;
+	struct xib_comp_channel *x;
+};
+
+struct xv_cq {
+	struct ibv_cq cq;
+	struct xib_cq *x;
+};
+
+struct xv_srq {
+	struct ibv_srq srq;
+	struct xib_srq *x;
+	uint32_t max_sge;
+};
+
+struct xv_qp {
+	struct ibv_qp qp;
+	struct xib_qp *x;
+	uint8_t port_num;		/* last set through modify (AV checks) */
+};
+
+struct xv_ah {
+	struct ibv_ah ah;
+	struct xib_ah *x;
+};
+
+static inline struct xv_context *to_xctx(struct ibv_context *c)
+{
+	return (struct xv_context *)((char *)c - offsetof(struct xv_context, vctx.context));
+}
+
+#define XV_CONTAINER(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+
+static inline struct xv_pd *to_xpd(struct ibv_pd *p)
+{
+	return XV_CONTAINER(p, struct xv_pd, pd);
+}
+
+static inline struct xv_mr *to_xmr(struct ibv_mr *p)
+{
+	return XV_CONTAINER(p, struct xv_mr, mr);
+}
+
+static inline struct xv_cq *to_xcq(struct ibv_cq *p)
+{
+	return XV_CONTAINER(p, struct xv_cq, cq);
+}
+
+static inline struct xv_srq *to_xsrq(struct ibv_srq *p)
+{
+	return XV_CONTAINER(p, struct xv_srq, srq);
+}
+
+static inline struct xv_qp *to_xqp(struct ibv_qp *p)
+{
+	return XV_CONTAINER(p, struct xv_qp, qp);
+}
+
+static inline struct xv_ah *to_xah(struct ibv_ah *p)
+{
+	return XV_CONTAINER(p, struct xv_ah, ah);
+}
+
+static inline struct xv_channel *to_xch(struct ibv_comp_channel *p)
+{
+	return XV_CONTAINER(p, struct xv_channel, ch);
+}
+
+/* libxib returns negative errnos; the verbs return positive ones. */
+static inline int xv_err(int ret)
+{
+	return ret < 0 ? -ret : ret;
+}
+
+/* Set errno from a libxib return and give NULL, for constructors. */
+static inline void *xv_null(int ret)
+{
+	errno = xv_err(ret) ? xv_err(ret) : EINVAL;
+	return NULL;
+}
+
+/* device.c */
+void xv_device_put(struct xv_device *d);
+void xv_device_get(struct xv_device *d);
+
+/* datapath.c */
+int xv_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr);
+int xv_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
+int xv_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+		     struct ibv_recv_wr **bad_wr);
+int xv_poll_cq(struct ibv_cq *cq, int num, struct ibv_wc *wc);
+int xv_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+
+/* verbs.c: the verbs_context operations */
+int xv_query_port_op(struct ibv_context *ctx, uint8_t port, struct ibv_port_attr *attr,
+		     size_t attr_len);
+int xv_query_device_ex_op(struct ibv_context *ctx, const struct ibv_query_device_ex_input *in,
+			  struct ibv_device_attr_ex *attr, size_t attr_size);
+struct ibv_qp *xv_create_qp_ex_op(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *attr);
+struct ibv_srq *xv_create_srq_ex_op(struct ibv_context *ctx, struct ibv_srq_init_attr_ex *attr);
+
+/* Private rdma-core 44 entry point (IBVERBS_PRIVATE_34), from driver.h. */
+enum ibv_gid_type_sysfs {
+	IBV_GID_TYPE_SYSFS_IB_ROCE_V1,
+	IBV_GID_TYPE_SYSFS_ROCE_V2,
+};
+
+#endif /* XIB_IBVERBS_H */

@@ -1,0 +1,1272 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The control-path verbs over libxib: queries, PD, MR, completion
+ * channels, CQ, SRQ, QP, AH, async events.  Documentation/libibverbs.rst
+ * lists what each verb does on xib and which error it returns when the
+ * device cannot do something.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <endian.h>
+#include <netinet/in.h>
+#include <xib/netlink.h>
+
+#include "ibverbs.h"
+
+/* enum values passed through to the kernel unchanged (uverbs.h says so) */
+_Static_assert(XV_SAME(IBV_QPT_RC, XIB_QPT_RC) && XV_SAME(IBV_QPT_UC, XIB_QPT_UC) &&
+	       XV_SAME(IBV_QPT_UD, XIB_QPT_UD), "qp types");
+_Static_assert(XV_SAME(IBV_QP_STATE, XIB_QP_STATE) &&
+	       XV_SAME(IBV_QP_DEST_QPN, XIB_QP_DEST_QPN) &&
+	       XV_SAME(IBV_QP_RATE_LIMIT, XIB_QP_RATE_LIMIT) &&
+	       XV_SAME(IBV_QP_CAP, XIB_QP_CAP), "qp attr mask");
+_Static_assert(XV_SAME(IBV_EVENT_WQ_FATAL, XIB_EVENT_WQ_FATAL) &&
+	       XV_SAME(IBV_EVENT_PORT_ERR, XIB_EVENT_PORT_ERR), "event types");
+_Static_assert(XV_SAME(IBV_SRQ_MAX_WR, XIB_SRQ_MAX_WR) &&
+	       XV_SAME(IBV_SRQ_LIMIT, XIB_SRQ_LIMIT), "srq mask");
+
+/* Access bits a registration must understand (the rest of 0..19 is EINVAL). */
+#define XV_ACCESS_MANDATORY	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
+				 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC | \
+				 IBV_ACCESS_MW_BIND | IBV_ACCESS_ZERO_BASED | \
+				 IBV_ACCESS_ON_DEMAND | IBV_ACCESS_HUGETLB)
+/* Of those, what xib cannot do: EOPNOTSUPP. */
+#define XV_ACCESS_UNSUPPORTED	(IBV_ACCESS_MW_BIND | IBV_ACCESS_ZERO_BASED | \
+				 IBV_ACCESS_ON_DEMAND)
+
+static struct xib_context *xctx_of(struct ibv_context *ctx)
+{
+	return to_xctx(ctx)->x;
+}
+
+/* --- queries ------------------------------------------------------------------ */
+
+static void fill_device_attr(const struct xib_uverbs_device_attr *a, struct ibv_device_attr *d)
+{
+	memset(d, 0, sizeof(*d));
+	snprintf(d->fw_ver, sizeof(d->fw_ver), "%u.%u.%u",
+		 (unsigned int)(a->fw_ver >> 32), (unsigned int)((a->fw_ver >> 16) & 0xffff),
+		 (unsigned int)(a->fw_ver & 0xffff));
+	d->node_guid = a->node_guid;
+	d->sys_image_guid = a->sys_image_guid;
+	d->max_mr_size = a->max_mr_size;
+	d->page_size_cap = a->page_size_cap;
+	d->vendor_id = a->vendor_id;
+	d->vendor_part_id = a->vendor_part_id;
+	d->hw_ver = a->hw_ver;
+	d->max_qp = (int)a->max_qp;
+	d->max_qp_wr = (int)a->max_qp_wr;
+	d->device_cap_flags = a->device_cap_flags;
+	d->max_sge = (int)a->max_sge;
+	d->max_sge_rd = (int)a->max_sge_rd;
+	d->max_cq = (int)a->max_cq;
+	d->max_cqe = (int)a->max_cqe;
+	d->max_mr = (int)a->max_mr;
+	d->max_pd = (int)a->max_pd;
+	d->max_qp_rd_atom = (int)a->max_qp_rd_atom;
+	d->max_ee_rd_atom = (int)a->max_ee_rd_atom;
+	d->max_res_rd_atom = (int)a->max_res_rd_atom;
+	d->max_qp_init_rd_atom = (int)a->max_qp_init_rd_atom;
+	d->max_ee_init_rd_atom = (int)a->max_ee_init_rd_atom;
+	d->atomic_cap = (enum ibv_atomic_cap)a->atomic_cap;
+	d->max_ee = (int)a->max_ee;
+	d->max_rdd = (int)a->max_rdd;
+	d->max_mw = (int)a->max_mw;
+	d->max_raw_ipv6_qp = (int)a->max_raw_ipv6_qp;
+	d->max_raw_ethy_qp = (int)a->max_raw_ethy_qp;
+	d->max_mcast_grp = (int)a->max_mcast_grp;
+	d->max_mcast_qp_attach = (int)a->max_mcast_qp_attach;
+	d->max_total_mcast_qp_attach = (int)a->max_total_mcast_qp_attach;
+	d->max_ah = (int)a->max_ah;
+	d->max_fmr = (int)a->max_fmr;
+	d->max_map_per_fmr = (int)a->max_map_per_fmr;
+	d->max_srq = (int)a->max_srq;
+	d->max_srq_wr = (int)a->max_srq_wr;
+	d->max_srq_sge = (int)a->max_srq_sge;
+	d->max_pkeys = a->max_pkeys;
+	d->local_ca_ack_delay = a->local_ca_ack_delay;
+	d->phys_port_cnt = a->phys_port_cnt;
+}
+
+XV_EXPORT int ibv_query_device(struct ibv_context *context, struct ibv_device_attr *device_attr)
+{
+	struct xib_uverbs_device_attr a;
+	int ret = xib_query_device(xctx_of(context), &a);
+
+	if (ret)
+		return xv_err(ret);
+	fill_device_attr(&a, device_attr);
+	return 0;
+}
+
+int xv_query_device_ex_op(struct ibv_context *ctx, const struct ibv_query_device_ex_input *in,
+			  struct ibv_device_attr_ex *attr, size_t attr_size)
+{
+	struct ibv_device_attr_ex ex;
+	int ret;
+
+	if ((in && in->comp_mask) || attr_size < sizeof(attr->orig_attr))
+		return EINVAL;
+	memset(&ex, 0, sizeof(ex));
+	ret = ibv_query_device(ctx, &ex.orig_attr);
+	if (ret)
+		return ret;
+	/* No ODP, timestamps, TSO, RSS, packet pacing, TM, DM: all zero. */
+	ex.device_cap_flags_ex = ex.orig_attr.device_cap_flags;
+	ex.phys_port_cnt_ex = ex.orig_attr.phys_port_cnt;
+	memset(attr, 0, attr_size);
+	memcpy(attr, &ex, attr_size < sizeof(ex) ? attr_size : sizeof(ex));
+	return 0;
+}
+
+static int query_port_full(struct ibv_context *ctx, uint8_t port, struct ibv_port_attr *p)
+{
+	struct xib_uverbs_port_attr a;
+	int ret = xib_query_port(xctx_of(ctx), port, &a);
+
+	if (ret)
+		return xv_err(ret);
+	memset(p, 0, sizeof(*p));
+	p->state = (enum ibv_port_state)a.state;
+	p->max_mtu = (enum ibv_mtu)a.max_mtu;
+	p->active_mtu = (enum ibv_mtu)a.active_mtu;
+	p->gid_tbl_len = a.gid_tbl_len;
+	p->port_cap_flags = a.port_cap_flags;
+	p->max_msg_sz = a.max_msg_sz;
+	p->bad_pkey_cntr = a.bad_pkey_cntr;
+	p->qkey_viol_cntr = a.qkey_viol_cntr;
+	p->pkey_tbl_len = a.pkey_tbl_len;
+	p->lid = a.lid;
+	p->sm_lid = a.sm_lid;
+	p->lmc = a.lmc;
+	p->max_vl_num = a.max_vl_num;
+	p->sm_sl = a.sm_sl;
+	p->subnet_timeout = a.subnet_timeout;
+	p->init_type_reply = a.init_type_reply;
+	p->active_width = a.active_width;
+	p->active_speed = a.active_speed;
+	p->phys_state = a.phys_state;
+	p->link_layer = a.link_layer;
+	p->flags = a.flags;
+	p->port_cap_flags2 = (uint16_t)a.port_cap_flags2;
+	return 0;
+}
+
+/* verbs_context op: writes at most attr_len bytes, zeroing what it lacks. */
+int xv_query_port_op(struct ibv_context *ctx, uint8_t port, struct ibv_port_attr *attr,
+		     size_t attr_len)
+{
+	struct ibv_port_attr p;
+	int ret = query_port_full(ctx, port, &p);
+
+	if (ret)
+		return ret;
+	memset(attr, 0, attr_len);
+	memcpy(attr, &p, attr_len < sizeof(p) ? attr_len : sizeof(p));
+	return 0;
+}
+
+/* IBVERBS_1.1: callers' structure is the 48-byte one, up to flags. */
+XV_EXPORT int ibv_query_port(struct ibv_context *context, uint8_t port_num,
+			     struct _compat_ibv_port_attr *port_attr)
+{
+	return xv_query_port_op(context, port_num, (struct ibv_port_attr *)port_attr,
+				offsetof(struct ibv_port_attr, port_cap_flags2));
+}
+
+/* One GID entry; ENODATA for an unused entry, as rdma-core. */
+static int query_gid_entry(struct ibv_context *ctx, uint32_t port, uint32_t index,
+			   struct ibv_gid_entry *e)
+{
+	uint32_t type, ifindex;
+	int ret;
+
+	memset(e, 0, sizeof(*e));
+	if (port > 255)
+		return EINVAL;
+	ret = xib_query_gid_ndev(xctx_of(ctx), port, index, e->gid.raw, &type, &ifindex);
+	if (ret == -ENOENT)
+		return ENODATA;
+	if (ret)
+		return xv_err(ret);
+	e->gid_index = index;
+	e->port_num = port;
+	e->gid_type = type == XIB_GID_TYPE_ROCE_V2 ? IBV_GID_TYPE_ROCE_V2 : IBV_GID_TYPE_IB;
+	e->ndev_ifindex = ifindex;
+	return 0;
+}
+
+XV_EXPORT int ibv_query_gid(struct ibv_context *context, uint8_t port_num, int index,
+			    union ibv_gid *gid)
+{
+	struct ibv_gid_entry e;
+	int ret;
+
+	if (index < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	ret = query_gid_entry(context, port_num, (uint32_t)index, &e);
+	if (ret == ENODATA) {
+		/* rdma-core: an unused entry reads as the zero GID */
+		memset(gid, 0, sizeof(*gid));
+		return 0;
+	}
+	if (ret) {
+		errno = ret;
+		return -1;
+	}
+	*gid = e.gid;
+	return 0;
+}
+
+XV_EXPORT int _ibv_query_gid_ex(struct ibv_context *context, uint32_t port_num,
+				uint32_t gid_index, struct ibv_gid_entry *entry, uint32_t flags,
+				size_t entry_size)
+{
+	struct ibv_gid_entry e;
+	int ret;
+
+	if (flags || entry_size < sizeof(e))
+		return EINVAL;
+	ret = query_gid_entry(context, port_num, gid_index, &e);
+	if (ret)
+		return ret;
+	memset(entry, 0, entry_size);
+	memcpy(entry, &e, sizeof(e));
+	return 0;
+}
+
+XV_EXPORT ssize_t _ibv_query_gid_table(struct ibv_context *context,
+				       struct ibv_gid_entry *entries, size_t max_entries,
+				       uint32_t flags, size_t entry_size)
+{
+	struct xib_context *x = xctx_of(context);
+	size_t n = 0;
+	uint32_t port, i;
+
+	if (flags || entry_size < sizeof(struct ibv_gid_entry))
+		return -EINVAL;
+	for (port = 1; port <= x->attr.phys_port_cnt; port++) {
+		for (i = 0; i < XIB_PORT_GID_TBL_LEN; i++) {
+			struct ibv_gid_entry e;
+			int ret = query_gid_entry(context, port, i, &e);
+
+			if (ret == ENODATA)
+				continue;
+			if (ret)
+				return -ret;
+			if (n == max_entries)
+				return -EINVAL;
+			memset((char *)entries + n * entry_size, 0, entry_size);
+			memcpy((char *)entries + n * entry_size, &e, sizeof(e));
+			n++;
+		}
+	}
+	return (ssize_t)n;
+}
+
+/* IBVERBS_PRIVATE_34, for ibv_devinfo: 0 = IB/RoCEv1, 1 = RoCEv2. */
+XV_EXPORT int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num,
+				 unsigned int index, enum ibv_gid_type_sysfs *type);
+int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num, unsigned int index,
+		       enum ibv_gid_type_sysfs *type)
+{
+	struct ibv_gid_entry e;
+	int ret = query_gid_entry(context, port_num, index, &e);
+
+	if (ret == ENODATA) {
+		*type = IBV_GID_TYPE_SYSFS_IB_ROCE_V1;
+		return 0;
+	}
+	if (ret) {
+		errno = ret;
+		return -1;
+	}
+	*type = e.gid_type == IBV_GID_TYPE_ROCE_V2 ? IBV_GID_TYPE_SYSFS_ROCE_V2 :
+						      IBV_GID_TYPE_SYSFS_IB_ROCE_V1;
+	return 0;
+}
+
+XV_EXPORT int ibv_query_pkey(struct ibv_context *context, uint8_t port_num, int index,
+			     __be16 *pkey)
+{
+	uint16_t p;
+	int ret;
+
+	if (index < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	ret = xib_query_pkey(xctx_of(context), port_num, (uint32_t)index, &p);
+	if (ret) {
+		errno = xv_err(ret);
+		return -1;
+	}
+	*pkey = htobe16(p);
+	return 0;
+}
+
+XV_EXPORT int ibv_get_pkey_index(struct ibv_context *context, uint8_t port_num, __be16 pkey)
+{
+	struct ibv_port_attr pa;
+	int i;
+
+	if (query_port_full(context, port_num, &pa))
+		return -1;
+	for (i = 0; i < pa.pkey_tbl_len; i++) {
+		__be16 p;
+
+		if (!ibv_query_pkey(context, port_num, i, &p) && p == pkey)
+			return i;
+	}
+	errno = ENOENT;
+	return -1;
+}
+
+/* --- async events --------------------------------------------------------------- */
+
+XV_EXPORT int ibv_get_async_event(struct ibv_context *context, struct ibv_async_event *event)
+{
+	struct xib_uverbs_async_event ev;
+	int ret = xib_read_async_event(xctx_of(context), &ev);
+
+	if (ret) {
+		errno = xv_err(ret);
+		return -1;
+	}
+	memset(event, 0, sizeof(*event));
+	event->event_type = (enum ibv_event_type)ev.event_type;
+	switch (event->event_type) {
+	case IBV_EVENT_CQ_ERR:
+		event->element.cq = (struct ibv_cq *)(uintptr_t)ev.element;
+		break;
+	case IBV_EVENT_QP_FATAL:
+	case IBV_EVENT_QP_REQ_ERR:
+	case IBV_EVENT_QP_ACCESS_ERR:
+	case IBV_EVENT_COMM_EST:
+	case IBV_EVENT_SQ_DRAINED:
+	case IBV_EVENT_PATH_MIG:
+	case IBV_EVENT_PATH_MIG_ERR:
+	case IBV_EVENT_QP_LAST_WQE_REACHED:
+		event->element.qp = (struct ibv_qp *)(uintptr_t)ev.element;
+		break;
+	case IBV_EVENT_SRQ_ERR:
+	case IBV_EVENT_SRQ_LIMIT_REACHED:
+		event->element.srq = (struct ibv_srq *)(uintptr_t)ev.element;
+		break;
+	case IBV_EVENT_WQ_FATAL:
+		event->element.wq = (struct ibv_wq *)(uintptr_t)ev.element;
+		break;
+	case IBV_EVENT_DEVICE_FATAL:
+		break;
+	default:
+		event->element.port_num = (int)ev.element;
+		break;
+	}
+	return 0;
+}
+
+XV_EXPORT void ibv_ack_async_event(struct ibv_async_event *event)
+{
+	switch (event->event_type) {
+	case IBV_EVENT_CQ_ERR: {
+		struct ibv_cq *cq = event->element.cq;
+
+		pthread_mutex_lock(&cq->mutex);
+		cq->async_events_completed++;
+		pthread_cond_signal(&cq->cond);
+		pthread_mutex_unlock(&cq->mutex);
+		break;
+	}
+	case IBV_EVENT_QP_FATAL:
+	case IBV_EVENT_QP_REQ_ERR:
+	case IBV_EVENT_QP_ACCESS_ERR:
+	case IBV_EVENT_COMM_EST:
+	case IBV_EVENT_SQ_DRAINED:
+	case IBV_EVENT_PATH_MIG:
+	case IBV_EVENT_PATH_MIG_ERR:
+	case IBV_EVENT_QP_LAST_WQE_REACHED: {
+		struct ibv_qp *qp = event->element.qp;
+
+		pthread_mutex_lock(&qp->mutex);
+		qp->events_completed++;
+		pthread_cond_signal(&qp->cond);
+		pthread_mutex_unlock(&qp->mutex);
+		break;
+	}
+	case IBV_EVENT_SRQ_ERR:
+	case IBV_EVENT_SRQ_LIMIT_REACHED: {
+		struct ibv_srq *srq = event->element.srq;
+
+		pthread_mutex_lock(&srq->mutex);
+		srq->events_completed++;
+		pthread_cond_signal(&srq->cond);
+		pthread_mutex_unlock(&srq->mutex);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+/* --- PD and MR -------------------------------------------------------------------- */
+
+XV_EXPORT struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
+{
+	struct xv_pd *pd = calloc(1, sizeof(*pd));
+	int ret;
+
+	if (!pd)
+		return xv_null(ENOMEM);
+	ret = xib_alloc_pd(xctx_of(context), &pd->x);
+	if (ret) {
+		free(pd);
+		return xv_null(ret);
+	}
+	pd->pd.context = context;
+	pd->pd.handle = pd->x->handle;
+	return &pd->pd;
+}
+
+XV_EXPORT int ibv_dealloc_pd(struct ibv_pd *pd)
+{
+	struct xv_pd *p = to_xpd(pd);
+	int ret = xib_dealloc_pd(p->x);
+
+	if (ret)
+		return xv_err(ret);
+	free(p);
+	return 0;
+}
+
+/* Mask the optional bits; EINVAL for unknown mandatory ones. */
+static int check_access(unsigned int access, uint32_t *out)
+{
+	access &= ~(unsigned int)IBV_ACCESS_OPTIONAL_RANGE;
+	if (access & ~(unsigned int)XV_ACCESS_MANDATORY)
+		return EINVAL;
+	if (access & XV_ACCESS_UNSUPPORTED)
+		return EOPNOTSUPP;
+	if ((access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access & IBV_ACCESS_LOCAL_WRITE))
+		return EINVAL;
+	*out = access;
+	return 0;
+}
+
+XV_EXPORT struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length,
+					  uint64_t iova, unsigned int access)
+{
+	struct xv_mr *mr;
+	uint32_t acc;
+	int ret;
+
+	ret = check_access(access, &acc);
+	if (ret)
+		return xv_null(ret);
+	mr = calloc(1, sizeof(*mr));
+	if (!mr)
+		return xv_null(ENOMEM);
+	ret = xib_reg_mr_iova(to_xpd(pd)->x, addr, length, iova, acc, &mr->x);
+	if (ret) {
+		free(mr);
+		return xv_null(ret);
+	}
+	mr->mr.context = pd->context;
+	mr->mr.pd = pd;
+	mr->mr.addr = addr;
+	mr->mr.length = length;
+	mr->mr.handle = mr->x->handle;
+	mr->mr.lkey = mr->x->lkey;
+	mr->mr.rkey = mr->x->rkey;
+	return &mr->mr;
+}
+
+XV_EXPORT struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
+{
+	return ibv_reg_mr_iova2(pd, addr, length, (uintptr_t)addr, (unsigned int)access);
+}
+
+XV_EXPORT struct ibv_mr *ibv_reg_mr_iova(struct ibv_pd *pd, void *addr, size_t length,
+					 uint64_t iova, int access)
+{
+	return ibv_reg_mr_iova2(pd, addr, length, iova, (unsigned int)access);
+}
+
+XV_EXPORT struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
+					   uint64_t iova, int fd, int access)
+{
+	(void)pd; (void)offset; (void)length; (void)iova; (void)fd; (void)access;
+	return xv_null(EOPNOTSUPP);
+}
+
+XV_EXPORT int ibv_dereg_mr(struct ibv_mr *mr)
+{
+	struct xv_mr *m = to_xmr(mr);
+	int ret = xib_dereg_mr(m->x);
+
+	if (ret)
+		return xv_err(ret);
+	free(m);
+	return 0;
+}
+
+/*
+ * Re-registration: a new registration with the changed properties, then
+ * the old one goes.  The keys change (allowed by the verbs); on failure
+ * the MR is left as it was.
+ */
+XV_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr,
+			   size_t length, int access)
+{
+	struct xv_mr *m = to_xmr(mr);
+	struct ibv_pd *npd = mr->pd;
+	struct xib_mr *nx;
+	void *naddr = mr->addr;
+	size_t nlen = mr->length;
+	uint32_t acc = m->x->access;
+	uint64_t iova = m->x->iova;
+	int ret;
+
+	if (flags <= 0 || (flags & ~IBV_REREG_MR_FLAGS_SUPPORTED))
+		return IBV_REREG_MR_ERR_INPUT;
+	if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
+		if (!addr || !length)
+			return IBV_REREG_MR_ERR_INPUT;
+		naddr = addr;
+		nlen = length;
+		iova = (uintptr_t)addr;
+	}
+	if (flags & IBV_REREG_MR_CHANGE_PD) {
+		if (!pd)
+			return IBV_REREG_MR_ERR_INPUT;
+		npd = pd;
+	}
+	if ((flags & IBV_REREG_MR_CHANGE_ACCESS) && check_access((unsigned int)access, &acc))
+		return IBV_REREG_MR_ERR_INPUT;
+	ret = xib_reg_mr_iova(to_xpd(npd)->x, naddr, nlen, iova, acc, &nx);
+	if (ret) {
+		errno = xv_err(ret);
+		return IBV_REREG_MR_ERR_CMD;
+	}
+	if (xib_dereg_mr(m->x)) {
+		xib_dereg_mr(nx);
+		errno = EBUSY;
+		return IBV_REREG_MR_ERR_CMD;
+	}
+	m->x = nx;
+	mr->pd = npd;
+	mr->addr = naddr;
+	mr->length = nlen;
+	mr->handle = nx->handle;
+	mr->lkey = nx->lkey;
+	mr->rkey = nx->rkey;
+	return 0;
+}
+
+XV_EXPORT struct ibv_pd *ibv_import_pd(struct ibv_context *context, uint32_t pd_handle)
+{
+	(void)context; (void)pd_handle;
+	return xv_null(EOPNOTSUPP);
+}
+
+XV_EXPORT void ibv_unimport_pd(struct ibv_pd *pd)
+{
+	(void)pd;
+}
+
+XV_EXPORT struct ibv_mr *ibv_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
+{
+	(void)pd; (void)mr_handle;
+	return xv_null(EOPNOTSUPP);
+}
+
+XV_EXPORT void ibv_unimport_mr(struct ibv_mr *mr)
+{
+	(void)mr;
+}
+
+XV_EXPORT struct ibv_dm *ibv_import_dm(struct ibv_context *context, uint32_t dm_handle)
+{
+	(void)context; (void)dm_handle;
+	return xv_null(EOPNOTSUPP);
+}
+
+XV_EXPORT void ibv_unimport_dm(struct ibv_dm *dm)
+{
+	(void)dm;
+}
+
+/* --- completion channels and CQs --------------------------------------------------- */
+
+XV_EXPORT struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *context)
+{
+	struct xv_channel *ch = calloc(1, sizeof(*ch));
+	int ret;
+
+	if (!ch)
+		return xv_null(ENOMEM);
+	ret = xib_create_comp_channel(xctx_of(context), &ch->x);
+	if (ret) {
+		free(ch);
+		return xv_null(ret);
+	}
+	ch->ch.context = context;
+	ch->ch.fd = ch->x->fd;
+	ch->ch.refcnt = 0;
+	return &ch->ch;
+}
+
+XV_EXPORT int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
+{
+	struct ibv_context *ctx = channel->context;
+	struct xv_channel *ch = to_xch(channel);
+
+	pthread_mutex_lock(&ctx->mutex);
+	if (channel->refcnt) {
+		pthread_mutex_unlock(&ctx->mutex);
+		return EBUSY;
+	}
+	xib_destroy_comp_channel(ch->x);
+	pthread_mutex_unlock(&ctx->mutex);
+	free(ch);
+	return 0;
+}
+
+XV_EXPORT struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe, void *cq_context,
+				       struct ibv_comp_channel *channel, int comp_vector)
+{
+	struct xv_cq *cq;
+	int ret;
+
+	if (cqe < 0 || comp_vector < 0 || comp_vector >= context->num_comp_vectors)
+		return xv_null(EINVAL);
+	cq = calloc(1, sizeof(*cq));
+	if (!cq)
+		return xv_null(ENOMEM);
+	ret = xib_create_cq(xctx_of(context), (uint32_t)cqe, (uintptr_t)&cq->cq,
+			    channel ? to_xch(channel)->x : NULL, (uint32_t)comp_vector, &cq->x);
+	if (ret) {
+		free(cq);
+		return xv_null(ret);
+	}
+	cq->cq.context = context;
+	cq->cq.channel = channel;
+	cq->cq.cq_context = cq_context;
+	cq->cq.handle = cq->x->handle;
+	cq->cq.cqe = (int)cq->x->cqe;
+	pthread_mutex_init(&cq->cq.mutex, NULL);
+	pthread_cond_init(&cq->cq.cond, NULL);
+	if (channel) {
+		pthread_mutex_lock(&context->mutex);
+		channel->refcnt++;
+		pthread_mutex_unlock(&context->mutex);
+	}
+	return &cq->cq;
+}
+
+XV_EXPORT int ibv_resize_cq(struct ibv_cq *cq, int cqe)
+{
+	struct xv_cq *c = to_xcq(cq);
+	int ret;
+
+	if (cqe < 0)
+		return EINVAL;
+	ret = xib_resize_cq(c->x, (uint32_t)cqe);
+	if (ret)
+		return xv_err(ret);
+	cq->cqe = (int)c->x->cqe;
+	return 0;
+}
+
+XV_EXPORT int ibv_destroy_cq(struct ibv_cq *cq)
+{
+	struct ibv_comp_channel *channel = cq->channel;
+	struct xv_cq *c = to_xcq(cq);
+	uint32_t comp, async;
+	int ret;
+
+	ret = xib_destroy_cq_events(c->x, &comp, &async);
+	if (ret)
+		return xv_err(ret);
+	if (channel) {
+		pthread_mutex_lock(&cq->context->mutex);
+		channel->refcnt--;
+		pthread_mutex_unlock(&cq->context->mutex);
+	}
+	/* Every event handed out for the CQ must be acknowledged first. */
+	pthread_mutex_lock(&cq->mutex);
+	while (cq->comp_events_completed != comp || cq->async_events_completed != async)
+		pthread_cond_wait(&cq->cond, &cq->mutex);
+	pthread_mutex_unlock(&cq->mutex);
+	pthread_cond_destroy(&cq->cond);
+	pthread_mutex_destroy(&cq->mutex);
+	free(c);
+	return 0;
+}
+
+XV_EXPORT int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq,
+			       void **cq_context)
+{
+	uint64_t handle;
+	int ret = xib_get_cq_event(to_xch(channel)->x, &handle);
+	struct ibv_cq *c;
+
+	if (ret) {
+		errno = xv_err(ret);
+		return -1;
+	}
+	c = (struct ibv_cq *)(uintptr_t)handle;
+	*cq = c;
+	*cq_context = c->cq_context;
+	return 0;
+}
+
+XV_EXPORT void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
+{
+	pthread_mutex_lock(&cq->mutex);
+	cq->comp_events_completed += nevents;
+	pthread_cond_signal(&cq->cond);
+	pthread_mutex_unlock(&cq->mutex);
+}
+
+/* --- SRQ ------------------------------------------------------------------------------ */
+
+static struct ibv_srq *create_srq(struct ibv_context *ctx, struct ibv_pd *pd,
+				  void *srq_context, struct ibv_srq_attr *attr)
+{
+	struct xv_srq *srq;
+	int ret;
+
+	srq = calloc(1, sizeof(*srq));
+	if (!srq)
+		return xv_null(ENOMEM);
+	ret = xib_create_srq(to_xpd(pd)->x, attr->max_wr, attr->max_sge, attr->srq_limit,
+			     (uintptr_t)&srq->srq, &srq->x);
+	if (ret) {
+		free(srq);
+		return xv_null(ret);
+	}
+	srq->srq.context = ctx;
+	srq->srq.srq_context = srq_context;
+	srq->srq.pd = pd;
+	srq->srq.handle = srq->x->handle;
+	pthread_mutex_init(&srq->srq.mutex, NULL);
+	pthread_cond_init(&srq->srq.cond, NULL);
+	srq->max_sge = srq->x->rq.max_sge;
+	attr->max_wr = srq->x->max_wr;
+	attr->max_sge = srq->x->rq.max_sge;
+	return &srq->srq;
+}
+
+XV_EXPORT struct ibv_srq *ibv_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *init)
+{
+	return create_srq(pd->context, pd, init->srq_context, &init->attr);
+}
+
+struct ibv_srq *xv_create_srq_ex_op(struct ibv_context *ctx, struct ibv_srq_init_attr_ex *attr)
+{
+	struct ibv_srq *srq;
+
+	if (attr->comp_mask & ~(uint32_t)(IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD))
+		return xv_null(EOPNOTSUPP);	/* XRC, CQ, tag matching */
+	if ((attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) && attr->srq_type != IBV_SRQT_BASIC)
+		return xv_null(EOPNOTSUPP);
+	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD) || !attr->pd)
+		return xv_null(EINVAL);
+	srq = create_srq(ctx, attr->pd, attr->srq_context, &attr->attr);
+	return srq;
+}
+
+XV_EXPORT int ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
+			     int srq_attr_mask)
+{
+	if (srq_attr_mask & ~(IBV_SRQ_MAX_WR | IBV_SRQ_LIMIT))
+		return EINVAL;
+	return xv_err(xib_modify_srq(to_xsrq(srq)->x, (uint32_t)srq_attr_mask,
+				     srq_attr->max_wr, srq_attr->srq_limit));
+}
+
+XV_EXPORT int ibv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr)
+{
+	uint32_t max_wr, max_sge, limit;
+	int ret = xib_query_srq(to_xsrq(srq)->x, &max_wr, &max_sge, &limit);
+
+	if (ret)
+		return xv_err(ret);
+	srq_attr->max_wr = max_wr;
+	srq_attr->max_sge = max_sge;
+	srq_attr->srq_limit = limit;
+	return 0;
+}
+
+XV_EXPORT int ibv_destroy_srq(struct ibv_srq *srq)
+{
+	struct xv_srq *s = to_xsrq(srq);
+	uint32_t async;
+	int ret = xib_destroy_srq_events(s->x, &async);
+
+	if (ret)
+		return xv_err(ret);
+	pthread_mutex_lock(&srq->mutex);
+	while (srq->events_completed != async)
+		pthread_cond_wait(&srq->cond, &srq->mutex);
+	pthread_mutex_unlock(&srq->mutex);
+	pthread_cond_destroy(&srq->cond);
+	pthread_mutex_destroy(&srq->mutex);
+	free(s);
+	return 0;
+}
+
+/* --- QP ---------------------------------------------------------------------------------- */
+
+static void ah_to_x(const struct ibv_ah_attr *a, struct xib_uverbs_ah_attr *x)
+{
+	memset(x, 0, sizeof(*x));
+	memcpy(x->dgid, a->grh.dgid.raw, 16);
+	x->flow_label = a->grh.flow_label;
+	x->sgid_index = a->grh.sgid_index;
+	x->hop_limit = a->grh.hop_limit;
+	x->traffic_class = a->grh.traffic_class;
+	x->sl = a->sl;
+	x->port_num = a->port_num;
+	x->is_global = a->is_global;
+	x->static_rate = a->static_rate;
+	x->src_path_bits = a->src_path_bits;
+	x->dlid = a->dlid;
+}
+
+static void ah_from_x(const struct xib_uverbs_ah_attr *x, struct ibv_ah_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	memcpy(a->grh.dgid.raw, x->dgid, 16);
+	a->grh.flow_label = x->flow_label;
+	a->grh.sgid_index = x->sgid_index;
+	a->grh.hop_limit = x->hop_limit;
+	a->grh.traffic_class = x->traffic_class;
+	a->sl = x->sl;
+	a->port_num = x->port_num;
+	a->is_global = x->is_global;
+	a->static_rate = x->static_rate;
+	a->src_path_bits = x->src_path_bits;
+	a->dlid = x->dlid;
+}
+
+static struct ibv_qp *create_qp(struct ibv_context *ctx, struct ibv_pd *pd,
+				struct ibv_qp_init_attr *init)
+{
+	struct xib_qp_init_attr xi;
+	struct xv_qp *qp;
+	int ret;
+
+	switch (init->qp_type) {
+	case IBV_QPT_RC:
+	case IBV_QPT_UD:
+		break;
+	case IBV_QPT_UC:
+		/* The HCA has no UC data path yet: refuse rather than pretend. */
+	case IBV_QPT_RAW_PACKET:
+	case IBV_QPT_XRC_SEND:
+	case IBV_QPT_XRC_RECV:
+	case IBV_QPT_DRIVER:
+		return xv_null(EOPNOTSUPP);
+	default:
+		return xv_null(EINVAL);
+	}
+	if (!pd || !init->send_cq || !init->recv_cq)
+		return xv_null(EINVAL);
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return xv_null(ENOMEM);
+	memset(&xi, 0, sizeof(xi));
+	xi.user_handle = (uintptr_t)&qp->qp;
+	xi.send_cq = to_xcq(init->send_cq)->x;
+	xi.recv_cq = to_xcq(init->recv_cq)->x;
+	xi.srq = init->srq ? to_xsrq(init->srq)->x : NULL;
+	xi.qp_type = init->qp_type;
+	xi.sq_sig_all = !!init->sq_sig_all;
+	xi.cap.max_send_wr = init->cap.max_send_wr;
+	xi.cap.max_recv_wr = init->srq ? 0 : init->cap.max_recv_wr;
+	xi.cap.max_send_sge = init->cap.max_send_sge;
+	xi.cap.max_recv_sge = init->srq ? 0 : init->cap.max_recv_sge;
+	xi.cap.max_inline_data = init->cap.max_inline_data;
+	ret = xib_create_qp(to_xpd(pd)->x, &xi, &qp->x);
+	if (ret) {
+		free(qp);
+		return xv_null(ret);
+	}
+	qp->qp.context = ctx;
+	qp->qp.qp_context = init->qp_context;
+	qp->qp.pd = pd;
+	qp->qp.send_cq = init->send_cq;
+	qp->qp.recv_cq = init->recv_cq;
+	qp->qp.srq = init->srq;
+	qp->qp.handle = qp->x->handle;
+	qp->qp.qp_num = qp->x->qpn;
+	qp->qp.state = IBV_QPS_RESET;
+	qp->qp.qp_type = init->qp_type;
+	pthread_mutex_init(&qp->qp.mutex, NULL);
+	pthread_cond_init(&qp->qp.cond, NULL);
+	init->cap.max_send_wr = qp->x->cap.max_send_wr;
+	init->cap.max_recv_wr = qp->x->cap.max_recv_wr;
+	init->cap.max_send_sge = qp->x->cap.max_send_sge;
+	init->cap.max_recv_sge = qp->x->cap.max_recv_sge;
+	init->cap.max_inline_data = qp->x->cap.max_inline_data;
+	return &qp->qp;
+}
+
+XV_EXPORT struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *init)
+{
+	if (!pd)
+		return xv_null(EINVAL);
+	return create_qp(pd->context, pd, init);
+}
+
+/*
+ * The extended create: the plain one under another name.  The new
+ * post-send API (send_ops_flags), XRC, RSS, TSO and create flags are not
+ * available.
+ */
+struct ibv_qp *xv_create_qp_ex_op(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *attr)
+{
+	struct ibv_qp_init_attr init;
+	struct ibv_qp *qp;
+
+	if (attr->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS))
+		return xv_null(EOPNOTSUPP);
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && attr->create_flags)
+		return xv_null(EOPNOTSUPP);
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd)
+		return xv_null(EINVAL);
+	memset(&init, 0, sizeof(init));
+	init.qp_context = attr->qp_context;
+	init.send_cq = attr->send_cq;
+	init.recv_cq = attr->recv_cq;
+	init.srq = attr->srq;
+	init.cap = attr->cap;
+	init.qp_type = attr->qp_type;
+	init.sq_sig_all = attr->sq_sig_all;
+	qp = create_qp(ctx, attr->pd, &init);
+	if (qp)
+		attr->cap = init.cap;
+	return qp;
+}
+
+XV_EXPORT struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
+{
+	/* No QP is created with send_ops_flags: there is no ibv_qp_ex. */
+	(void)qp;
+	errno = EOPNOTSUPP;
+	return NULL;
+}
+
+XV_EXPORT int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
+{
+	struct xib_uverbs_qp_attr x;
+	int ret;
+
+	memset(&x, 0, sizeof(x));
+	x.qp_state = attr->qp_state;
+	x.cur_qp_state = attr->cur_qp_state;
+	x.path_mtu = attr->path_mtu;
+	x.path_mig_state = attr->path_mig_state;
+	x.qkey = attr->qkey;
+	x.rq_psn = attr->rq_psn;
+	x.sq_psn = attr->sq_psn;
+	x.dest_qp_num = attr->dest_qp_num;
+	/*
+	 * LOCAL_WRITE means nothing for a QP (it is an MR right); programs
+	 * such as perftest set it anyway and rdma-core's drivers ignore it.
+	 */
+	x.qp_access_flags = attr->qp_access_flags & ~(unsigned int)IBV_ACCESS_LOCAL_WRITE;
+	x.pkey_index = attr->pkey_index;
+	x.alt_pkey_index = attr->alt_pkey_index;
+	x.en_sqd_async_notify = attr->en_sqd_async_notify;
+	x.max_rd_atomic = attr->max_rd_atomic;
+	x.max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	x.min_rnr_timer = attr->min_rnr_timer;
+	x.port_num = attr->port_num;
+	x.timeout = attr->timeout;
+	x.retry_cnt = attr->retry_cnt;
+	x.rnr_retry = attr->rnr_retry;
+	x.alt_port_num = attr->alt_port_num;
+	x.alt_timeout = attr->alt_timeout;
+	x.rate_limit = attr->rate_limit;
+	x.cap.max_send_wr = attr->cap.max_send_wr;
+	x.cap.max_recv_wr = attr->cap.max_recv_wr;
+	x.cap.max_send_sge = attr->cap.max_send_sge;
+	x.cap.max_recv_sge = attr->cap.max_recv_sge;
+	x.cap.max_inline_data = attr->cap.max_inline_data;
+	if (attr_mask & IBV_QP_AV)
+		ah_to_x(&attr->ah_attr, &x.ah_attr);
+	if (attr_mask & IBV_QP_ALT_PATH)
+		ah_to_x(&attr->alt_ah_attr, &x.alt_ah_attr);
+	ret = xib_modify_qp(to_xqp(qp)->x, &x, (uint32_t)attr_mask);
+	if (ret)
+		return xv_err(ret);
+	if (attr_mask & IBV_QP_STATE)
+		qp->state = attr->qp_state;
+	if (attr_mask & IBV_QP_PORT)
+		to_xqp(qp)->port_num = attr->port_num;
+	return 0;
+}
+
+XV_EXPORT int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
+			   struct ibv_qp_init_attr *init_attr)
+{
+	struct xib_uverbs_query_qp q;
+	struct xib_uverbs_qp_attr *x = &q.attr;
+	int ret;
+
+	(void)attr_mask;	/* a hint; everything is returned */
+	ret = xib_query_qp(to_xqp(qp)->x, &q);
+	if (ret)
+		return xv_err(ret);
+	memset(attr, 0, sizeof(*attr));
+	attr->qp_state = (enum ibv_qp_state)x->qp_state;
+	attr->cur_qp_state = (enum ibv_qp_state)x->cur_qp_state;
+	attr->path_mtu = (enum ibv_mtu)x->path_mtu;
+	attr->path_mig_state = (enum ibv_mig_state)x->path_mig_state;
+	attr->qkey = x->qkey;
+	attr->rq_psn = x->rq_psn;
+	attr->sq_psn = x->sq_psn;
+	attr->dest_qp_num = x->dest_qp_num;
+	attr->qp_access_flags = x->qp_access_flags;
+	attr->cap.max_send_wr = x->cap.max_send_wr;
+	attr->cap.max_recv_wr = x->cap.max_recv_wr;
+	attr->cap.max_send_sge = x->cap.max_send_sge;
+	attr->cap.max_recv_sge = x->cap.max_recv_sge;
+	attr->cap.max_inline_data = x->cap.max_inline_data;
+	ah_from_x(&x->ah_attr, &attr->ah_attr);
+	ah_from_x(&x->alt_ah_attr, &attr->alt_ah_attr);
+	attr->pkey_index = x->pkey_index;
+	attr->alt_pkey_index = x->alt_pkey_index;
+	attr->en_sqd_async_notify = x->en_sqd_async_notify;
+	attr->sq_draining = x->sq_draining;
+	attr->max_rd_atomic = x->max_rd_atomic;
+	attr->max_dest_rd_atomic = x->max_dest_rd_atomic;
+	attr->min_rnr_timer = x->min_rnr_timer;
+	attr->port_num = x->port_num;
+	attr->timeout = x->timeout;
+	attr->retry_cnt = x->retry_cnt;
+	attr->rnr_retry = x->rnr_retry;
+	attr->alt_port_num = x->alt_port_num;
+	attr->alt_timeout = x->alt_timeout;
+	attr->rate_limit = x->rate_limit;
+	if (init_attr) {
+		memset(init_attr, 0, sizeof(*init_attr));
+		init_attr->qp_context = qp->qp_context;
+		init_attr->send_cq = qp->send_cq;
+		init_attr->recv_cq = qp->recv_cq;
+		init_attr->srq = qp->srq;
+		init_attr->cap = attr->cap;
+		init_attr->qp_type = qp->qp_type;
+		init_attr->sq_sig_all = q.sq_sig_all;
+	}
+	qp->state = attr->qp_state;
+	return 0;
+}
+
+XV_EXPORT int ibv_query_qp_data_in_order(struct ibv_qp *qp, enum ibv_wr_opcode op,
+					 uint32_t flags)
+{
+	/* No guarantee is claimed (0): always a correct answer. */
+	(void)qp; (void)op; (void)flags;
+	return 0;
+}
+
+XV_EXPORT int ibv_destroy_qp(struct ibv_qp *qp)
+{
+	struct xv_qp *q = to_xqp(qp);
+	uint32_t async;
+	int ret = xib_destroy_qp_events(q->x, &async);
+
+	if (ret)
+		return xv_err(ret);
+	pthread_mutex_lock(&qp->mutex);
+	while (qp->events_completed != async)
+		pthread_cond_wait(&qp->cond, &qp->mutex);
+	pthread_mutex_unlock(&qp->mutex);
+	pthread_cond_destroy(&qp->cond);
+	pthread_mutex_destroy(&qp->mutex);
+	free(q);
+	return 0;
+}
+
+XV_EXPORT int ibv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece)
+{
+	(void)qp; (void)ece;
+	errno = EOPNOTSUPP;
+	return EOPNOTSUPP;
+}
+
+XV_EXPORT int ibv_query_ece(struct ibv_qp *qp, struct ibv_ece *ece)
+{
+	(void)qp; (void)ece;
+	errno = EOPNOTSUPP;
+	return EOPNOTSUPP;
+}
+
+/* No multicast on xib yet. */
+XV_EXPORT int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
+{
+	(void)qp; (void)gid; (void)lid;
+	errno = EOPNOTSUPP;
+	return EOPNOTSUPP;
+}
+
+XV_EXPORT int ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
+{
+	(void)qp; (void)gid; (void)lid;
+	errno = EOPNOTSUPP;
+	return EOPNOTSUPP;
+}
+
+/* --- AH ---------------------------------------------------------------------------------- */
+
+XV_EXPORT struct ibv_ah *ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
+{
+	struct xib_uverbs_ah_attr x;
+	struct xv_ah *ah;
+	int ret;
+
+	ah = calloc(1, sizeof(*ah));
+	if (!ah)
+		return xv_null(ENOMEM);
+	ah_to_x(attr, &x);
+	ret = xib_create_ah(to_xpd(pd)->x, &x, &ah->x);
+	if (ret) {
+		free(ah);
+		return xv_null(ret);
+	}
+	ah->ah.context = pd->context;
+	ah->ah.pd = pd;
+	ah->ah.handle = ah->x->handle;
+	return &ah->ah;
+}
+
+XV_EXPORT int ibv_destroy_ah(struct ibv_ah *ah)
+{
+	struct xv_ah *a = to_xah(ah);
+	int ret = xib_destroy_ah(a->x);
+
+	if (ret)
+		return xv_err(ret);
+	free(a);
+	return 0;
+}
+
+/*
+ * RoCEv2 receive: the 40-byte GRH area holds either an IPv6 header or,
+ * for IPv4, the IPv4 header in its last 20 bytes.  Returns 4, 6 or -1.
+ */
+static int grh_ip_version(const struct ibv_grh *grh)
+{
+	const uint8_t *b = (const uint8_t *)grh;
+	const uint8_t *ip4 = b + 20;
+	uint32_t sum = 0;
+	int i;
+
+	if ((b[0] >> 4) != 6)
+		return (ip4[0] >> 4) == 4 ? 4 : -1;
+	/* Version nibble 6 at byte 0 could still be an IPv4 packet's
+	 * zeroed first half: an IPv4 header with a valid checksum wins. */
+	if (ip4[0] != 0x45)
+		return 6;
+	for (i = 0; i < 20; i += 2)
+		sum += (uint32_t)(ip4[i] << 8 | ip4[i + 1]);
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return sum == 0xffff ? 4 : 6;
+}
+
+static int find_sgid_index(struct ibv_context *ctx, uint8_t port, const union ibv_gid *gid)
+{
+	uint32_t i;
+
+	for (i = 0; i < XIB_PORT_GID_TBL_LEN; i++) {
+		struct ibv_gid_entry e;
+
+		if (query_gid_entry(ctx, port, i, &e))
+			continue;
+		if (!memcmp(e.gid.raw, gid->raw, 16))
+			return (int)i;
+	}
+	return -1;
+}
+
+XV_EXPORT int ibv_init_ah_from_wc(struct ibv_context *context, uint8_t port_num,
+				  struct ibv_wc *wc, struct ibv_grh *grh,
+				  struct ibv_ah_attr *ah_attr)
+{
+	union ibv_gid sgid, dgid;	/* the packet's: sender, us */
+	int idx;
+
+	memset(ah_attr, 0, sizeof(*ah_attr));
+	ah_attr->dlid = wc->slid;
+	ah_attr->sl = wc->sl;
+	ah_attr->src_path_bits = wc->dlid_path_bits;
+	ah_attr->port_num = port_num;
+	if (!(wc->wc_flags & IBV_WC_GRH)) {
+		/* Every xib address is global: without a GRH there is no path. */
+		errno = EPROTONOSUPPORT;
+		return -1;
+	}
+	memset(&sgid, 0, sizeof(sgid));
+	memset(&dgid, 0, sizeof(dgid));
+	switch (grh_ip_version(grh)) {
+	case 4: {
+		const uint8_t *ip4 = (const uint8_t *)grh + 20;
+
+		sgid.raw[10] = sgid.raw[11] = 0xff;
+		memcpy(&sgid.raw[12], ip4 + 12, 4);
+		dgid.raw[10] = dgid.raw[11] = 0xff;
+		memcpy(&dgid.raw[12], ip4 + 16, 4);
+		ah_attr->grh.traffic_class = ip4[1];
+		break;
+	}
+	case 6:
+		sgid = grh->sgid;
+		dgid = grh->dgid;
+		ah_attr->grh.traffic_class = (uint8_t)(be32toh(grh->version_tclass_flow) >> 20);
+		ah_attr->grh.flow_label = be32toh(grh->version_tclass_flow) & 0xfffff;
+		break;
+	default:
+		errno = EPROTONOSUPPORT;
+		return -1;
+	}
+	idx = find_sgid_index(context, port_num, &dgid);
+	if (idx < 0) {
+		errno = ENOENT;
+		return -1;
+	}
+	ah_attr->is_global = 1;
+	ah_attr->grh.dgid = sgid;
+	ah_attr->grh.sgid_index = (uint8_t)idx;
+	ah_attr->grh.hop_limit = 0xff;
+	return 0;
+}
+
+XV_EXPORT struct ibv_ah *ibv_create_ah_from_wc(struct ibv_pd *pd, struct ibv_wc *wc,
+					       struct ibv_grh *grh, uint8_t port_num)
+{
+	struct ibv_ah_attr attr;
+
+	if (ibv_init_ah_from_wc(pd->context, port_num, wc, grh, &attr))
+		return NULL;
+	return ibv_create_ah(pd, &attr);
+}
+
+XV_EXPORT int ibv_resolve_eth_l2_from_gid(struct ibv_context *context, struct ibv_ah_attr *attr,
+					  uint8_t eth_mac[6], uint16_t *vid)
+{
+	/* The HCA resolves neighbours itself; there is no user-space L2. */
+	(void)context; (void)attr; (void)eth_mac; (void)vid;
+	errno = EOPNOTSUPP;
+	return EOPNOTSUPP;
+}
