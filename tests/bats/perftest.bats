@@ -1,0 +1,97 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+#
+# Debian's perftest (4.5), unmodified, between two xib devices through
+# xib-run: ib_send_bw, ib_write_bw, ib_read_bw, ib_send_lat, ib_write_lat,
+# server on xib1 in namespace xibB, client on xib0 in xibA, over veth.
+# Default options plus -d (device) and -x (the RoCEv2 IPv4 GID index);
+# the latency tests add -F (no CPU-frequency warning: the VM has no
+# cpufreq).  Each report is parsed: the average bandwidth must be a
+# positive finite number of MB/s, the average latency a positive number
+# of microseconds.
+#
+# Iterations: perftest's defaults (5000 for bandwidth, 1000 for latency)
+# on the stock kernel; on the debug kernel (KASAN, lockdep, kmemleak under
+# TCG, where every packet costs about a hundred times more) -n 200 for
+# bandwidth and -n 100 for latency, to keep its run within the CI budget.
+# XIB_PERF_BW_ITERS and XIB_PERF_LAT_ITERS override both.
+#
+# perftest computes its report from the TSC, whose rate it measures
+# against gettimeofday() at the end of the run; a busy host makes that
+# fit fail in a TCG guest ("Correlation coefficient r^2: ... < 0.9",
+# "Can't produce a report") after the transfer itself succeeded.  Only
+# that case is run again (perf_pair, at most 3 runs); any other failure
+# fails at once.
+
+load helpers
+load xib-apps
+
+setup_file() {
+	xib_apps_require
+	BW_ITERS=${XIB_PERF_BW_ITERS:-}
+	LAT_ITERS=${XIB_PERF_LAT_ITERS:-}
+	if [ "${XIB_KERNEL:-}" = debug ]; then
+		BW_ITERS=${BW_ITERS:-200}
+		LAT_ITERS=${LAT_ITERS:-100}
+	fi
+	export BW_ITERS LAT_ITERS
+	xib_apps_topology
+	export GIDA GIDB
+}
+
+teardown_file() {
+	xib_apps_teardown
+}
+
+setup() {
+	xib_apps_require
+	bg_pid=
+}
+
+teardown() {
+	xib_bg_stop
+}
+
+# perf_run bw|lat TOOL: the pair, then the report checks.
+perf_run() {
+	local kind=$1 tool=$2 n=() extra=() v
+	if [ "$kind" = bw ]; then
+		[ -n "$BW_ITERS" ] && n=(-n "$BW_ITERS")
+	else
+		[ -n "$LAT_ITERS" ] && n=(-n "$LAT_ITERS")
+		extra=(-F)
+	fi
+	perf_pair 300 xibB xibA \
+		-- "$XR" "$tool" -d xib1 -x "$GIDB" "${n[@]}" "${extra[@]}" \
+		-- "$XR" "$tool" -d xib0 -x "$GIDA" "${n[@]}" "${extra[@]}" 10.211.0.2
+	[ "$cli_status" -eq 0 ]
+	[ "$srv_status" = 0 ]
+	if [ "$kind" = bw ]; then
+		v=$(perf_bw "$cli_out")
+		echo "# $tool: BW average $v MB/s"
+	else
+		v=$(perf_lat "$cli_out")
+		echo "# $tool: t_avg $v usec"
+	fi
+	positive "$v"
+}
+
+@test "ib_send_bw" {
+	perf_run bw ib_send_bw
+}
+
+@test "ib_write_bw" {
+	perf_run bw ib_write_bw
+}
+
+@test "ib_read_bw" {
+	perf_run bw ib_read_bw
+}
+
+@test "ib_send_lat" {
+	perf_run lat ib_send_lat
+}
+
+@test "ib_write_lat" {
+	perf_run lat ib_write_lat
+}
