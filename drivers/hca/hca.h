@@ -27,7 +27,8 @@
  *  - softirq (xib_hca_recv() from the network side, or nested in a local
  *    xib_hca_xmit()): the responder, and the requester's ACK, NAK and
  *    read response processing.
- *  - timer (softirq): the RNR timer only wakes the worker.
+ *  - timer (softirq): the QP's timer (RNR wait or local ACK timeout)
+ *    only sets a flag under sq.lock and wakes the worker.
  *  The worker may take the core's qp->mutex (mutex_trylock only) to
  *  record an engine-made ERR in qp->attr.
  *
@@ -54,6 +55,12 @@
  * which completes every outstanding WQE with WR_FLUSH_ERR.  The QP's
  * attributes (path, MTU, keys, PSNs) are written by modify_qp with
  * sq.lock and rq.lock held and read under either.
+ *
+ * Timer: qp->timer is armed (mod_timer()) only with sq.lock held and
+ * never re-armed by its own callback; the callback takes sq.lock and
+ * does nothing once @dead is set.  So del_timer_sync(), which must be
+ * called without sq.lock, stops it for good after @dead is set (destroy)
+ * or the state left RTS (reset).
  *
  * Destroy: destroy_qp marks the QP dead under sq.lock and rq.lock, stops
  * the timer and takes it off the worker list; every path that touches a
@@ -87,8 +94,8 @@
  * RC send window: packets a requester sends beyond the oldest unacknowledged
  * PSN, and how often it asks for an ACK inside a long message.  Without
  * it, a 1 MiB message (1024 packets at MTU 1024) overruns the receiving
- * CPU's backlog (net.core.netdev_max_backlog, 1000) and, until
- * retransmission exists, stalls the QP.
+ * CPU's backlog (net.core.netdev_max_backlog, 1000) and every overrun
+ * costs a go-back-N retransmission.
  */
 #define XIB_HCA_SEND_WINDOW	128
 #define XIB_HCA_ACKREQ_EVERY	32
@@ -266,14 +273,30 @@ struct xib_hca_swqe {
  * @send: next WQE to transmit ([@cons, @send) are sent, awaiting ACK)
  * @send_pkt: packets of WQE @send already sent
  * @psn: PSN of the next new packet
+ * @hi_psn: PSN after the newest packet sent (READ: after its last
+ *	response); responses about later PSNs are ignored
  * @una: oldest PSN not acknowledged yet (by an ACK, a NAK or a READ
  *	response); the sender keeps fewer than XIB_HCA_SEND_WINDOW packets
  *	beyond it, so a burst cannot overrun the receiver's backlog
  * @blocked: the next WQE waits for RDMA READ responses (credit, fence)
  *	or for ACKs (send window)
  * @rnr_left: RNR retries left (7: infinite)
- * @retry_left: NAK-sequence retries left
- * @stalled: waiting for the RNR timer
+ * @retry_left: retries left after a local ACK timeout, a PSN sequence
+ *	NAK or missing READ responses (reset to retry_cnt by progress)
+ * @rto: the local ACK timeout in jiffies (0: infinite), from the QP's
+ *	timeout attribute; written by modify_qp under both locks
+ * @stalled: waiting for the RNR timer (qp->timer)
+ * @timed_out: qp->timer found packets unacknowledged for @rto; the worker
+ *	retransmits from @una (go-back-N) or fails the head WQE
+ * @backoff: local ACK timeouts in a row without progress: the timer runs
+ *	for @rto << min(@backoff, 2), within the 4x the IBTA allows
+ * @cwnd: packets the sender may have beyond @una: XIB_HCA_SEND_WINDOW,
+ *	1 after a timeout (probe, every packet asks for an ACK), doubled
+ *	back by each progress; a slow peer is not flooded with copies of
+ *	packets it still has queued
+ * @rd_gap: a READ was re-requested from @rd_gap_psn after a gap in its
+ *	responses; later responses past the same gap are ignored
+ * @rd_gap_psn: the first missing READ response PSN
  * @broken: the ring's producer index was impossible; nothing more is read
  */
 struct xib_hca_sq {
@@ -285,11 +308,18 @@ struct xib_hca_sq {
 	u32 send;
 	u32 send_pkt;
 	u32 psn;
+	u32 hi_psn;
 	u32 una;
 	bool blocked;
 	u8 rnr_left;
 	u8 retry_left;
+	unsigned long rto;
 	bool stalled;
+	bool timed_out;
+	u8 backoff;
+	u32 cwnd;
+	bool rd_gap;
+	u32 rd_gap_psn;
 	bool broken;
 };
 
@@ -297,8 +327,14 @@ struct xib_hca_sq {
  * struct xib_hca_rd_res - one responder resource: an RDMA READ to answer
  * @psn: PSN of the request (and of the first response packet)
  * @va: @rkey: @len: from its RETH
- * @sent: response packets sent so far
+ * @sent: response packets sent so far (@npkts: done; a duplicate
+ *	request sets it back to the first packet it asks for)
  * @npkts: response packets in all
+ * @first: the packet the current answer started at: it goes out as a
+ *	FIRST (or ONLY) response, as for a new READ of the rest (9.7.5.1.3)
+ * @replay: answered once and being answered again for a duplicate
+ *	request; the requester has every response of it that it will use
+ *	once it sends a new READ, so a new READ may take its place
  */
 struct xib_hca_rd_res {
 	u32 psn;
@@ -307,6 +343,8 @@ struct xib_hca_rd_res {
 	u32 len;
 	u32 sent;
 	u32 npkts;
+	u32 first;
+	bool replay;
 };
 
 /**
@@ -320,8 +358,12 @@ struct xib_hca_rd_res {
  * @off: bytes placed so far in the current message
  * @va: @rkey: @wlen: WRITE in progress: target and length
  * @rd: the read resources, a ring of max_dest_rd_atomic entries
- * @rd_head: oldest resource still to answer
+ * @rd_head: oldest resource still to answer (resources before it are
+ *	kept for duplicate requests until the ring wraps)
  * @rd_tail: next free resource
+ * @ack_held: an ACK or NAK decided while READ responses were still to
+ *	send; the worker sends it after them, so that responses stay in
+ *	PSN order on the wire (@ack_syn, @ack_psn, @ack_msn)
  */
 struct xib_hca_resp {
 	u32 epsn;
@@ -338,6 +380,10 @@ struct xib_hca_resp {
 	struct xib_hca_rd_res rd[XIB_HCA_MAX_RD_ATOM];
 	u32 rd_head;
 	u32 rd_tail;
+	bool ack_held;
+	u8 ack_syn;
+	u32 ack_psn;
+	u32 ack_msn;
 };
 
 /**
@@ -366,7 +412,9 @@ struct xib_hca_rq {
  * @mtu: path MTU in bytes (RC), the port's MTU (UD)
  * @path: the primary path (RC)
  * @dest_qpn: @qkey: @access: @sq_psn... the attributes the engine uses
- * @timer: the RNR timer
+ * @timeout: the local ACK timeout attribute (4.096 us * 2^timeout)
+ * @timer: the requester's timer: the RNR wait (sq.stalled) or the local
+ *	ACK timeout (sq.rto); armed under sq.lock, see "Timer" above
  */
 struct xib_hca_qp {
 	struct xib_qp ibqp;
@@ -385,6 +433,7 @@ struct xib_hca_qp {
 	u32 qkey;
 	u32 access;
 	u8 retry_cnt;
+	u8 timeout;
 	u8 rnr_retry;
 	u8 min_rnr_timer;
 	u8 max_rd_atomic;
@@ -425,6 +474,20 @@ static inline u32 xib_hca_mtu_bytes(u32 mtu_enum)
 	return 128U << mtu_enum;
 }
 
+/* hca_retx.c: retransmission arithmetic (pure functions, KUnit-tested) */
+u64 xib_hca_ack_timeout_ns(u8 timeout);
+u32 xib_hca_resume_pkt(u32 first_psn, u32 npsns, u32 psn);
+void xib_hca_read_rereq(u64 va, u32 len, u32 mtu, u32 rcvd, u64 *nva,
+			u32 *nlen);
+enum xib_hca_psn_class {
+	XIB_HCA_PSN_EXPECTED,
+	XIB_HCA_PSN_DUPLICATE,
+	XIB_HCA_PSN_AHEAD,
+};
+
+enum xib_hca_psn_class xib_hca_psn_classify(u32 psn, u32 epsn);
+bool xib_hca_rd_replay(struct xib_hca_resp *r, u32 max_res, u32 psn);
+
 /* hca_main.c */
 int xib_hca_dellink(struct xib_device *xdev);
 struct net_device *xib_hca_get_netdev(struct xib_device *xdev, u32 port);
@@ -460,7 +523,7 @@ void xib_hca_engine_add_qp(struct xib_hca_qp *qp);
 void xib_hca_engine_del_qp(struct xib_hca_qp *qp);
 void xib_hca_qp_error(struct xib_hca_qp *qp);
 void xib_hca_qp_set_state(struct xib_hca_qp *qp, int state);
-void xib_hca_rnr_timer(struct timer_list *t);
+void xib_hca_qp_timer(struct timer_list *t);
 
 /* hca_req.c */
 int xib_hca_req_process(struct xib_hca_qp *qp, int budget);

@@ -7,7 +7,7 @@
  * a busy QP cannot starve the others.  With nothing to do it keeps polling
  * for XIB_HCA_IDLE_SPIN_NS, then announces SLEEPING in the doorbell page,
  * issues a full barrier, looks at every QP once more, and sleeps until a
- * kick (ops->kick, a received packet that leaves work, the RNR timer).
+ * kick (ops->kick, a received packet that leaves work, the QP timer).
  * User space posts, issues a full barrier and kicks only if it reads
  * SLEEPING (hca-abi.h), so a post is never missed and an idle device uses
  * no CPU.
@@ -104,17 +104,6 @@ static void xib_hca_sync_attr(struct xib_hca_qp *qp)
 		qp->ibqp.attr.qp_state = XIB_QPS_ERR;
 	WRITE_ONCE(qp->sync_attr, false);
 	mutex_unlock(&qp->ibqp.mutex);
-}
-
-/* The RNR timer expired: the requester may resend. */
-void xib_hca_rnr_timer(struct timer_list *t)
-{
-	struct xib_hca_qp *qp = from_timer(qp, t, timer);
-
-	spin_lock_bh(&qp->sq.lock);
-	qp->sq.stalled = false;
-	spin_unlock_bh(&qp->sq.lock);
-	xib_hca_kick_engine(qp_hca(qp));
 }
 
 /* Take the next QP in round-robin order, with a reference; or NULL. */

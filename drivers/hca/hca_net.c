@@ -29,9 +29,11 @@
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/list.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/percpu.h>
+#include <linux/random.h>
 #include <linux/rcupdate.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
@@ -105,6 +107,15 @@ struct xib_hca_port {
 };
 
 static unsigned int xib_hca_net_id __read_mostly;
+
+/*
+ * Fault injection for the tests of RC retransmission (tests/bats/verbs.bats):
+ * the debug kernel has neither netem nor netfilter to lose packets with.
+ */
+static unsigned int xib_hca_tx_loss __read_mostly;
+module_param_named(tx_loss, xib_hca_tx_loss, uint, 0644);
+MODULE_PARM_DESC(tx_loss,
+		 "testing: drop one sent packet in N at random (0: none)");
 
 static struct xib_hca_net *xib_hca_net(const struct net *net)
 {
@@ -577,10 +588,17 @@ int xib_hca_xmit(struct xib_hca_dev *hca, struct sk_buff *skb,
 	struct in6_addr sgid, dgid;
 	struct net_device *ndev;
 	struct xib_hca_net *xn;
+	unsigned int loss;
 	int ret;
 
 	memcpy(&sgid, path->sgid, sizeof(sgid));
 	memcpy(&dgid, path->dgid, sizeof(dgid));
+
+	loss = READ_ONCE(xib_hca_tx_loss);
+	if (unlikely(loss) && get_random_u32() % loss == 0) {
+		consume_skb(skb);	/* "lost on the wire": sent, never arrives */
+		return 0;
+	}
 
 	rcu_read_lock();
 	ndev = READ_ONCE(hca->ndev);

@@ -6,16 +6,33 @@
  * into the QP's kernel array (struct xib_hca_swqe) before it looks at it,
  * validates it, assigns its PSNs and segments it by the path MTU.  UD
  * WQEs retire when sent; RC WQEs when the responder's ACK (or, for RDMA
- * READ, the last read response) covers them.  NAKs rewind the sender to
- * the NAKed PSN (sequence error, RNR after the RNR timer) or complete the
- * WQE in error.  WQEs complete strictly in order.
+ * READ, the last read response) covers them.  WQEs complete strictly in
+ * order.
  *
- * Not yet: the retransmission timer (a lost packet stalls an RC QP),
- * atomics, UC.  RNR: the requester retries after the timer the NAK names,
- * rnr_retry times (7: forever), then completes with RNR_RETRY_EXC_ERR.
+ * RC reliability (IBTA vol. 1 9.7.5.1, 9.7.6): the WQEs between the
+ * oldest unretired one (cons) and the newest fetched one stay in the
+ * kernel array, so any packet of them can be built again.  The sender
+ * goes back (xib_hca_rewind(), go-back-N) to a PSN:
+ *  - after a local ACK timeout: qp->timer, armed while packets are
+ *    unacknowledged and restarted by every progress, fires after
+ *    4.096 us * 2^timeout; the worker resends from the oldest
+ *    unacknowledged PSN;
+ *  - on a PSN sequence NAK: from the NAK's PSN;
+ *  - on a gap in RDMA READ responses (a later response, or an ACK past
+ *    the READ): the READ is requested again from its first missing
+ *    response, with the PSN of that response and the RETH moved on;
+ *  - on an RNR NAK: from its PSN once the RNR timer (the same qp->timer)
+ *    expires, rnr_retry times (7: forever), then RNR_RETRY_EXC_ERR.
+ * The first three count against retry_cnt, which progress restores; once
+ * it is used up the oldest WQE completes with RETRY_EXC_ERR and the QP
+ * goes to ERR (the rest is flushed).  Packets already acknowledged are
+ * not sent again.
+ *
+ * Not yet: atomics, UC.
  *
  * Locking: all requester state is under qp->sq.lock (worker: _bh; ACK
- * path: softirq).  The lock is dropped around xib_hca_xmit().
+ * path and qp->timer: softirq).  The lock is dropped around
+ * xib_hca_xmit().  qp->timer is armed only under the lock (hca.h).
  */
 #include <linux/nospec.h>
 #include <linux/skbuff.h>
@@ -114,6 +131,186 @@ static int xib_hca_retire_done(struct xib_hca_qp *qp)
 		n++;
 	}
 	return n;
+}
+
+/* --- the local ACK timeout ----------------------------------------------- */
+
+/* Are packets sent and not acknowledged (or READ responses missing)? */
+static bool xib_hca_outstanding(struct xib_hca_qp *qp)
+{
+	struct xib_hca_sq *sq = &qp->sq;
+
+	lockdep_assert_held(&sq->lock);
+	return sq->cons != sq->send || xib_psn_before(sq->una, sq->hi_psn);
+}
+
+/* The current timeout: the QP's, doubled per timeout in a row, at most 4x */
+static unsigned long xib_hca_rto_now(const struct xib_hca_sq *sq)
+{
+	return sq->rto << min_t(u8, sq->backoff, 2);
+}
+
+/* A packet went out: make sure the timer runs. */
+static void xib_hca_rto_arm(struct xib_hca_qp *qp)
+{
+	struct xib_hca_sq *sq = &qp->sq;
+
+	lockdep_assert_held(&sq->lock);
+	if (sq->rto && !sq->stalled && !timer_pending(&qp->timer))
+		mod_timer(&qp->timer, jiffies + xib_hca_rto_now(sq));
+}
+
+/* Progress or a retransmission: the timeout starts again, if needed. */
+static void xib_hca_rto_restart(struct xib_hca_qp *qp)
+{
+	struct xib_hca_sq *sq = &qp->sq;
+
+	lockdep_assert_held(&sq->lock);
+	if (sq->stalled)
+		return;		/* the timer is the RNR wait */
+	if (sq->rto && xib_hca_outstanding(qp))
+		mod_timer(&qp->timer, jiffies + xib_hca_rto_now(sq));
+	else
+		del_timer(&qp->timer);
+}
+
+/**
+ * xib_hca_qp_timer() - qp->timer expired
+ * @t: the timer
+ *
+ * The RNR wait is over, or packets went unacknowledged for the local ACK
+ * timeout: flag it and wake the worker, which sends again.  Softirq.
+ */
+void xib_hca_qp_timer(struct timer_list *t)
+{
+	struct xib_hca_qp *qp = from_timer(qp, t, timer);
+	struct xib_hca_sq *sq = &qp->sq;
+	bool kick = false;
+
+	spin_lock_bh(&sq->lock);
+	if (qp->dead)
+		goto out;
+	if (sq->stalled) {
+		sq->stalled = false;
+		kick = true;
+	} else if (sq->rto && xib_hca_outstanding(qp)) {
+		sq->timed_out = true;
+		kick = true;
+	}
+out:
+	spin_unlock_bh(&sq->lock);
+	if (kick)
+		xib_hca_kick_engine(qp_hca(qp));
+}
+
+/* --- going back: retransmission ------------------------------------------ */
+
+/* The head WQE failed remotely or ran out of retries. */
+static void xib_hca_fail_head(struct xib_hca_qp *qp, u8 status)
+{
+	struct xib_hca_sq *sq = &qp->sq;
+
+	lockdep_assert_held(&sq->lock);
+	if (sq->cons == sq->fetch)
+		return;
+	xib_hca_swqe_at(qp, sq->cons)->status = status;
+	if (sq->send == sq->cons) {	/* rewound to it */
+		sq->send++;
+		sq->send_pkt = 0;
+	}
+	xib_hca_retire_done(qp);
+}
+
+/*
+ * Send again from @psn (go-back-N): the sender goes back to the first
+ * unacknowledged WQE that holds @psn or follows it; a READ is requested
+ * again from its first missing response.  Never moves the sender on.
+ */
+static void xib_hca_rewind(struct xib_hca_qp *qp, u32 psn)
+{
+	struct xib_hca_sq *sq = &qp->sq;
+	u32 i, end = sq->send == sq->fetch ? sq->send : sq->send + 1;
+	struct xib_hca_swqe *swqe;
+	u32 pkt;
+
+	lockdep_assert_held(&sq->lock);
+	for (i = sq->cons; i != end; i++) {
+		swqe = xib_hca_swqe_at(qp, i);
+		if (swqe->status != XIB_HCA_WC_SUCCESS || swqe->acked)
+			continue;
+		if (xib_hca_resume_pkt(swqe->first_psn,
+				       xib_hca_swqe_psns(swqe), psn) <
+		    xib_hca_swqe_psns(swqe))
+			break;
+	}
+	if (i == end)
+		return;
+	swqe = xib_hca_swqe_at(qp, i);
+	pkt = xib_hca_is_read(swqe) ? 0 :
+	      xib_hca_resume_pkt(swqe->first_psn, swqe->npkts, psn);
+	if (i == sq->send && pkt >= sq->send_pkt)
+		return;
+	sq->send = i;
+	sq->send_pkt = pkt;
+}
+
+/*
+ * Retry from @psn: counts against retry_cnt; when none is left the oldest
+ * WQE completes with RETRY_EXC_ERR and the QP goes to ERR.
+ */
+static void xib_hca_retry(struct xib_hca_qp *qp, u32 psn)
+{
+	struct xib_hca_sq *sq = &qp->sq;
+
+	lockdep_assert_held(&sq->lock);
+	sq->timed_out = false;
+	if (!sq->retry_left) {
+		xib_hca_fail_head(qp, XIB_HCA_WC_RETRY_EXC_ERR);
+		return;
+	}
+	sq->retry_left--;
+	xib_hca_rewind(qp, psn);
+	sq->blocked = false;
+	xib_hca_rto_restart(qp);
+}
+
+/*
+ * Where a retry starts: the oldest unacknowledged PSN, or the first
+ * missing response of the READ at the head if the responder is past it.
+ */
+static u32 xib_hca_resend_point(struct xib_hca_qp *qp)
+{
+	struct xib_hca_sq *sq = &qp->sq;
+	struct xib_hca_swqe *swqe;
+	u32 missing;
+
+	lockdep_assert_held(&sq->lock);
+	if (sq->cons == sq->fetch)
+		return sq->una;
+	swqe = xib_hca_swqe_at(qp, sq->cons);
+	if (swqe->status != XIB_HCA_WC_SUCCESS || swqe->acked ||
+	    !xib_hca_is_read(swqe))
+		return sq->una;
+	missing = xib_psn_add(swqe->first_psn, swqe->rcvd);
+	return xib_psn_before(missing, sq->una) ? missing : sq->una;
+}
+
+/*
+ * Responses and ACKs come in PSN order: a response or an ACK past a READ
+ * that misses responses means they were lost.  Request it again from the
+ * first missing one, once per gap (later packets past the same gap, still
+ * in flight, are ignored; the timeout covers a lost re-request).
+ */
+static void xib_hca_read_gap(struct xib_hca_qp *qp, u32 psn)
+{
+	struct xib_hca_sq *sq = &qp->sq;
+
+	lockdep_assert_held(&sq->lock);
+	if (sq->rd_gap && sq->rd_gap_psn == psn)
+		return;
+	sq->rd_gap = true;
+	sq->rd_gap_psn = psn;
+	xib_hca_retry(qp, psn);
 }
 
 /* --- fetching and validating WQEs ---------------------------------------- */
@@ -341,20 +538,27 @@ static struct sk_buff *xib_hca_req_pkt(struct xib_hca_qp *qp,
 
 	f.opcode = xib_hca_req_opcode(swqe, i, swqe->npkts,
 				      ud ? XIB_TRANSPORT_UD : XIB_TRANSPORT_RC);
-	if (!xib_hca_is_read(swqe))
+	f.va = swqe->wqe.rdma.remote_addr;
+	f.dma_len = swqe->len;
+	if (!xib_hca_is_read(swqe)) {
 		len = min(swqe->len - off, qp->mtu);
-	f.psn = xib_psn_add(swqe->first_psn, i);
+		f.psn = xib_psn_add(swqe->first_psn, i);
+	} else {
+		/* from the first response not received yet (9.7.5.1.3) */
+		xib_hca_read_rereq(f.va, swqe->len, qp->mtu, swqe->rcvd,
+				   &f.va, &f.dma_len);
+		f.psn = xib_psn_add(swqe->first_psn, swqe->rcvd);
+	}
 	f.dqpn = ud ? swqe->dqpn : qp->dest_qpn;
 	f.ackreq = !ud && (i + 1 == swqe->npkts ||
-			   (i + 1) % XIB_HCA_ACKREQ_EVERY == 0);
+			   (i + 1) % XIB_HCA_ACKREQ_EVERY == 0 ||
+			   qp->sq.cwnd < XIB_HCA_SEND_WINDOW);
 	f.se = (swqe->wqe.flags & XIB_HCA_SEND_SOLICITED) &&
 	       i + 1 == swqe->npkts;
 	f.imm = swqe->wqe.imm_data;
 	f.qkey = swqe->qkey;
 	f.sqpn = qp->ibqp.qp_num;
-	f.va = swqe->wqe.rdma.remote_addr;
 	f.rkey = swqe->wqe.rdma.rkey;
-	f.dma_len = swqe->len;
 
 	skb = xib_hca_build_pkt(qp, &f, len, &payload);
 	if (!skb || !len)
@@ -417,9 +621,11 @@ static bool xib_hca_may_send(struct xib_hca_qp *qp, struct xib_hca_swqe *swqe)
 static int xib_hca_req_step(struct xib_hca_qp *qp, struct sk_buff **skb,
 			    struct xib_hca_path *path)
 {
+	bool rc = qp->ibqp.qp_type == XIB_QPT_RC;
 	struct xib_hca_sq *sq = &qp->sq;
 	struct xib_hca_swqe *swqe;
 	bool data_err = false;
+	u32 pkt_psn, end;
 	int ret;
 
 	lockdep_assert_held(&sq->lock);
@@ -434,10 +640,23 @@ static int xib_hca_req_step(struct xib_hca_qp *qp, struct sk_buff **skb,
 			return 0;
 	}
 	swqe = xib_hca_swqe_at(qp, sq->send);
+	if (rc && swqe->status == XIB_HCA_WC_SUCCESS) {
+		/* after a rewind: what the responder has is not sent again */
+		if (!xib_hca_is_read(swqe))
+			sq->send_pkt = max(sq->send_pkt,
+					   xib_hca_resume_pkt(swqe->first_psn,
+							      swqe->npkts,
+							      sq->una));
+		if (swqe->acked || sq->send_pkt >= swqe->npkts) {
+			xib_hca_wqe_sent(qp, swqe);
+			xib_hca_retire_done(qp);
+			return 1;
+		}
+	}
+	pkt_psn = xib_psn_add(swqe->first_psn, xib_hca_is_read(swqe) ?
+			      swqe->rcvd : sq->send_pkt);
 	if (!xib_hca_may_send(qp, swqe) ||
-	    (qp->ibqp.qp_type != XIB_QPT_UD &&
-	     xib_psn_diff(xib_psn_add(swqe->first_psn, sq->send_pkt),
-			  sq->una) >= XIB_HCA_SEND_WINDOW)) {
+	    (rc && xib_psn_diff(pkt_psn, sq->una) >= (s32)sq->cwnd)) {
 		sq->blocked = true;	/* until a response arrives */
 		return 0;
 	}
@@ -458,6 +677,14 @@ static int xib_hca_req_step(struct xib_hca_qp *qp, struct sk_buff **skb,
 	if (!*skb)
 		return 0;	/* out of memory: try again next pass */
 	*path = qp->ibqp.qp_type == XIB_QPT_UD ? swqe->path : qp->path;
+	if (rc) {
+		end = xib_hca_is_read(swqe) ?
+		      xib_psn_add(swqe->first_psn, swqe->resp_pkts) :
+		      xib_psn_add(pkt_psn, 1);
+		if (xib_psn_before(sq->hi_psn, end))
+			sq->hi_psn = end;
+		xib_hca_rto_arm(qp);
+	}
 	if (++sq->send_pkt == swqe->npkts) {
 		xib_hca_wqe_sent(qp, swqe);
 		if (qp->ibqp.qp_type == XIB_QPT_UD)
@@ -480,6 +707,23 @@ int xib_hca_req_process(struct xib_hca_qp *qp, int budget)
 	int done = 0;
 
 	spin_lock_bh(&qp->sq.lock);
+	if (qp->sq.timed_out && !qp->dead &&
+	    READ_ONCE(qp->hstate) == XIB_QPS_RTS) {
+		/*
+		 * Local ACK timeout: go back to the oldest unacknowledged
+		 * packet, but probe with one packet first: the peer may only
+		 * be slow, with the rest still queued.
+		 */
+		qp->sq.rd_gap = false;
+		if (xib_hca_outstanding(qp)) {
+			if (qp->sq.backoff < U8_MAX)
+				qp->sq.backoff++;
+			qp->sq.cwnd = 1;
+			xib_hca_retry(qp, xib_hca_resend_point(qp));
+		}
+		qp->sq.timed_out = false;
+		done++;
+	}
 	while (done < budget && !qp->dead && !qp->sq.stalled &&
 	       READ_ONCE(qp->hstate) == XIB_QPS_RTS) {
 		skb = NULL;
@@ -514,8 +758,11 @@ bool xib_hca_req_has_work(struct xib_hca_qp *qp)
 	prod = xib_hca_ring_read_prod(&sq->ring);
 	if (state == XIB_QPS_ERR)
 		return prod != READ_ONCE(sq->cons);
-	if (state != XIB_QPS_RTS || READ_ONCE(sq->stalled) ||
-	    READ_ONCE(sq->blocked))
+	if (state != XIB_QPS_RTS || READ_ONCE(sq->stalled))
+		return false;
+	if (READ_ONCE(sq->timed_out))
+		return true;
+	if (READ_ONCE(sq->blocked))
 		return false;
 	return prod != READ_ONCE(sq->fetch) ||
 	       READ_ONCE(sq->send) != READ_ONCE(sq->fetch);
@@ -541,6 +788,8 @@ int xib_hca_req_flush(struct xib_hca_qp *qp)
 		goto out;
 	del_timer(&qp->timer);
 	sq->stalled = false;
+	sq->timed_out = false;
+	sq->rd_gap = false;
 	/* fetched WQEs: a pending error status goes first */
 	while (sq->cons != sq->fetch) {
 		struct xib_hca_swqe *swqe = xib_hca_swqe_at(qp, sq->cons);
@@ -580,7 +829,11 @@ out:
 
 /* --- responses: ACK, NAK, read responses (softirq) ------------------------ */
 
-/* Mark the WQEs whose packets all precede or are @psn as acknowledged. */
+/*
+ * Mark the WQEs whose packets all precede or are @psn as acknowledged.
+ * An RDMA READ needs its data as well: the marking stops at the first
+ * incomplete one.
+ */
 static void xib_hca_ack_through(struct xib_hca_qp *qp, u32 psn)
 {
 	struct xib_hca_sq *sq = &qp->sq;
@@ -588,12 +841,13 @@ static void xib_hca_ack_through(struct xib_hca_qp *qp, u32 psn)
 	u32 i, last;
 
 	lockdep_assert_held(&sq->lock);
-	for (i = sq->cons; i != sq->send; i++) {
+	for (i = sq->cons; i != sq->fetch; i++) {
 		swqe = xib_hca_swqe_at(qp, i);
 		if (swqe->status != XIB_HCA_WC_SUCCESS || swqe->acked)
 			continue;
 		last = xib_psn_add(swqe->first_psn, xib_hca_swqe_psns(swqe) - 1);
-		if (xib_psn_before(psn, last))
+		if (xib_psn_before(psn, last) ||
+		    !xib_psn_before(last, sq->hi_psn))
 			break;
 		if (xib_hca_is_read(swqe))
 			break;	/* needs its data: lost responses */
@@ -602,42 +856,22 @@ static void xib_hca_ack_through(struct xib_hca_qp *qp, u32 psn)
 	xib_hca_retire_done(qp);
 }
 
-/* Send again from @psn: the sender goes back to the WQE that holds it. */
-static void xib_hca_rewind(struct xib_hca_qp *qp, u32 psn)
+/*
+ * Everything before @psn has arrived at the responder.  Progress restores
+ * the retries and restarts the local ACK timeout.
+ */
+static void xib_hca_una(struct xib_hca_qp *qp, u32 psn)
 {
 	struct xib_hca_sq *sq = &qp->sq;
-	struct xib_hca_swqe *swqe;
-	u32 i;
-	s32 d;
 
 	lockdep_assert_held(&sq->lock);
-	for (i = sq->cons; i != sq->send; i++) {
-		swqe = xib_hca_swqe_at(qp, i);
-		if (swqe->status != XIB_HCA_WC_SUCCESS || swqe->acked)
-			continue;
-		d = xib_psn_diff(psn, swqe->first_psn);
-		if (d < (s32)xib_hca_swqe_psns(swqe))
-			break;
-	}
-	if (i == sq->send)
+	if (!xib_psn_before(sq->una, psn))
 		return;
-	swqe = xib_hca_swqe_at(qp, i);
-	d = xib_psn_diff(psn, swqe->first_psn);
-	sq->send = i;
-	/* a READ is requested again as a whole */
-	sq->send_pkt = xib_hca_is_read(swqe) || d < 0 ? 0 : d;
-	swqe->rcvd = 0;
-}
-
-/* The head WQE failed remotely or ran out of retries. */
-static void xib_hca_fail_head(struct xib_hca_qp *qp, u8 status)
-{
-	struct xib_hca_sq *sq = &qp->sq;
-
-	if (sq->cons == sq->send)
-		return;
-	xib_hca_swqe_at(qp, sq->cons)->status = status;
-	xib_hca_retire_done(qp);
+	sq->una = psn;
+	sq->retry_left = qp->retry_cnt;
+	sq->backoff = 0;
+	sq->cwnd = min_t(u32, sq->cwnd * 2, XIB_HCA_SEND_WINDOW);
+	xib_hca_rto_restart(qp);
 }
 
 static void xib_hca_rnr_nak(struct xib_hca_qp *qp, u32 psn, u8 timer)
@@ -645,6 +879,7 @@ static void xib_hca_rnr_nak(struct xib_hca_qp *qp, u32 psn, u8 timer)
 	struct xib_hca_sq *sq = &qp->sq;
 
 	xib_hca_ack_through(qp, xib_psn_add(psn, XIB_PSN_MASK));
+	xib_hca_una(qp, psn);
 	if (!sq->rnr_left) {
 		xib_hca_fail_head(qp, XIB_HCA_WC_RNR_RETRY_EXC_ERR);
 		return;
@@ -653,32 +888,19 @@ static void xib_hca_rnr_nak(struct xib_hca_qp *qp, u32 psn, u8 timer)
 		sq->rnr_left--;
 	xib_hca_rewind(qp, psn);
 	sq->stalled = true;
+	sq->timed_out = false;
 	mod_timer(&qp->timer, jiffies +
 		  usecs_to_jiffies(xib_hca_rnr_usec[timer & 31]));
 }
 
-/* Everything before @psn has arrived at the responder. */
-static void xib_hca_una(struct xib_hca_qp *qp, u32 psn)
-{
-	lockdep_assert_held(&qp->sq.lock);
-	if (xib_psn_before(qp->sq.una, psn))
-		qp->sq.una = psn;
-}
-
 static void xib_hca_nak(struct xib_hca_qp *qp, u32 psn, u8 code)
 {
-	struct xib_hca_sq *sq = &qp->sq;
-
 	xib_hca_ack_through(qp, xib_psn_add(psn, XIB_PSN_MASK));
 	switch (code) {
 	case XIB_AETH_NAK_PSN_SEQ:
 		xib_hca_una(qp, psn);
-		if (!sq->retry_left) {
-			xib_hca_fail_head(qp, XIB_HCA_WC_RETRY_EXC_ERR);
-			return;
-		}
-		sq->retry_left--;
-		xib_hca_rewind(qp, psn);
+		/* a READ before @psn may have lost responses too */
+		xib_hca_retry(qp, xib_hca_resend_point(qp));
 		return;
 	case XIB_AETH_NAK_REM_ACCESS:
 		xib_hca_fail_head(qp, XIB_HCA_WC_REM_ACCESS_ERR);
@@ -697,12 +919,16 @@ static void xib_hca_ack(struct xib_hca_qp *qp, const struct xib_hca_pkt *pkt)
 	u32 psn = xib_bth_psn(pkt->bth);
 	u8 syn = xib_aeth_syndrome(aeth);
 
+	/* about a PSN never sent: stale or bogus */
+	if (!xib_psn_before(psn, qp->sq.hi_psn))
+		return;
 	switch (syn & XIB_AETH_TYPE_MASK) {
 	case XIB_AETH_ACK:
-		qp->sq.retry_left = qp->retry_cnt;
 		qp->sq.rnr_left = qp->rnr_retry;
-		xib_hca_una(qp, xib_psn_add(psn, 1));
 		xib_hca_ack_through(qp, psn);
+		xib_hca_una(qp, xib_psn_add(psn, 1));
+		if (xib_hca_resend_point(qp) != qp->sq.una)
+			xib_hca_read_gap(qp, xib_hca_resend_point(qp));
 		break;
 	case XIB_AETH_RNR_NAK:
 		xib_hca_rnr_nak(qp, psn, syn & XIB_AETH_VALUE_MASK);
@@ -715,25 +941,17 @@ static void xib_hca_ack(struct xib_hca_qp *qp, const struct xib_hca_pkt *pkt)
 	}
 }
 
-/* The READ WQE that response PSN @psn belongs to, or NULL. */
-static struct xib_hca_swqe *xib_hca_find_read(struct xib_hca_qp *qp, u32 psn)
+/* The oldest READ still missing responses (it may not be sent yet). */
+static struct xib_hca_swqe *xib_hca_find_read(struct xib_hca_qp *qp)
 {
 	struct xib_hca_swqe *swqe;
 	u32 i;
-	s32 d;
 
-	for (i = qp->sq.cons; i != qp->sq.send; i++) {
+	for (i = qp->sq.cons; i != qp->sq.fetch; i++) {
 		swqe = xib_hca_swqe_at(qp, i);
-		if (swqe->status != XIB_HCA_WC_SUCCESS || swqe->acked)
-			continue;
-		if (!xib_hca_is_read(swqe))
-			continue;
-		d = xib_psn_diff(psn, swqe->first_psn);
-		if (d >= 0 && d < swqe->resp_pkts)
+		if (swqe->status == XIB_HCA_WC_SUCCESS && !swqe->acked &&
+		    xib_hca_is_read(swqe))
 			return swqe;
-		if (d < 0)
-			return NULL;
-		return NULL;	/* an older READ is still missing data */
 	}
 	return NULL;
 }
@@ -741,16 +959,26 @@ static struct xib_hca_swqe *xib_hca_find_read(struct xib_hca_qp *qp, u32 psn)
 static void xib_hca_read_resp(struct xib_hca_qp *qp,
 			      const struct xib_hca_pkt *pkt)
 {
+	struct xib_hca_swqe *swqe = xib_hca_find_read(qp);
 	u32 psn = xib_bth_psn(pkt->bth);
-	struct xib_hca_swqe *swqe = xib_hca_find_read(qp, psn);
 	u8 flags = pkt->info->flags;
 	u32 off, want;
+	s32 d;
 
-	if (!swqe || xib_psn_diff(psn, swqe->first_psn) != swqe->rcvd)
-		return;	/* duplicate or gap: dropped */
+	if (!swqe || !xib_psn_before(psn, qp->sq.hi_psn))
+		return;
+	d = xib_psn_diff(psn, swqe->first_psn);
+	if (d < (s32)swqe->rcvd)
+		return;	/* duplicate: dropped */
 	/* a response acknowledges every request before its READ */
 	xib_hca_ack_through(qp, xib_psn_add(swqe->first_psn, XIB_PSN_MASK));
-	if ((flags & XIB_OPF_FIRST) != (swqe->rcvd == 0 ? XIB_OPF_FIRST : 0) ||
+	if (d > swqe->rcvd) {
+		/* past a lost response (of this READ or, later, the next) */
+		xib_hca_read_gap(qp, xib_psn_add(swqe->first_psn, swqe->rcvd));
+		return;
+	}
+	/* a READ requested again from rcvd is answered from a FIRST/ONLY */
+	if ((!swqe->rcvd && !(flags & XIB_OPF_FIRST)) ||
 	    !!(flags & XIB_OPF_LAST) != (swqe->rcvd + 1 == swqe->resp_pkts)) {
 		xib_hca_fail_head(qp, XIB_HCA_WC_BAD_RESP_ERR);
 		return;
@@ -769,6 +997,7 @@ static void xib_hca_read_resp(struct xib_hca_qp *qp,
 		xib_hca_retire_done(qp);
 		return;
 	}
+	qp->sq.rd_gap = false;
 	xib_hca_una(qp, xib_psn_add(psn, 1));
 	if (++swqe->rcvd == swqe->resp_pkts)
 		swqe->acked = true;
@@ -788,26 +1017,29 @@ void xib_hca_req_recv(struct xib_hca_qp *qp, struct sk_buff *skb,
 {
 	u8 op = xib_bth_opcode(pkt->bth) & ~XIB_TRANSPORT_MASK;
 	int state = READ_ONCE(qp->hstate);
-	u32 cons, send;
+	struct xib_hca_sq *sq = &qp->sq;
+	u32 cons, send, send_pkt;
 
 	if (state != XIB_QPS_RTS && state != XIB_QPS_SQD)
 		return;
-	spin_lock_bh(&qp->sq.lock);
+	spin_lock_bh(&sq->lock);
 	if (qp->dead) {
-		spin_unlock_bh(&qp->sq.lock);
+		spin_unlock_bh(&sq->lock);
 		return;
 	}
-	cons = qp->sq.cons;
-	send = qp->sq.send;
+	cons = sq->cons;
+	send = sq->send;
+	send_pkt = sq->send_pkt;
 	if (op == XIB_OP_ACKNOWLEDGE)
 		xib_hca_ack(qp, pkt);
 	else if (op >= XIB_OP_RDMA_READ_RESPONSE_FIRST &&
 		 op <= XIB_OP_RDMA_READ_RESPONSE_ONLY)
 		xib_hca_read_resp(qp, pkt);
 	/* progress or a rewind: a blocked sender may continue */
-	if (qp->sq.cons != cons || qp->sq.send != send || qp->sq.blocked) {
-		qp->sq.blocked = false;
+	if (sq->cons != cons || sq->send != send || sq->send_pkt != send_pkt ||
+	    sq->blocked) {
+		sq->blocked = false;
 		xib_hca_kick_engine(qp_hca(qp));
 	}
-	spin_unlock_bh(&qp->sq.lock);
+	spin_unlock_bh(&sq->lock);
 }

@@ -6,12 +6,15 @@
  * (ACK, read response) for the requester go to hca_req.c.
  *
  * RC responder: packets must arrive in PSN order.  A duplicate SEND or
- * WRITE is acknowledged again; a duplicate READ is answered again from the
- * responder resources (struct xib_hca_rd_res, max_dest_rd_atomic of
- * them); a packet ahead of the expected PSN draws one PSN sequence NAK.
- * A SEND without a posted receive WQE draws an RNR NAK.  ACKs are
- * coalesced: one per message (and on AckReq).  READ responses are sent by
- * the worker (xib_hca_resp_process()), never from softirq.
+ * WRITE is acknowledged again (when it asks for an ACK) and not executed
+ * again; a duplicate READ is answered again, from the response its PSN
+ * names, out of the responder resources (struct xib_hca_rd_res,
+ * max_dest_rd_atomic of them); the first packet ahead of the expected
+ * PSN draws one PSN sequence NAK, the rest of the burst is dropped until
+ * the expected PSN comes.  A SEND without a posted receive WQE draws an
+ * RNR NAK.  ACKs are coalesced: one per message (and on AckReq).  READ
+ * responses are sent by the worker (xib_hca_resp_process()), never from
+ * softirq, and an ACK decided while some are pending waits for them.
  *
  * Locking: the responder state is under qp->rq.lock; it is dropped
  * before any packet is sent (hca.h).
@@ -143,6 +146,8 @@ static int xib_hca_resp_take_wqe(struct xib_hca_qp *qp, struct xib_hca_ack *ack,
 		xib_hca_set_ack(ack, XIB_AETH_RNR_NAK |
 				(qp->min_rnr_timer & XIB_AETH_VALUE_MASK),
 				psn, r->msn);
+		/* what follows is dropped silently until @psn comes again */
+		r->nak_sent = true;
 		return -EAGAIN;
 	}
 	if (ret) {
@@ -391,6 +396,16 @@ static int xib_hca_rc_read(struct xib_hca_qp *qp,
 	struct xib_hca_rd_res *res;
 	u32 len = xib_reth_len(reth);
 
+	/*
+	 * Resources answered again for duplicates make room: a requester
+	 * keeps at most max_dest_rd_atomic READs outstanding, so with a new
+	 * one it has all it wants of the oldest.
+	 */
+	while (r->rd_head != r->rd_tail &&
+	       (xib_hca_rd_at(r, r->rd_head)->replay ||
+		xib_hca_rd_at(r, r->rd_head)->sent ==
+		xib_hca_rd_at(r, r->rd_head)->npkts))
+		WRITE_ONCE(r->rd_head, r->rd_head + 1);
 	if (r->rd_tail - r->rd_head >= qp->max_dest_rd_atomic ||
 	    len > XIB_HCA_MAX_MSG) {
 		xib_hca_nak_set(qp, ack, XIB_AETH_NAK_INVALID, psn);
@@ -411,6 +426,8 @@ static int xib_hca_rc_read(struct xib_hca_qp *qp,
 	res->rkey = xib_reth_rkey(reth);
 	res->len = len;
 	res->sent = 0;
+	res->first = 0;
+	res->replay = false;
 	res->npkts = max_t(u32, 1, DIV_ROUND_UP(len, qp->mtu));
 	WRITE_ONCE(r->rd_tail, r->rd_tail + 1);
 	*npsn = res->npkts;
@@ -419,22 +436,16 @@ static int xib_hca_rc_read(struct xib_hca_qp *qp,
 	return 0;
 }
 
-/* A duplicate READ: answer it again (and what followed it). */
+/*
+ * A duplicate READ: answer it again from the response its PSN names
+ * (a requester asks again from its first missing response), if the
+ * resource is still held; otherwise it is dropped.
+ */
 static void xib_hca_rc_dup_read(struct xib_hca_qp *qp, u32 psn)
 {
-	struct xib_hca_resp *r = &qp->rq.resp;
-	u32 i, first = r->rd_tail - min_t(u32, r->rd_tail,
-					  max_t(u32, qp->max_dest_rd_atomic, 1));
-
-	for (i = first; i != r->rd_tail; i++) {
-		if (xib_hca_rd_at(r, i)->psn != psn)
-			continue;
-		WRITE_ONCE(r->rd_head, i);
-		for (; i != r->rd_tail; i++)
-			xib_hca_rd_at(r, i)->sent = 0;
+	lockdep_assert_held(&qp->rq.lock);
+	if (xib_hca_rd_replay(&qp->rq.resp, qp->max_dest_rd_atomic, psn))
 		xib_hca_kick_engine(qp_hca(qp));
-		return;
-	}
 }
 
 /* --- RC dispatch ------------------------------------------------------------ */
@@ -496,39 +507,81 @@ static u32 xib_hca_rc_request(struct xib_hca_qp *qp,
 	return npsn;
 }
 
+/*
+ * An ACK, an RNR NAK or a PSN sequence NAK must not overtake the READ
+ * responses of earlier requests (responses go in PSN order, IBTA 9.7.5.1;
+ * a requester takes an ACK past an incomplete READ as lost responses).
+ * While responses are still to be sent, the worker sends it after them.
+ * A later one replaces it: ACKs are cumulative.
+ */
+static bool xib_hca_hold_ack(struct xib_hca_qp *qp, struct xib_hca_ack *ack)
+{
+	struct xib_hca_resp *r = &qp->rq.resp;
+	u8 type = ack->syndrome & XIB_AETH_TYPE_MASK;
+
+	lockdep_assert_held(&qp->rq.lock);
+	if (r->rd_head == r->rd_tail)
+		return false;
+	if (type == XIB_AETH_NAK &&
+	    (ack->syndrome & XIB_AETH_VALUE_MASK) != XIB_AETH_NAK_PSN_SEQ)
+		return false;	/* fatal: the QP is in ERR, no worker sends */
+	r->ack_held = true;
+	r->ack_syn = ack->syndrome;
+	r->ack_psn = ack->psn;
+	r->ack_msn = ack->msn;
+	xib_hca_kick_engine(qp_hca(qp));
+	return true;
+}
+
+/*
+ * IBTA 9.7.5.2.2: a duplicate SEND or WRITE is acknowledged again (with
+ * the PSN of the last request executed) and not executed again; only the
+ * packets that ask for an ACK draw one, so that a go-back-N
+ * retransmission of a long message draws as many ACKs as the first one
+ * did.  A duplicate READ is executed again from its PSN.
+ */
+static void xib_hca_rc_dup(struct xib_hca_qp *qp, const struct xib_hca_pkt *pkt,
+			   struct xib_hca_ack *ack)
+{
+	struct xib_hca_resp *r = &qp->rq.resp;
+	u8 op = xib_bth_opcode(pkt->bth) & ~XIB_TRANSPORT_MASK;
+
+	if (op == XIB_OP_RDMA_READ_REQUEST)
+		xib_hca_rc_dup_read(qp, xib_bth_psn(pkt->bth));
+	else if ((pkt->info->flags & XIB_OPF_LAST) || xib_bth_ackreq(pkt->bth))
+		xib_hca_set_ack(ack, XIB_AETH_ACK | XIB_AETH_CREDIT_INVALID,
+				xib_psn_add(r->epsn, XIB_PSN_MASK), r->msn);
+}
+
 static void xib_hca_rc_recv(struct xib_hca_qp *qp, const struct xib_hca_pkt *pkt)
 {
 	struct xib_hca_resp *r = &qp->rq.resp;
 	u32 psn = xib_bth_psn(pkt->bth);
 	struct xib_hca_ack ack = {};
-	u8 op = xib_bth_opcode(pkt->bth) & ~XIB_TRANSPORT_MASK;
 	u32 npsn;
-	s32 d;
 
 	spin_lock_bh(&qp->rq.lock);
 	if (qp->dead || READ_ONCE(qp->hstate) == XIB_QPS_ERR)
 		goto out;
-	d = xib_psn_diff(psn, r->epsn);
-	if (d > 0) {
+	switch (xib_hca_psn_classify(psn, r->epsn)) {
+	case XIB_HCA_PSN_AHEAD:
+		/* one NAK per out-of-order burst, until @epsn arrives */
 		if (!r->nak_sent) {
 			r->nak_sent = true;
 			xib_hca_nak_set(qp, &ack, XIB_AETH_NAK_PSN_SEQ, r->epsn);
 		}
-		goto out;
+		break;
+	case XIB_HCA_PSN_DUPLICATE:
+		xib_hca_rc_dup(qp, pkt, &ack);
+		break;
+	case XIB_HCA_PSN_EXPECTED:
+		r->nak_sent = false;
+		npsn = xib_hca_rc_request(qp, pkt, &ack);
+		r->epsn = xib_psn_add(r->epsn, npsn);
+		break;
 	}
-	if (d < 0) {
-		if (op == XIB_OP_RDMA_READ_REQUEST)
-			xib_hca_rc_dup_read(qp, psn);
-		else
-			xib_hca_set_ack(&ack, XIB_AETH_ACK |
-					XIB_AETH_CREDIT_INVALID,
-					xib_psn_add(r->epsn, XIB_PSN_MASK),
-					r->msn);
-		goto out;
-	}
-	r->nak_sent = false;
-	npsn = xib_hca_rc_request(qp, pkt, &ack);
-	r->epsn = xib_psn_add(r->epsn, npsn);
+	if (ack.send && xib_hca_hold_ack(qp, &ack))
+		ack.send = false;
 out:
 	spin_unlock_bh(&qp->rq.lock);
 	if (ack.send)
@@ -541,10 +594,10 @@ static u8 xib_hca_rd_opcode(const struct xib_hca_rd_res *res)
 {
 	u8 op;
 
-	if (res->npkts == 1)
-		op = XIB_OP_RDMA_READ_RESPONSE_ONLY;
-	else if (res->sent == 0)
-		op = XIB_OP_RDMA_READ_RESPONSE_FIRST;
+	if (res->sent == res->first)
+		op = res->sent + 1 == res->npkts ?
+		     XIB_OP_RDMA_READ_RESPONSE_ONLY :
+		     XIB_OP_RDMA_READ_RESPONSE_FIRST;
 	else if (res->sent + 1 == res->npkts)
 		op = XIB_OP_RDMA_READ_RESPONSE_LAST;
 	else
@@ -559,10 +612,20 @@ static struct sk_buff *xib_hca_rd_pkt(struct xib_hca_qp *qp,
 	struct xib_hca_resp *r = &qp->rq.resp;
 	struct xib_hca_rd_res *res = xib_hca_rd_at(r, r->rd_head);
 	struct xib_hca_hdr_fields f = {};
-	u32 off = res->sent * qp->mtu;
-	u32 len = min(res->len - off, qp->mtu);
 	struct sk_buff *skb;
 	void *payload;
+	u32 off, len;
+
+	/* answered resources a replay went back over */
+	while (res->sent >= res->npkts) {
+		res->replay = false;
+		WRITE_ONCE(r->rd_head, r->rd_head + 1);
+		if (r->rd_head == r->rd_tail)
+			return NULL;
+		res = xib_hca_rd_at(r, r->rd_head);
+	}
+	off = res->sent * qp->mtu;
+	len = min(res->len - off, qp->mtu);
 
 	f.opcode = xib_hca_rd_opcode(res);
 	f.psn = xib_psn_add(res->psn, res->sent);
@@ -579,8 +642,10 @@ static struct sk_buff *xib_hca_rd_pkt(struct xib_hca_qp *qp,
 		xib_hca_qp_error(qp);
 		return NULL;
 	}
-	if (++res->sent == res->npkts)
+	if (++res->sent == res->npkts) {
+		res->replay = false;
 		WRITE_ONCE(r->rd_head, r->rd_head + 1);
+	}
 	return skb;
 }
 
@@ -611,6 +676,16 @@ int xib_hca_resp_process(struct xib_hca_qp *qp, int budget)
 		done++;
 		spin_lock_bh(&qp->rq.lock);
 	}
+	/* the ACK held back behind the responses */
+	if (r->ack_held && r->rd_head == r->rd_tail) {
+		r->ack_held = false;
+		if (!nak.send && !qp->dead &&
+		    READ_ONCE(qp->hstate) != XIB_QPS_ERR) {
+			xib_hca_set_ack(&nak, r->ack_syn, r->ack_psn,
+					r->ack_msn);
+			done++;
+		}
+	}
 	spin_unlock_bh(&qp->rq.lock);
 	if (nak.send)
 		xib_hca_send_ack(qp, nak.syndrome, nak.psn, nak.msn);
@@ -636,7 +711,8 @@ bool xib_hca_resp_has_work(struct xib_hca_qp *qp)
 		       xib_ring_count_valid(prod, cons, qp->rq.ring.slots);
 	}
 	return (state == XIB_QPS_RTR || state == XIB_QPS_RTS) &&
-	       READ_ONCE(r->rd_head) != READ_ONCE(r->rd_tail);
+	       (READ_ONCE(r->rd_head) != READ_ONCE(r->rd_tail) ||
+		READ_ONCE(r->ack_held));
 }
 
 /**
@@ -664,6 +740,7 @@ int xib_hca_resp_flush(struct xib_hca_qp *qp)
 	}
 	r->in_msg = false;
 	WRITE_ONCE(r->rd_head, r->rd_tail);
+	r->ack_held = false;
 	if (!qp->rq.ring.mmap)
 		goto out;
 	prod = xib_hca_ring_read_prod(&qp->rq.ring);

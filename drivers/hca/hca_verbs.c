@@ -305,9 +305,10 @@ static int xib_hca_create_qp(struct xib_qp *ibqp,
 	spin_lock_init(&qp->rq.lock);
 	spin_lock_init(&qp->state_lock);
 	INIT_LIST_HEAD(&qp->engine_node);
-	timer_setup(&qp->timer, xib_hca_rnr_timer, 0);
+	timer_setup(&qp->timer, xib_hca_qp_timer, 0);
 	qp->hstate = XIB_QPS_RESET;
 	qp->mtu = 256;
+	qp->sq.cwnd = XIB_HCA_SEND_WINDOW;
 
 	slots = roundup_pow_of_two(max(cap->max_send_wr, 1U));
 	cap->max_send_wr = slots;
@@ -369,6 +370,12 @@ static void xib_hca_qp_apply(struct xib_hca_qp *qp,
 		qp->access = attr->qp_access_flags;
 	if (mask & XIB_QP_RETRY_CNT)
 		qp->retry_cnt = attr->retry_cnt;
+	if (mask & XIB_QP_TIMEOUT) {
+		qp->timeout = attr->timeout & 31;
+		qp->sq.rto = qp->timeout ?
+			max_t(unsigned long, 1,
+			      nsecs_to_jiffies64(xib_hca_ack_timeout_ns(qp->timeout))) : 0;
+	}
 	if (mask & XIB_QP_RNR_RETRY)
 		qp->rnr_retry = attr->rnr_retry;
 	if (mask & XIB_QP_MIN_RNR_TIMER)
@@ -380,6 +387,9 @@ static void xib_hca_qp_apply(struct xib_hca_qp *qp,
 	if (mask & XIB_QP_SQ_PSN) {
 		qp->sq.psn = attr->sq_psn & XIB_PSN_MASK;
 		qp->sq.una = qp->sq.psn;
+		qp->sq.hi_psn = qp->sq.psn;
+		qp->sq.cwnd = XIB_HCA_SEND_WINDOW;
+		qp->sq.backoff = 0;
 	}
 	if (mask & XIB_QP_RQ_PSN)
 		qp->rq.resp.epsn = attr->rq_psn & XIB_PSN_MASK;
@@ -415,8 +425,14 @@ static void xib_hca_qp_reset(struct xib_hca_qp *qp)
 	qp->sq.fetch = prod;
 	qp->sq.send = prod;
 	qp->sq.send_pkt = 0;
+	qp->sq.una = qp->sq.psn;
+	qp->sq.hi_psn = qp->sq.psn;
 	qp->sq.blocked = false;
 	qp->sq.stalled = false;
+	qp->sq.timed_out = false;
+	qp->sq.backoff = 0;
+	qp->sq.cwnd = XIB_HCA_SEND_WINDOW;
+	qp->sq.rd_gap = false;
 	qp->sq.broken = false;
 	xib_hca_ring_write_cons(&qp->sq.ring, prod);
 	WRITE_ONCE(qp->flush_sq, false);

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xib_hca retransmission arithmetic: the pure parts of RC reliability
+ * (IBTA vol. 1 9.7.5 and 9.7.6), kept apart from the engine so that
+ * tests/kunit/xib_hca_retx_test.c can check them on their own.
+ *
+ * Requester: the local ACK timeout, where a WQE resumes after a rewind
+ * (go-back-N) and how an RDMA READ is requested again from its first
+ * missing response.  Responder: how a request PSN compares with the
+ * expected one and how a duplicate READ replays its responder resource.
+ *
+ * Nothing here takes a lock or touches anything but its arguments; the
+ * callers hold the lock of the state they pass.
+ */
+#include <linux/kernel.h>
+#include <linux/math64.h>
+
+#include "hca.h"
+
+/**
+ * xib_hca_ack_timeout_ns() - the local ACK timeout of a QP attribute
+ * @timeout: the QP's timeout attribute (5 bits)
+ *
+ * Return: 4.096 us * 2^@timeout in nanoseconds; 0 for 0 (infinite).
+ */
+u64 xib_hca_ack_timeout_ns(u8 timeout)
+{
+	timeout &= 31;
+	if (!timeout)
+		return 0;
+	return 4096ULL << timeout;
+}
+
+/**
+ * xib_hca_resume_pkt() - where a WQE is sent again from after a rewind
+ * @first_psn: PSN of the WQE's first packet
+ * @npsns: PSNs the WQE uses
+ * @psn: the PSN the requester goes back to
+ *
+ * Return: the index of the first packet to send again: 0 if @psn is at or
+ * before the WQE, @npsns if it is past it (nothing to resend).
+ */
+u32 xib_hca_resume_pkt(u32 first_psn, u32 npsns, u32 psn)
+{
+	s32 d = xib_psn_diff(psn, first_psn);
+
+	if (d <= 0)
+		return 0;
+	return min_t(u32, d, npsns);
+}
+
+/**
+ * xib_hca_read_rereq() - the RETH of an RDMA READ requested again
+ * @va: @len: the READ's remote address and length
+ * @mtu: path MTU in bytes
+ * @rcvd: response packets received in order so far
+ * @nva: @nlen: the address and length still to read
+ *
+ * IBTA 9.7.5.1.3: a READ whose responses were partly lost is requested
+ * again from the first missing response, with the PSN of that response
+ * and the RETH moved on by the data already received.
+ */
+void xib_hca_read_rereq(u64 va, u32 len, u32 mtu, u32 rcvd, u64 *nva,
+			u32 *nlen)
+{
+	u64 off = (u64)rcvd * mtu;
+
+	if (off > len)
+		off = len;
+	*nva = va + off;
+	*nlen = len - (u32)off;
+}
+
+/**
+ * xib_hca_psn_classify() - a request PSN against the expected PSN
+ * @psn: the packet's PSN
+ * @epsn: the responder's expected PSN
+ *
+ * Return: EXPECTED, DUPLICATE (in the half of the PSN space before
+ * @epsn) or AHEAD (a packet was lost or reordered).
+ */
+enum xib_hca_psn_class xib_hca_psn_classify(u32 psn, u32 epsn)
+{
+	s32 d = xib_psn_diff(psn, epsn);
+
+	if (!d)
+		return XIB_HCA_PSN_EXPECTED;
+	return d < 0 ? XIB_HCA_PSN_DUPLICATE : XIB_HCA_PSN_AHEAD;
+}
+
+/**
+ * xib_hca_rd_replay() - answer a duplicate RDMA READ request again
+ * @r: the responder state (its lock held)
+ * @max_res: the QP's max_dest_rd_atomic: resources kept for duplicates
+ * @psn: the PSN of the duplicate request
+ *
+ * IBTA 9.7.5.2.2 (C9-107..C9-109): a duplicate READ is executed again
+ * from the response its PSN names, if that PSN is within a responder
+ * resource still held.  The resource is sent again from there; resources
+ * between it and the old @rd_head that were fully answered are skipped
+ * by the sender (their own duplicates, if the requester sends them,
+ * replay them).  A resource still being answered is only moved back.
+ *
+ * Return: true if responses are to be sent, false if @psn names no held
+ * resource (the duplicate is dropped).
+ */
+bool xib_hca_rd_replay(struct xib_hca_resp *r, u32 max_res, u32 psn)
+{
+	u32 held = min3(r->rd_tail, max_t(u32, max_res, 1),
+			(u32)XIB_HCA_MAX_RD_ATOM);
+	u32 base = r->rd_tail - held;
+	struct xib_hca_rd_res *res;
+	u32 i;
+	s32 d;
+
+	for (i = base; i != r->rd_tail; i++) {
+		res = &r->rd[i % XIB_HCA_MAX_RD_ATOM];
+		d = xib_psn_diff(psn, res->psn);
+		if (d < 0 || d >= (s32)res->npkts)
+			continue;
+		if (r->rd_tail - i > r->rd_tail - r->rd_head) {
+			/* answered already: send it again from @d */
+			res->sent = d;
+			res->first = d;
+			res->replay = true;
+			WRITE_ONCE(r->rd_head, i);
+		} else if ((u32)d < res->sent) {
+			/* still being answered: go back */
+			res->sent = d;
+			res->first = d;
+		}
+		return true;
+	}
+	return false;
+}

@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of xib_hca's retransmission arithmetic (hca_retx.c): the
+ * local ACK timeout, where go-back-N resumes a WQE, how an RDMA READ is
+ * requested again from its first missing response, how the responder
+ * classifies a request PSN and replays a duplicate READ.
+ *
+ * The module includes the source under test, as xib_hca_wire_test does.
+ */
+
+#include <kunit/test.h>
+
+#include "../../drivers/hca/hca_retx.c"
+
+static void xib_retx_timeout(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, xib_hca_ack_timeout_ns(0), 0ULL);
+	KUNIT_EXPECT_EQ(test, xib_hca_ack_timeout_ns(1), 8192ULL);
+	/* 14: the usual 67 ms */
+	KUNIT_EXPECT_EQ(test, xib_hca_ack_timeout_ns(14), 67108864ULL);
+	KUNIT_EXPECT_EQ(test, xib_hca_ack_timeout_ns(31), 4096ULL << 31);
+	/* the attribute has 5 bits */
+	KUNIT_EXPECT_EQ(test, xib_hca_ack_timeout_ns(32), 0ULL);
+	KUNIT_EXPECT_EQ(test, xib_hca_ack_timeout_ns(33), 8192ULL);
+}
+
+static void xib_retx_resume(struct kunit *test)
+{
+	/* a WQE of 10 PSNs from 100 */
+	KUNIT_EXPECT_EQ(test, xib_hca_resume_pkt(100, 10, 90), 0U);
+	KUNIT_EXPECT_EQ(test, xib_hca_resume_pkt(100, 10, 100), 0U);
+	KUNIT_EXPECT_EQ(test, xib_hca_resume_pkt(100, 10, 103), 3U);
+	KUNIT_EXPECT_EQ(test, xib_hca_resume_pkt(100, 10, 109), 9U);
+	KUNIT_EXPECT_EQ(test, xib_hca_resume_pkt(100, 10, 110), 10U);
+	KUNIT_EXPECT_EQ(test, xib_hca_resume_pkt(100, 10, 5000), 10U);
+	/* across the 24-bit wrap */
+	KUNIT_EXPECT_EQ(test, xib_hca_resume_pkt(0xfffffe, 8, 0x000001), 3U);
+	KUNIT_EXPECT_EQ(test, xib_hca_resume_pkt(0x000001, 8, 0xfffffe), 0U);
+}
+
+static void xib_retx_read_rereq(struct kunit *test)
+{
+	u64 va;
+	u32 len;
+
+	xib_hca_read_rereq(0x10000, 5000, 1024, 0, &va, &len);
+	KUNIT_EXPECT_EQ(test, va, 0x10000ULL);
+	KUNIT_EXPECT_EQ(test, len, 5000U);
+	xib_hca_read_rereq(0x10000, 5000, 1024, 2, &va, &len);
+	KUNIT_EXPECT_EQ(test, va, 0x10000ULL + 2048);
+	KUNIT_EXPECT_EQ(test, len, 5000U - 2048);
+	xib_hca_read_rereq(0x10000, 5000, 1024, 4, &va, &len);
+	KUNIT_EXPECT_EQ(test, va, 0x10000ULL + 4096);
+	KUNIT_EXPECT_EQ(test, len, 904U);
+	/* never past the end */
+	xib_hca_read_rereq(0x10000, 5000, 1024, 9, &va, &len);
+	KUNIT_EXPECT_EQ(test, va, 0x10000ULL + 5000);
+	KUNIT_EXPECT_EQ(test, len, 0U);
+	/* 2 GiB at MTU 4096: no 32-bit overflow of the offset */
+	xib_hca_read_rereq(0, 0x80000000U, 4096, 0x7ffff, &va, &len);
+	KUNIT_EXPECT_EQ(test, va, 0x7ffffULL * 4096);
+	KUNIT_EXPECT_EQ(test, len, 4096U);
+}
+
+static void xib_retx_classify(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, xib_hca_psn_classify(500, 500),
+			XIB_HCA_PSN_EXPECTED);
+	KUNIT_EXPECT_EQ(test, xib_hca_psn_classify(499, 500),
+			XIB_HCA_PSN_DUPLICATE);
+	KUNIT_EXPECT_EQ(test, xib_hca_psn_classify(501, 500),
+			XIB_HCA_PSN_AHEAD);
+	KUNIT_EXPECT_EQ(test, xib_hca_psn_classify(0xffffff, 0),
+			XIB_HCA_PSN_DUPLICATE);
+	KUNIT_EXPECT_EQ(test, xib_hca_psn_classify(0, 0xffffff),
+			XIB_HCA_PSN_AHEAD);
+	/* half the PSN space behind is a duplicate, less than half ahead */
+	KUNIT_EXPECT_EQ(test, xib_hca_psn_classify(0x800000, 0),
+			XIB_HCA_PSN_DUPLICATE);
+	KUNIT_EXPECT_EQ(test, xib_hca_psn_classify(0x7fffff, 0),
+			XIB_HCA_PSN_AHEAD);
+}
+
+/* Resource @i (ring index) of @r: @npkts responses from @psn, @sent out. */
+static void xib_retx_res(struct xib_hca_resp *r, u32 i, u32 psn, u32 npkts,
+			 u32 sent)
+{
+	struct xib_hca_rd_res *res = &r->rd[i % XIB_HCA_MAX_RD_ATOM];
+
+	res->psn = psn;
+	res->npkts = npkts;
+	res->sent = sent;
+	res->first = 0;
+	res->replay = false;
+	res->len = npkts * 1024;
+}
+
+static void xib_retx_replay_answered(struct kunit *test)
+{
+	struct xib_hca_resp *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	/* three READs, every response sent */
+	xib_retx_res(r, 0, 100, 4, 4);
+	xib_retx_res(r, 1, 104, 8, 8);
+	xib_retx_res(r, 2, 112, 1, 1);
+	r->rd_head = 3;
+	r->rd_tail = 3;
+
+	/* the requester asks again for READ 1 from its third response */
+	KUNIT_EXPECT_TRUE(test, xib_hca_rd_replay(r, 16, 106));
+	KUNIT_EXPECT_EQ(test, r->rd_head, 1U);
+	KUNIT_EXPECT_EQ(test, r->rd[1].sent, 2U);
+	KUNIT_EXPECT_EQ(test, r->rd[1].first, 2U);
+	KUNIT_EXPECT_TRUE(test, r->rd[1].replay);
+	/* READ 2 stays answered: the sender skips it unless asked again */
+	KUNIT_EXPECT_EQ(test, r->rd[2].sent, r->rd[2].npkts);
+	KUNIT_EXPECT_FALSE(test, r->rd[2].replay);
+
+	/* then for READ 2: it is at or after the head now, pending */
+	r->rd[1].sent = 8;
+	KUNIT_EXPECT_TRUE(test, xib_hca_rd_replay(r, 16, 112));
+	KUNIT_EXPECT_EQ(test, r->rd_head, 1U);
+	KUNIT_EXPECT_EQ(test, r->rd[2].sent, 0U);
+
+	/* a PSN no resource holds: dropped */
+	KUNIT_EXPECT_FALSE(test, xib_hca_rd_replay(r, 16, 99));
+	KUNIT_EXPECT_FALSE(test, xib_hca_rd_replay(r, 16, 113));
+}
+
+static void xib_retx_replay_pending(struct kunit *test)
+{
+	struct xib_hca_resp *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	/* READ 0 being answered (5 of 10 out), READ 1 not started */
+	xib_retx_res(r, 0, 200, 10, 5);
+	xib_retx_res(r, 1, 210, 3, 0);
+	r->rd_head = 0;
+	r->rd_tail = 2;
+
+	/* asked again from response 3: the sender goes back to it */
+	KUNIT_EXPECT_TRUE(test, xib_hca_rd_replay(r, 16, 203));
+	KUNIT_EXPECT_EQ(test, r->rd_head, 0U);
+	KUNIT_EXPECT_EQ(test, r->rd[0].sent, 3U);
+	KUNIT_EXPECT_EQ(test, r->rd[0].first, 3U);
+	KUNIT_EXPECT_FALSE(test, r->rd[0].replay);
+	/* asked from a response not sent yet: nothing changes */
+	KUNIT_EXPECT_TRUE(test, xib_hca_rd_replay(r, 16, 208));
+	KUNIT_EXPECT_EQ(test, r->rd[0].sent, 3U);
+	/* READ 1's duplicate while it waits: untouched */
+	KUNIT_EXPECT_TRUE(test, xib_hca_rd_replay(r, 16, 210));
+	KUNIT_EXPECT_EQ(test, r->rd[1].sent, 0U);
+	KUNIT_EXPECT_EQ(test, r->rd_head, 0U);
+}
+
+static void xib_retx_replay_held(struct kunit *test)
+{
+	struct xib_hca_resp *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	u32 i;
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	/* 20 READs of one response each, PSN 1000 + i; all answered */
+	for (i = 0; i < 20; i++)
+		xib_retx_res(r, i, 1000 + i, 1, 1);
+	r->rd_head = 20;
+	r->rd_tail = 20;
+	/* max_dest_rd_atomic 4: only the last 4 are held */
+	KUNIT_EXPECT_FALSE(test, xib_hca_rd_replay(r, 4, 1015));
+	KUNIT_EXPECT_TRUE(test, xib_hca_rd_replay(r, 4, 1016));
+	KUNIT_EXPECT_EQ(test, r->rd_head, 16U);
+	/* never more than the ring, whatever the attribute says */
+	r->rd_head = 20;
+	r->rd[16 % XIB_HCA_MAX_RD_ATOM].sent = 1;
+	KUNIT_EXPECT_FALSE(test, xib_hca_rd_replay(r, 255, 1003));
+	KUNIT_EXPECT_TRUE(test, xib_hca_rd_replay(r, 255, 1004));
+	KUNIT_EXPECT_EQ(test, r->rd_head, 4U);
+}
+
+static struct kunit_case xib_retx_cases[] = {
+	KUNIT_CASE(xib_retx_timeout),
+	KUNIT_CASE(xib_retx_resume),
+	KUNIT_CASE(xib_retx_read_rereq),
+	KUNIT_CASE(xib_retx_classify),
+	KUNIT_CASE(xib_retx_replay_answered),
+	KUNIT_CASE(xib_retx_replay_pending),
+	KUNIT_CASE(xib_retx_replay_held),
+	{}
+};
+
+static struct kunit_suite xib_retx_suite = {
+	.name = "xib_hca_retx",
+	.test_cases = xib_retx_cases,
+};
+
+kunit_test_suite(xib_retx_suite);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("KUnit tests of xib_hca retransmission arithmetic");
