@@ -20,6 +20,9 @@
  * Contexts:
  *  - process context (ioctl through xib_core): create/modify/destroy of
  *    objects, ops->kick.  modify_qp runs under the core's qp->mutex.
+ *    A kick also runs the QP's requester once (xib_hca_req_run()): the
+ *    transmit side runs in one context at a time, the worker's or a
+ *    kicker's, never both (@req_busy).
  *  - the device's worker thread (hca_engine.c, one kthread per device):
  *    the requester's transmit side of every QP (WQE fetch, validation,
  *    segmentation), RDMA READ responses (responder resources), flushing of
@@ -100,9 +103,12 @@
 #define XIB_HCA_SEND_WINDOW	128
 #define XIB_HCA_ACKREQ_EVERY	32
 
-/* Worker tuning: WQE packets per QP per pass; idle spin before sleeping. */
+/*
+ * Worker tuning: WQE packets per QP per pass (and per KICK, sent in the
+ * caller's context).  How long an idle worker polls before it sleeps is
+ * the module parameter idle_spin_us (hca_engine.c).
+ */
 #define XIB_HCA_QP_BUDGET	16
-#define XIB_HCA_IDLE_SPIN_NS	(1000 * NSEC_PER_USEC)
 
 /**
  * struct xib_hca_dev - one software HCA, bound to one network interface
@@ -440,6 +446,11 @@ struct xib_hca_qp {
 	u8 max_dest_rd_atomic;
 
 	struct timer_list timer;
+	/*
+	 * Bit 0 set while a context runs the requester's transmit side
+	 * (xib_hca_req_run()): the worker or a KICK's caller, never both.
+	 */
+	unsigned long req_busy;
 	struct xib_hca_sq sq;
 	struct xib_hca_rq rq;
 };
@@ -524,6 +535,8 @@ void xib_hca_engine_del_qp(struct xib_hca_qp *qp);
 void xib_hca_qp_error(struct xib_hca_qp *qp);
 void xib_hca_qp_set_state(struct xib_hca_qp *qp, int state);
 void xib_hca_qp_timer(struct timer_list *t);
+int xib_hca_req_run(struct xib_hca_qp *qp, int budget);
+bool xib_hca_qp_has_work(struct xib_hca_qp *qp);
 
 /* hca_req.c */
 int xib_hca_req_process(struct xib_hca_qp *qp, int budget);

@@ -5,7 +5,7 @@
  * While there is work the worker makes passes over the device's QPs; each
  * QP gets a budget of packets per pass (requester and read responder), so
  * a busy QP cannot starve the others.  With nothing to do it keeps polling
- * for XIB_HCA_IDLE_SPIN_NS, then announces SLEEPING in the doorbell page,
+ * for idle_spin_us, then announces SLEEPING in the doorbell page,
  * issues a full barrier, looks at every QP once more, and sleeps until a
  * kick (ops->kick, a received packet that leaves work, the QP timer).
  * User space posts, issues a full barrier and kicks only if it reads
@@ -17,9 +17,19 @@
  * state_lock (innermost) and leave the flushing to the worker.
  */
 #include <linux/kthread.h>
+#include <linux/moduleparam.h>
 #include <linux/sched.h>
 
 #include "hca.h"
+
+/*
+ * How long an idle worker keeps polling before it sleeps.  Polling saves
+ * the KICK system call of the next post; sleeping frees the CPU, which
+ * matters where CPUs are few.  Changes take effect at once.
+ */
+static unsigned int idle_spin_us = 1000;
+module_param(idle_spin_us, uint, 0644);
+MODULE_PARM_DESC(idle_spin_us, "microseconds an idle engine polls before it sleeps (default 1000)");
 
 /**
  * xib_hca_kick_engine() - wake the worker of @hca
@@ -122,6 +132,28 @@ static struct xib_hca_qp *xib_hca_next_qp(struct xib_hca_dev *hca)
 	return qp;
 }
 
+/**
+ * xib_hca_req_run() - run @qp's requester unless another context does
+ * @qp: the QP
+ * @budget: packets
+ *
+ * The worker and a KICK's caller both run the requester; one at a time,
+ * so that packets leave in PSN order.  Process context.
+ *
+ * Return: the work done; 0 if another context is running it (that one
+ * will see whatever was posted before it looks at the ring again).
+ */
+int xib_hca_req_run(struct xib_hca_qp *qp, int budget)
+{
+	int done;
+
+	if (test_and_set_bit_lock(0, &qp->req_busy))
+		return 0;
+	done = xib_hca_req_process(qp, budget);
+	clear_bit_unlock(0, &qp->req_busy);
+	return done;
+}
+
 /* One QP's share of a pass; returns the work done. */
 static int xib_hca_qp_step(struct xib_hca_qp *qp)
 {
@@ -135,7 +167,7 @@ static int xib_hca_qp_step(struct xib_hca_qp *qp)
 		done += xib_hca_resp_flush(qp);
 		return done;
 	}
-	done += xib_hca_req_process(qp, XIB_HCA_QP_BUDGET);
+	done += xib_hca_req_run(qp, XIB_HCA_QP_BUDGET);
 	done += xib_hca_resp_process(qp, XIB_HCA_QP_BUDGET);
 	return done;
 }
@@ -161,7 +193,8 @@ static int xib_hca_engine_pass(struct xib_hca_dev *hca)
 	return done;
 }
 
-static bool xib_hca_qp_has_work(struct xib_hca_qp *qp)
+/* May the worker have something to do for @qp?  Any context. */
+bool xib_hca_qp_has_work(struct xib_hca_qp *qp)
 {
 	return READ_ONCE(qp->flush_sq) || READ_ONCE(qp->flush_rq) ||
 	       READ_ONCE(qp->sync_attr) || xib_hca_req_has_work(qp) || xib_hca_resp_has_work(qp);
@@ -202,7 +235,8 @@ static int xib_hca_worker(void *arg)
 		}
 		if (!idle_since)
 			idle_since = ktime_get_ns();
-		if (ktime_get_ns() - idle_since < XIB_HCA_IDLE_SPIN_NS) {
+		if (ktime_get_ns() - idle_since <
+		    (u64)READ_ONCE(idle_spin_us) * NSEC_PER_USEC) {
 			cond_resched();
 			continue;
 		}

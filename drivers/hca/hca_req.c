@@ -698,7 +698,8 @@ static int xib_hca_req_step(struct xib_hca_qp *qp, struct sk_buff **skb,
  * @qp: the QP
  * @budget: packets
  *
- * Worker context.  Return: the work done.
+ * Process context: the worker, or a KICK's caller; never two at once
+ * (call it through xib_hca_req_run()).  Return: the work done.
  */
 int xib_hca_req_process(struct xib_hca_qp *qp, int budget)
 {
