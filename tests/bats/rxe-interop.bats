@@ -1,0 +1,140 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+#
+# xib against the kernel's own RoCEv2 implementation, rdma_rxe, on the
+# wire: rxe0 on veth end xr0 in the initial namespace (10.212.0.1), driven
+# by the system's libibverbs and rxe provider (never through xib-run);
+# xib2 on the other end, xr1, in namespace xibB (10.212.0.2), driven
+# through xib-run.  Stock programs both ways: ibv_rc_pingpong,
+# ibv_ud_pingpong, ib_write_bw, ib_read_bw.
+#
+# ib_read_bw runs with -o (outstanding reads) set to xib's max_qp_rd_atom
+# on both sides: perftest's requester asks for as many outstanding reads
+# as the peer advertises, and rxe advertises 128, beyond xib's (and
+# mlx5's) 16, which ibv_modify_qp to RTS rightly refuses with EINVAL.
+#
+# Iterations as in ibverbs-utils.bats and perftest.bats (fewer on the
+# debug kernel: XIB_PP_ITERS, XIB_PERF_BW_ITERS).
+
+load helpers
+load xib-apps
+
+setup_file() {
+	xib_apps_require
+	if [ -z "${XIB_PP_ITERS:-}" ]; then
+		XIB_PP_ITERS=1000
+		[ "${XIB_KERNEL:-}" = debug ] && XIB_PP_ITERS=100
+	fi
+	BW_ITERS=${XIB_PERF_BW_ITERS:-}
+	[ "${XIB_KERNEL:-}" = debug ] && BW_ITERS=${BW_ITERS:-200}
+	export XIB_PP_ITERS BW_ITERS
+	xib_apps_rxe_topology
+	export GIDX GIDR XIB_LOADED_RXE
+	# perftest's READ requester takes max_rd_atomic from the peer's
+	# outstanding-reads count; rxe offers 128, xib accepts 16 (as mlx5
+	# does: more is EINVAL), so both sides get xib's limit with -o.
+	RD_ATOM=$(ip netns exec xibB "$XR" ibv_devinfo -v -d xib2 |
+		sed -n 's/.*max_qp_rd_atom:[[:space:]]*\([0-9]*\).*/\1/p')
+	[ -n "$RD_ATOM" ] && [ "$RD_ATOM" -gt 0 ]
+	export RD_ATOM
+}
+
+teardown_file() {
+	xib_apps_teardown
+}
+
+setup() {
+	xib_apps_require
+	bg_pid=
+}
+
+teardown() {
+	xib_bg_stop
+}
+
+# rxe_pair xib-server|rxe-server TIMEOUT XIB_ARGS -- RXE_ARGS (a program
+# and its options, without -d/-g/-x and the server address).
+rxe_pair() {
+	local who=$1 t=$2 xa=() ra=()
+	shift 2
+	while [ "$1" != -- ]; do xa+=("$1"); shift; done
+	shift
+	ra=("$@")
+	if [ "$who" = xib-server ]; then
+		perf_pair "$t" xibB "" -- "$XR" "${xa[@]}" -- "${ra[@]}" 10.212.0.2
+	else
+		perf_pair "$t" "" xibB -- "${ra[@]}" -- "$XR" "${xa[@]}" 10.212.0.1
+	fi
+}
+
+pp_ok() {
+	[ "$cli_status" -eq 0 ]
+	[ "$srv_status" = 0 ]
+	grep -Eq '^[0-9]+ bytes in [0-9.]+ seconds' <<<"$cli_out"
+	grep -Eq '^[0-9]+ bytes in [0-9.]+ seconds' "$srv_out"
+}
+
+bw_ok() {
+	local v
+	[ "$cli_status" -eq 0 ]
+	[ "$srv_status" = 0 ]
+	v=$(perf_bw "$cli_out")
+	echo "# BW average $v MB/s"
+	positive "$v"
+}
+
+@test "ibv_rc_pingpong: xib server, rxe client" {
+	rxe_pair xib-server 180 ibv_rc_pingpong -d xib2 -g "$GIDX" -n "$XIB_PP_ITERS" \
+		-- ibv_rc_pingpong -d rxe0 -g "$GIDR" -n "$XIB_PP_ITERS"
+	pp_ok
+}
+
+@test "ibv_rc_pingpong: rxe server, xib client" {
+	rxe_pair rxe-server 180 ibv_rc_pingpong -d xib2 -g "$GIDX" -n "$XIB_PP_ITERS" \
+		-- ibv_rc_pingpong -d rxe0 -g "$GIDR" -n "$XIB_PP_ITERS"
+	pp_ok
+}
+
+@test "ibv_ud_pingpong: xib server, rxe client" {
+	rxe_pair xib-server 180 ibv_ud_pingpong -d xib2 -g "$GIDX" -s 1024 -n "$XIB_PP_ITERS" \
+		-- ibv_ud_pingpong -d rxe0 -g "$GIDR" -s 1024 -n "$XIB_PP_ITERS"
+	pp_ok
+}
+
+@test "ibv_ud_pingpong: rxe server, xib client" {
+	rxe_pair rxe-server 180 ibv_ud_pingpong -d xib2 -g "$GIDX" -s 1024 -n "$XIB_PP_ITERS" \
+		-- ibv_ud_pingpong -d rxe0 -g "$GIDR" -s 1024 -n "$XIB_PP_ITERS"
+	pp_ok
+}
+
+@test "ib_write_bw: xib server, rxe client" {
+	local n=()
+	[ -n "$BW_ITERS" ] && n=(-n "$BW_ITERS")
+	rxe_pair xib-server 300 ib_write_bw -d xib2 -x "$GIDX" "${n[@]}" \
+		-- ib_write_bw -d rxe0 -x "$GIDR" "${n[@]}"
+	bw_ok
+}
+
+@test "ib_write_bw: rxe server, xib client" {
+	local n=()
+	[ -n "$BW_ITERS" ] && n=(-n "$BW_ITERS")
+	rxe_pair rxe-server 300 ib_write_bw -d xib2 -x "$GIDX" "${n[@]}" \
+		-- ib_write_bw -d rxe0 -x "$GIDR" "${n[@]}"
+	bw_ok
+}
+
+@test "ib_read_bw: xib server, rxe client" {
+	local n=()
+	[ -n "$BW_ITERS" ] && n=(-n "$BW_ITERS")
+	rxe_pair xib-server 300 ib_read_bw -d xib2 -x "$GIDX" -o "$RD_ATOM" "${n[@]}" \
+		-- ib_read_bw -d rxe0 -x "$GIDR" -o "$RD_ATOM" "${n[@]}"
+	bw_ok
+}
+
+@test "ib_read_bw: rxe server, xib client" {
+	local n=()
+	[ -n "$BW_ITERS" ] && n=(-n "$BW_ITERS")
+	rxe_pair rxe-server 300 ib_read_bw -d xib2 -x "$GIDX" -o "$RD_ATOM" "${n[@]}" \
+		-- ib_read_bw -d rxe0 -x "$GIDR" -o "$RD_ATOM" "${n[@]}"
+	bw_ok
+}
