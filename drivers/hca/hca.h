@@ -536,7 +536,6 @@ void xib_hca_qp_error(struct xib_hca_qp *qp);
 void xib_hca_qp_set_state(struct xib_hca_qp *qp, int state);
 void xib_hca_qp_timer(struct timer_list *t);
 int xib_hca_req_run(struct xib_hca_qp *qp, int budget);
-bool xib_hca_qp_has_work(struct xib_hca_qp *qp);
 
 /* hca_req.c */
 int xib_hca_req_process(struct xib_hca_qp *qp, int budget);

@@ -193,8 +193,7 @@ static int xib_hca_engine_pass(struct xib_hca_dev *hca)
 	return done;
 }
 
-/* May the worker have something to do for @qp?  Any context. */
-bool xib_hca_qp_has_work(struct xib_hca_qp *qp)
+static bool xib_hca_qp_has_work(struct xib_hca_qp *qp)
 {
 	return READ_ONCE(qp->flush_sq) || READ_ONCE(qp->flush_rq) ||
 	       READ_ONCE(qp->sync_attr) || xib_hca_req_has_work(qp) || xib_hca_resp_has_work(qp);

@@ -72,16 +72,16 @@ static int xib_hca_alloc_ucontext(struct xib_ucontext *uctx, u64 *db_offset,
 /*
  * User space kicks only when the engine sleeps.  Rather than wait until
  * the worker thread gets a CPU (on a busy machine, a scheduler tick or
- * more), send in the caller's context what the worker would send first,
- * and wake the worker only for what is left.
+ * more), send in the caller's context what the worker would send first;
+ * then wake the worker anyway, for what is left and so that it polls
+ * for the next posts (idle_spin_us) instead of making each one kick.
  */
 static int xib_hca_kick(struct xib_qp *ibqp)
 {
 	struct xib_hca_qp *qp = to_hca_qp(ibqp);
 
 	xib_hca_req_run(qp, XIB_HCA_QP_BUDGET);
-	if (xib_hca_qp_has_work(qp))
-		xib_hca_kick_engine(qp_hca(qp));
+	xib_hca_kick_engine(qp_hca(qp));
 	return 0;
 }
 
