@@ -114,7 +114,9 @@ run_tap "host bats" host_bats
 section "stock VM and debug VM, side by side"
 tests/vm/vm-test --kernel stock "${bats_items[@]}" >"$log/stock-vm.out" 2>&1 &
 stock_pid=$!
-tests/vm/vm-test --kernel debug "${kunit_items[@]}" "${bats_items[@]}" \
+# The debug VM is the long pole (KASAN, lockdep, kmemleak under TCG):
+# about 40 minutes on 2 cores, so it gets more than run-vm's default.
+tests/vm/vm-test --kernel debug --timeout 3300 "${kunit_items[@]}" "${bats_items[@]}" \
 	>"$log/debug-vm.out" 2>&1 &
 debug_pid=$!
 wait "$stock_pid"
