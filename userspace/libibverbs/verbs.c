@@ -684,6 +684,24 @@ XV_EXPORT int ibv_resize_cq(struct ibv_cq *cq, int cqe)
 	return 0;
 }
 
+/*
+ * Destroying a CQ, QP or SRQ waits until the application has acknowledged
+ * every event handed out for it (the kernel said how many: @a counted in
+ * *@acked_a, @b in *@acked_b), then retires the object's mutex and
+ * condition, as the ibv_destroy_* pages require.
+ */
+static void retire_after_acks(pthread_mutex_t *mutex, pthread_cond_t *cond,
+			      const uint32_t *acked_a, uint32_t a,
+			      const uint32_t *acked_b, uint32_t b)
+{
+	pthread_mutex_lock(mutex);
+	while (*acked_a != a || *acked_b != b)
+		pthread_cond_wait(cond, mutex);
+	pthread_mutex_unlock(mutex);
+	pthread_cond_destroy(cond);
+	pthread_mutex_destroy(mutex);
+}
+
 XV_EXPORT int ibv_destroy_cq(struct ibv_cq *cq)
 {
 	struct ibv_comp_channel *channel = cq->channel;
@@ -699,13 +717,8 @@ XV_EXPORT int ibv_destroy_cq(struct ibv_cq *cq)
 		channel->refcnt--;
 		pthread_mutex_unlock(&cq->context->mutex);
 	}
-	/* Every event handed out for the CQ must be acknowledged first. */
-	pthread_mutex_lock(&cq->mutex);
-	while (cq->comp_events_completed != comp || cq->async_events_completed != async)
-		pthread_cond_wait(&cq->cond, &cq->mutex);
-	pthread_mutex_unlock(&cq->mutex);
-	pthread_cond_destroy(&cq->cond);
-	pthread_mutex_destroy(&cq->mutex);
+	retire_after_acks(&cq->mutex, &cq->cond, &cq->comp_events_completed, comp,
+			  &cq->async_events_completed, async);
 	free(c);
 	return 0;
 }
@@ -813,12 +826,8 @@ XV_EXPORT int ibv_destroy_srq(struct ibv_srq *srq)
 
 	if (ret)
 		return xv_err(ret);
-	pthread_mutex_lock(&srq->mutex);
-	while (srq->events_completed != async)
-		pthread_cond_wait(&srq->cond, &srq->mutex);
-	pthread_mutex_unlock(&srq->mutex);
-	pthread_cond_destroy(&srq->cond);
-	pthread_mutex_destroy(&srq->mutex);
+	retire_after_acks(&srq->mutex, &srq->cond, &srq->events_completed, async,
+			  &srq->events_completed, async);
 	free(s);
 	return 0;
 }
@@ -1088,12 +1097,8 @@ XV_EXPORT int ibv_destroy_qp(struct ibv_qp *qp)
 
 	if (ret)
 		return xv_err(ret);
-	pthread_mutex_lock(&qp->mutex);
-	while (qp->events_completed != async)
-		pthread_cond_wait(&qp->cond, &qp->mutex);
-	pthread_mutex_unlock(&qp->mutex);
-	pthread_cond_destroy(&qp->cond);
-	pthread_mutex_destroy(&qp->mutex);
+	retire_after_acks(&qp->mutex, &qp->cond, &qp->events_completed, async,
+			  &qp->events_completed, async);
 	free(q);
 	return 0;
 }
