@@ -132,7 +132,8 @@ echo "               (one # = 0.1; 10 # = parity)"
 
 echo
 echo "system calls per work request (xib, 100000 RDMA WRITEs on one device):"
-dev=$(ls -d /sys/class/xib/xib0/uverbs* /sys/class/xib/xib0/*/uverbs* 2>/dev/null | head -n1)
+# the xib class is per namespace: look from xbA's sysfs
+dev=$(ip netns exec xbA sh -c 'ls -d /sys/class/xib/xib0/uverbs* /sys/class/xib/xib0/*/uverbs* 2>/dev/null' | head -n1)
 if [ -n "$dev" ]; then
 	ip netns exec xbA "$root/tests/bench/syscalls-per-wr.sh" -d "/dev/xib/${dev##*/}" -n 100000 ||
 		status=1
