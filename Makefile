@@ -86,7 +86,7 @@ modules-vm:
 # --- user space ------------------------------------------------------------
 userspace: $(BUILD)/userspace/xibctl
 
-$(BUILD)/userspace/xibctl: userspace/xibctl/xibctl.c include/uapi/xib/netlink.h
+$(BUILD)/userspace/xibctl: userspace/xibctl/xibctl.c include/uapi/xib/netlink.h userspace/common/xib_genl.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(XIB_CFLAGS) -o $@ $< $(PKG_LIBMNL)
 

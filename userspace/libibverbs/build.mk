@@ -8,7 +8,8 @@
 LIBIBVERBS := $(BUILD)/lib/xib/libibverbs.so.1
 LIBIBVERBS_SRCS := $(addprefix userspace/libibverbs/,device.c verbs.c datapath.c misc.c)
 LIBIBVERBS_OBJS := $(patsubst userspace/libibverbs/%.c,$(BUILD)/userspace/libibverbs/%.pic.o,$(LIBIBVERBS_SRCS))
-LIBIBVERBS_HDRS := userspace/libibverbs/ibverbs.h $(LIBXIB_HDRS) include/uapi/xib/netlink.h
+LIBIBVERBS_HDRS := userspace/libibverbs/ibverbs.h $(LIBXIB_HDRS) include/uapi/xib/netlink.h \
+	userspace/common/xib_genl.h
 LIBXIB_PIC := $(BUILD)/userspace/libxib/xib.pic.o
 LIBIBVERBS_CFLAGS := $(XIB_CFLAGS) -fPIC -fno-strict-aliasing -Iuserspace/libxib \
 	-Iuserspace/libibverbs $(shell pkg-config --cflags libmnl 2>/dev/null)

@@ -32,6 +32,8 @@
 #include <linux/netlink.h>
 #include <xib/netlink.h>
 
+#include "../common/xib_genl.h"
+
 #include "ibverbs.h"
 
 /* The layouts the inlines of rdma-core 44 binaries were compiled with. */
@@ -235,21 +237,6 @@ static int nl_talk(struct mnl_socket *nl, struct nlmsghdr *nlh, mnl_cb_t cb,
 	return ret < 0 ? -1 : 0;
 }
 
-static struct nlmsghdr *genl_msg(char *buf, uint16_t type, uint16_t flags, uint8_t cmd,
-				 uint8_t version, uint32_t seq)
-{
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct genlmsghdr *genl;
-
-	nlh->nlmsg_type = type;
-	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
-	nlh->nlmsg_seq = seq;
-	genl = mnl_nlmsg_put_extra_header(nlh, sizeof(*genl));
-	genl->cmd = cmd;
-	genl->version = version;
-	return nlh;
-}
-
 /*
  * The xib devices of this namespace.  0 with s->n == 0 if the family does
  * not exist (modules not loaded); -1 with errno on a real failure.
@@ -269,7 +256,7 @@ static int nl_scan(struct scan *s)
 	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0)
 		goto out;
 
-	nlh = genl_msg(req, GENL_ID_CTRL, NLM_F_ACK, CTRL_CMD_GETFAMILY, 1, seq++);
+	nlh = xib_genl_put_header(req, GENL_ID_CTRL, NLM_F_ACK, CTRL_CMD_GETFAMILY, 1, seq++);
 	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, XIB_GENL_NAME);
 	if (nl_talk(nl, nlh, ctrl_cb, s) < 0 || !s->family) {
 		/* No such family: xib is not loaded, hence no devices. */
@@ -280,7 +267,7 @@ static int nl_scan(struct scan *s)
 		goto out;
 	}
 
-	nlh = genl_msg(req, s->family, NLM_F_DUMP, XIB_CMD_DEV_GET, XIB_GENL_VERSION, seq++);
+	nlh = xib_genl_put_header(req, s->family, NLM_F_DUMP, XIB_CMD_DEV_GET, XIB_GENL_VERSION, seq++);
 	if (nl_talk(nl, nlh, dev_cb, s) < 0) {
 		errno = s->error;
 		goto out;

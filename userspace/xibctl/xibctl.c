@@ -24,6 +24,8 @@
 #include <linux/netlink.h>
 #include <xib/netlink.h>
 
+#include "../common/xib_genl.h"
+
 #define XIBCTL_EXIT_USAGE	2
 
 struct xibctl {
@@ -93,21 +95,6 @@ static int usage_error(const char *fmt, const char *arg)
 	fprintf(stderr, fmt, arg);
 	fprintf(stderr, "\nTry 'xibctl --help'.\n");
 	return XIBCTL_EXIT_USAGE;
-}
-
-static struct nlmsghdr *put_genl_header(char *buf, uint16_t type, uint16_t flags,
-					uint8_t cmd, uint8_t version, uint32_t seq)
-{
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct genlmsghdr *genl;
-
-	nlh->nlmsg_type = type;
-	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
-	nlh->nlmsg_seq = seq;
-	genl = mnl_nlmsg_put_extra_header(nlh, sizeof(*genl));
-	genl->cmd = cmd;
-	genl->version = version;
-	return nlh;
 }
 
 /*
@@ -216,7 +203,7 @@ static int xibctl_open(struct xibctl *x)
 	mnl_socket_setsockopt(x->nl, NETLINK_EXT_ACK, &one, sizeof(one));
 	x->seq = (uint32_t)time(NULL);
 
-	nlh = put_genl_header(buf, GENL_ID_CTRL, NLM_F_ACK, CTRL_CMD_GETFAMILY,
+	nlh = xib_genl_put_header(buf, GENL_ID_CTRL, NLM_F_ACK, CTRL_CMD_GETFAMILY,
 			      1, ++x->seq);
 	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, XIB_GENL_NAME);
 	if (talk(x, nlh, family_cb) < 0 || !x->family) {
@@ -547,7 +534,7 @@ static int cmd_show(struct xibctl *x, int argc, char **argv)
 		return usage_error("unexpected argument '%s'", argv[1]);
 	if (xibctl_open(x) < 0)
 		return 1;
-	nlh = put_genl_header(buf, x->family, argc ? NLM_F_ACK : NLM_F_DUMP,
+	nlh = xib_genl_put_header(buf, x->family, argc ? NLM_F_ACK : NLM_F_DUMP,
 			      XIB_CMD_DEV_GET, XIB_GENL_VERSION, ++x->seq);
 	if (argc)
 		mnl_attr_put_strz(nlh, XIB_ATTR_DEV_NAME, argv[0]);
@@ -596,7 +583,7 @@ static int cmd_port_show(struct xibctl *x, int argc, char **argv)
 	}
 	if (xibctl_open(x) < 0)
 		return 1;
-	nlh = put_genl_header(buf, x->family, port ? NLM_F_ACK : NLM_F_DUMP,
+	nlh = xib_genl_put_header(buf, x->family, port ? NLM_F_ACK : NLM_F_DUMP,
 			      XIB_CMD_PORT_GET, XIB_GENL_VERSION, ++x->seq);
 	if (port) {
 		mnl_attr_put_strz(nlh, XIB_ATTR_DEV_NAME, name);
@@ -649,7 +636,7 @@ static int cmd_link_add(struct xibctl *x, int argc, char **argv)
 		return usage_error("invalid link type '%s'", type);
 	if (xibctl_open(x) < 0)
 		return 1;
-	nlh = put_genl_header(buf, x->family, NLM_F_ACK, XIB_CMD_LINK_ADD,
+	nlh = xib_genl_put_header(buf, x->family, NLM_F_ACK, XIB_CMD_LINK_ADD,
 			      XIB_GENL_VERSION, ++x->seq);
 	mnl_attr_put_strz(nlh, XIB_ATTR_DEV_NAME, name);
 	mnl_attr_put_strz(nlh, XIB_ATTR_NDEV_NAME, netdev);
@@ -670,7 +657,7 @@ static int cmd_link_del(struct xibctl *x, int argc, char **argv)
 		return usage_error("%s", "link del takes exactly one NAME");
 	if (xibctl_open(x) < 0)
 		return 1;
-	nlh = put_genl_header(buf, x->family, NLM_F_ACK, XIB_CMD_LINK_DEL,
+	nlh = xib_genl_put_header(buf, x->family, NLM_F_ACK, XIB_CMD_LINK_DEL,
 			      XIB_GENL_VERSION, ++x->seq);
 	mnl_attr_put_strz(nlh, XIB_ATTR_DEV_NAME, argv[0]);
 	if (talk(x, nlh, NULL) < 0) {
