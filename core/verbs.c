@@ -24,7 +24,9 @@
  * SMI/GSI); MR keys are (index << 8) | tag, the index allocated
  * cyclically and the tag the number of times the index cursor wrapped,
  * so a reused index gets a new key.  dev->res_next[] (under the table's
- * xa_lock) holds the cursors; for MRs bits 31:24 hold the tag.
+ * xa_lock) holds the cursors; for MRs bits 31:24 hold the tag.  A
+ * re-registered MR keeps its keys: its replacement is stored at the same
+ * index (xib_rereg_user_mr()).
  */
 
 #include <linux/export.h>
@@ -45,7 +47,10 @@
 #define XIB_NUM_COMP_VECTORS	1
 #define XIB_MIG_STATE_MAX	2	/* IBV_MIG_ARMED */
 
-/* Serialises xib_modify_srq(); protects every xib_srq's @srq_limit. */
+/*
+ * Serialises xib_modify_srq(), the one writer of an xib_srq's @srq_limit
+ * besides xib_srq_event(), which zeroes it when the limit fires.
+ */
 static DEFINE_MUTEX(xib_srq_mutex);
 
 static bool xib_has_verbs(const struct xib_device *dev)
@@ -161,6 +166,43 @@ static int xib_kill(atomic_t *usecnt)
 {
 	return atomic_cmpxchg(usecnt, 0, XIB_USECNT_DEAD) ? -EBUSY : 0;
 }
+
+/* Devices */
+
+/* What the core itself honours of enum xib_device_cap_flags. */
+#define XIB_CORE_CAP_FLAGS	(XIB_DEVICE_CURR_QP_STATE_MOD |		\
+				 XIB_DEVICE_PORT_ACTIVE_EVENT |		\
+				 XIB_DEVICE_SYS_IMAGE_GUID)
+
+/**
+ * xib_query_device() - the attributes a device reports to its users
+ * @dev: the device
+ * @attr: filled in: the driver's attrs, with what the core knows
+ *
+ * The core adds the node GUID and port count, a system image GUID (the
+ * node GUID: one device is one system image unless the driver says
+ * otherwise), the capabilities it implements itself (XIB_CORE_CAP_FLAGS:
+ * the current-state check of modify QP, PORT_ACTIVE events, the system
+ * image GUID) and, when the driver names no vendor, xib's vendor and part
+ * IDs (see uverbs.h).
+ *
+ * Context: any.
+ */
+void xib_query_device(struct xib_device *dev,
+		      struct xib_uverbs_device_attr *attr)
+{
+	*attr = dev->attrs;
+	attr->phys_port_cnt = dev->phys_port_cnt;
+	attr->node_guid = dev->node_guid;
+	if (!attr->sys_image_guid)
+		attr->sys_image_guid = dev->node_guid;
+	attr->device_cap_flags |= XIB_CORE_CAP_FLAGS;
+	if (!attr->vendor_id) {
+		attr->vendor_id = XIB_VENDOR_ID;
+		attr->vendor_part_id = XIB_VENDOR_PART_ID_SOFT;
+	}
+}
+EXPORT_SYMBOL_GPL(xib_query_device);
 
 /* PDs */
 
@@ -288,6 +330,24 @@ void xib_mr_put(struct xib_mr *mr)
 }
 EXPORT_SYMBOL_GPL(xib_mr_put);
 
+/* The rules of a registration's memory and access (REG_MR, REREG_MR). */
+static int xib_check_mr_args(struct xib_device *dev, u64 addr, u64 length,
+			     u64 iova, u32 access)
+{
+	u64 end;
+
+	if (access & ~XIB_ACCESS_MR_SUPPORTED)
+		return -EINVAL;
+	if ((access & (XIB_ACCESS_REMOTE_WRITE | XIB_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access & XIB_ACCESS_LOCAL_WRITE))
+		return -EINVAL;
+	if (!length || length > dev->attrs.max_mr_size ||
+	    check_add_overflow(addr, length, &end) ||
+	    check_add_overflow(iova, length, &end))
+		return -EINVAL;
+	return 0;
+}
+
 /**
  * xib_reg_user_mr() - register user memory of the current process
  * @pd: the PD
@@ -308,20 +368,13 @@ struct xib_mr *xib_reg_user_mr(struct xib_pd *pd, u64 addr, u64 length,
 {
 	struct xib_device *dev = pd->device;
 	struct xib_mr *mr;
-	u64 end;
 	int ret;
 
 	if (!xib_has_verbs(dev))
 		return ERR_PTR(-EOPNOTSUPP);
-	if (access & ~XIB_ACCESS_MR_SUPPORTED)
-		return ERR_PTR(-EINVAL);
-	if ((access & (XIB_ACCESS_REMOTE_WRITE | XIB_ACCESS_REMOTE_ATOMIC)) &&
-	    !(access & XIB_ACCESS_LOCAL_WRITE))
-		return ERR_PTR(-EINVAL);
-	if (!length || length > dev->attrs.max_mr_size ||
-	    check_add_overflow(addr, length, &end) ||
-	    check_add_overflow(iova, length, &end))
-		return ERR_PTR(-EINVAL);
+	ret = xib_check_mr_args(dev, addr, length, iova, access);
+	if (ret)
+		return ERR_PTR(ret);
 
 	ret = xib_pd_use(pd, pd->uctx);
 	if (ret)
@@ -401,6 +454,127 @@ int xib_dereg_mr(struct xib_mr *mr)
 	return 0;
 }
 EXPORT_SYMBOL_GPL(xib_dereg_mr);
+
+/* Does @access need the pages pinned for writing (see xib_umem_get())? */
+static bool xib_access_writes(u32 access)
+{
+	return access & (XIB_ACCESS_LOCAL_WRITE | XIB_ACCESS_REMOTE_WRITE |
+			 XIB_ACCESS_REMOTE_ATOMIC);
+}
+
+/**
+ * xib_rereg_user_mr() - change the memory, PD or access of a user MR
+ * @mr: the MR
+ * @flags: enum xib_rereg_mr_flags: what changes (at least one)
+ * @pd: with XIB_REREG_MR_CHANGE_PD the new PD, of @mr's context
+ * @addr: with XIB_REREG_MR_CHANGE_TRANSLATION the new first byte
+ * @length: with XIB_REREG_MR_CHANGE_TRANSLATION the new length
+ * @iova: with XIB_REREG_MR_CHANGE_TRANSLATION the address of @addr in
+ *	WQEs and RETHs
+ * @access: with XIB_REREG_MR_CHANGE_ACCESS the new access flags
+ *
+ * What is not changed stays; the result obeys the rules of
+ * xib_reg_user_mr().  The MR keeps its lkey and rkey: a new struct
+ * xib_mr with the new attributes takes @mr's place in the key table, so
+ * a lookup finds either the old MR or the new one, never a mixture, and
+ * requests that hold the old one finish with it.  The pages stay pinned
+ * unless the translation changes or the new access needs them writable
+ * and they are not; new pages are pinned (and charged) before the old
+ * ones are released.  Then @mr leaves, as in xib_dereg_mr(): the driver's
+ * dereg_mr, a wait for its last lookup reference, the old pages and PD
+ * released.
+ *
+ * Return: the MR that replaces @mr (@mr is freed), or an ERR_PTR and
+ * @mr unchanged: -EINVAL for a bad argument (also: the pages must be
+ * pinned again for writing but belong to another process), -ENOMEM,
+ * -EFAULT, or the driver's error.  Context: process context, as
+ * xib_dereg_mr().
+ */
+struct xib_mr *xib_rereg_user_mr(struct xib_mr *mr, u32 flags,
+				 struct xib_pd *pd, u64 addr, u64 length,
+				 u64 iova, u32 access)
+{
+	struct xib_device *dev = mr->device;
+	struct xib_umem *umem = mr->umem;
+	struct xib_mr *new;
+	bool repin;
+	int ret;
+
+	if (!flags || (flags & ~XIB_REREG_MR_SUPPORTED) || !umem)
+		return ERR_PTR(-EINVAL);
+	if (!(flags & XIB_REREG_MR_CHANGE_PD))
+		pd = mr->pd;
+	if (!(flags & XIB_REREG_MR_CHANGE_ACCESS))
+		access = mr->access;
+	if (!(flags & XIB_REREG_MR_CHANGE_TRANSLATION)) {
+		addr = umem->address;
+		length = mr->length;
+		iova = mr->iova;
+	}
+	if (pd->device != dev)
+		return ERR_PTR(-EINVAL);
+	ret = xib_check_mr_args(dev, addr, length, iova, access);
+	if (ret)
+		return ERR_PTR(ret);
+	repin = (flags & XIB_REREG_MR_CHANGE_TRANSLATION) ||
+		(xib_access_writes(access) && !umem->writable);
+	if (repin && !(flags & XIB_REREG_MR_CHANGE_TRANSLATION) &&
+	    umem->mm != current->mm)
+		return ERR_PTR(-EINVAL);
+
+	ret = xib_pd_use(pd, mr->uctx);
+	if (ret)
+		return ERR_PTR(ret);
+	new = xib_obj_alloc(dev->ops->size_mr, sizeof(*new));
+	if (!new) {
+		ret = -ENOMEM;
+		goto err_unuse_pd;
+	}
+	if (repin) {
+		umem = xib_umem_get(dev, addr, length, access);
+		if (IS_ERR(umem)) {
+			ret = PTR_ERR(umem);
+			goto err_free;
+		}
+	}
+	new->device = dev;
+	new->uctx = mr->uctx;
+	kref_init(&new->ref);
+	new->pd = pd;
+	new->iova = iova;
+	new->length = length;
+	new->access = access;
+	new->lkey = mr->lkey;
+	new->rkey = mr->rkey;
+	new->umem = umem;
+	if (dev->ops->reg_mr) {
+		ret = dev->ops->reg_mr(new);
+		if (ret)
+			goto err_release_umem;
+	}
+
+	/* From here on lookups of the key find @new. */
+	xib_res_publish(dev, XIB_RES_MR, mr->lkey >> 8, new);
+	if (dev->ops->dereg_mr)
+		dev->ops->dereg_mr(mr);
+	wait_var_event(&mr->ref, kref_read(&mr->ref) == 1);
+	if (repin)
+		xib_umem_release(mr->umem);
+	mr->umem = NULL;
+	xib_unuse(&mr->pd->usecnt);
+	xib_mr_put(mr);
+	return new;
+
+err_release_umem:
+	if (repin)
+		xib_umem_release(umem);
+err_free:
+	kfree(new);
+err_unuse_pd:
+	xib_pd_unuse(pd);
+	return ERR_PTR(ret);
+}
+EXPORT_SYMBOL_GPL(xib_rereg_user_mr);
 
 /**
  * xib_mr_check() - may a request use [iova, iova + length) of an MR?
@@ -692,16 +866,22 @@ EXPORT_SYMBOL_GPL(xib_create_srq);
  * xib_modify_srq() - change the limit of an SRQ
  * @srq: the SRQ
  * @mask: enum xib_srq_attr_mask; XIB_SRQ_MAX_WR (resizing) is refused
- *	with -EOPNOTSUPP
+ *	with -EOPNOTSUPP: the driver interface has no resize yet
  * @max_wr: ignored (see @mask)
  * @srq_limit: with XIB_SRQ_LIMIT, the new limit, up to @srq->max_wr; 0
  *	disarms
+ *
+ * @srq->srq_limit is set before the driver arms the new limit, so that
+ * an SRQ_LIMIT_REACHED of the new limit (which zeroes it, see
+ * xib_srq_event()) always comes after it.  Only an event of the old
+ * limit firing while this runs can leave it 0 with the new limit armed.
  *
  * Return: 0, -EINVAL, -EOPNOTSUPP or the driver's error.
  */
 int xib_modify_srq(struct xib_srq *srq, u32 mask, u32 max_wr, u32 srq_limit)
 {
 	struct xib_device *dev = srq->device;
+	u32 old;
 	int ret;
 
 	if (mask & ~(XIB_SRQ_MAX_WR | XIB_SRQ_LIMIT))
@@ -713,9 +893,11 @@ int xib_modify_srq(struct xib_srq *srq, u32 mask, u32 max_wr, u32 srq_limit)
 	if (srq_limit > srq->max_wr)
 		return -EINVAL;
 	mutex_lock(&xib_srq_mutex);
+	old = xchg(&srq->srq_limit, srq_limit);
 	ret = dev->ops->modify_srq(srq, srq_limit);
-	if (!ret)
-		WRITE_ONCE(srq->srq_limit, srq_limit);
+	/* The driver kept the old limit: so does the SRQ, unless it fired. */
+	if (ret)
+		cmpxchg(&srq->srq_limit, srq_limit, old);
 	mutex_unlock(&xib_srq_mutex);
 	return ret;
 }

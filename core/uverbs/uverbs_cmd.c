@@ -46,6 +46,7 @@ union xib_uverbs_cmd_buf {
 	struct xib_uverbs_alloc_pd alloc_pd;
 	struct xib_uverbs_destroy destroy;
 	struct xib_uverbs_reg_mr reg_mr;
+	struct xib_uverbs_rereg_mr rereg_mr;
 	struct xib_uverbs_create_comp_channel create_comp_channel;
 	struct xib_uverbs_create_cq create_cq;
 	struct xib_uverbs_resize_cq resize_cq;
@@ -232,9 +233,7 @@ static int xib_cmd_query_device(struct xib_uverbs_ctx *ctx, void *buf,
 
 	if (!xib_zero(cmd, sizeof(*cmd)))
 		return -EINVAL;
-	cmd->attr = ctx->xdev->attrs;
-	cmd->attr.phys_port_cnt = ctx->xdev->phys_port_cnt;
-	cmd->attr.node_guid = ctx->xdev->node_guid;
+	xib_query_device(ctx->xdev, &cmd->attr);
 	return 0;
 }
 
@@ -518,6 +517,51 @@ static int xib_cmd_reg_mr(struct xib_uverbs_ctx *ctx, void *buf,
 	cmd->rkey = mr->rkey;
 	out->commit_handle = uobj->handle;
 	return 0;
+}
+
+static int xib_cmd_rereg_mr(struct xib_uverbs_ctx *ctx, void *buf,
+			    struct xib_uverbs_out *out)
+{
+	struct xib_uverbs_rereg_mr *cmd = buf;
+	struct xib_uverbs_uobj *uobj, *pd_uobj = NULL;
+	struct xib_pd *pd = NULL;
+	struct xib_mr *mr;
+
+	if (!cmd->flags || (cmd->flags & ~XIB_REREG_MR_SUPPORTED) ||
+	    cmd->lkey || cmd->rkey)
+		return -EINVAL;
+	if (!(cmd->flags & XIB_REREG_MR_CHANGE_TRANSLATION) &&
+	    (cmd->addr || cmd->length || cmd->iova))
+		return -EINVAL;
+	if (!(cmd->flags & XIB_REREG_MR_CHANGE_PD) && cmd->pd_handle)
+		return -EINVAL;
+	if (!(cmd->flags & XIB_REREG_MR_CHANGE_ACCESS) && cmd->access)
+		return -EINVAL;
+	if (cmd->access & ~XIB_ACCESS_MR_SUPPORTED)
+		return -EINVAL;
+	/* Exclusive: no other command may use the MR while it is replaced. */
+	uobj = xib_uobj_get(ctx, cmd->mr_handle, XIB_UOBJ_MR, true);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	if (cmd->flags & XIB_REREG_MR_CHANGE_PD) {
+		pd_uobj = xib_uobj_get(ctx, cmd->pd_handle, XIB_UOBJ_PD, false);
+		if (IS_ERR(pd_uobj)) {
+			atomic_set(&uobj->usecnt, 0);
+			return PTR_ERR(pd_uobj);
+		}
+		pd = pd_uobj->object;
+	}
+	mr = xib_rereg_user_mr(uobj->object, cmd->flags, pd, cmd->addr,
+			       cmd->length, cmd->iova, cmd->access);
+	if (pd_uobj)
+		xib_uobj_put(pd_uobj);
+	if (!IS_ERR(mr)) {
+		uobj->object = mr;
+		cmd->lkey = mr->lkey;
+		cmd->rkey = mr->rkey;
+	}
+	atomic_set(&uobj->usecnt, 0);
+	return PTR_ERR_OR_ZERO(mr);
 }
 
 static int xib_cmd_create_ah(struct xib_uverbs_ctx *ctx, void *buf,
@@ -950,6 +994,7 @@ static const struct xib_uverbs_cmd_desc xib_uverbs_cmds[] = {
 	XIB_CMD(CREATE_AH, xib_cmd_create_ah, XIB_RES),
 	XIB_CMD(DESTROY_AH, xib_cmd_destroy_ah, XIB_RES),
 	XIB_CMD(KICK, xib_cmd_kick, XIB_RES),
+	XIB_CMD(REREG_MR, xib_cmd_rereg_mr, XIB_RES),
 };
 
 static void xib_uverbs_check_abi(void)
@@ -964,6 +1009,7 @@ static void xib_uverbs_check_abi(void)
 	BUILD_BUG_ON(sizeof(struct xib_uverbs_alloc_pd) != 8);
 	BUILD_BUG_ON(sizeof(struct xib_uverbs_destroy) != 8);
 	BUILD_BUG_ON(sizeof(struct xib_uverbs_reg_mr) != 48);
+	BUILD_BUG_ON(sizeof(struct xib_uverbs_rereg_mr) != 48);
 	BUILD_BUG_ON(sizeof(struct xib_uverbs_create_comp_channel) != 8);
 	BUILD_BUG_ON(sizeof(struct xib_uverbs_comp_event) != 8);
 	BUILD_BUG_ON(sizeof(struct xib_uverbs_async_event) != 16);

@@ -121,7 +121,9 @@ struct xib_event_handler {
  *	xib_mmap_publish() and return its offset and size
  * @kick: user space rang the doorbell of @qp's send queue (engine asleep)
  * @reg_mr: @mr->umem is pinned and @mr->lkey/@mr->rkey assigned by the
- *	core; optional
+ *	core; optional.  A re-registration calls it for the replacing MR,
+ *	which has the keys of the one it replaces, then @dereg_mr for that
+ *	one (see xib_rereg_user_mr())
  * @create_cq: set up @cq->cqe (>= attr->cqe) entries; for a user CQ
  *	(@uctx set) publish the ring and describe it in @ring
  * @resize_cq: grow or shrink to at least @cqe entries, keeping unpolled
@@ -537,7 +539,7 @@ struct xib_srq {
 	u32 srqn;
 	u32 max_wr;
 	u32 max_sge;
-	u32 srq_limit;		/* under the core's SRQ modify lock */
+	u32 srq_limit;		/* see xib_modify_srq(), xib_srq_event() */
 	void (*event_handler)(struct xib_srq *srq, enum xib_event_type type);
 	void *context;
 	u64 user_handle;
@@ -553,11 +555,16 @@ struct xib_ah {
 	u64 user_handle;
 };
 
+void xib_query_device(struct xib_device *dev,
+		      struct xib_uverbs_device_attr *attr);
 struct xib_pd *xib_alloc_pd(struct xib_device *dev, struct xib_ucontext *uctx);
 int xib_dealloc_pd(struct xib_pd *pd);
 struct xib_mr *xib_reg_user_mr(struct xib_pd *pd, u64 addr, u64 length,
 			       u64 iova, u32 access);
 int xib_dereg_mr(struct xib_mr *mr);
+struct xib_mr *xib_rereg_user_mr(struct xib_mr *mr, u32 flags,
+				 struct xib_pd *pd, u64 addr, u64 length,
+				 u64 iova, u32 access);
 struct xib_cq *xib_create_cq(struct xib_device *dev, struct xib_ucontext *uctx,
 			     const struct xib_cq_init_attr *attr,
 			     struct xib_uverbs_ring *ring);
@@ -609,8 +616,14 @@ static inline void xib_qp_event(struct xib_qp *qp, enum xib_event_type type)
 		qp->event_handler(qp, type);
 }
 
+/*
+ * The IBTA disarms an SRQ's limit when it fires: from SRQ_LIMIT_REACHED on
+ * the SRQ's limit reads 0 until xib_modify_srq() arms it again.
+ */
 static inline void xib_srq_event(struct xib_srq *srq, enum xib_event_type type)
 {
+	if (type == XIB_EVENT_SRQ_LIMIT_REACHED)
+		WRITE_ONCE(srq->srq_limit, 0);
 	if (srq->event_handler)
 		srq->event_handler(srq, type);
 }

@@ -703,6 +703,13 @@ static void xib_verbs_test_args(struct kunit *test)
 			-EOPNOTSUPP);
 	KUNIT_EXPECT_EQ(test, xib_modify_srq(srq, XIB_SRQ_LIMIT, 0, 8), 0);
 	KUNIT_EXPECT_EQ(test, srq->srq_limit, 8U);
+	/* The limit fires: disarmed (IBTA), until armed again. */
+	xib_srq_event(srq, XIB_EVENT_SRQ_LIMIT_REACHED);
+	KUNIT_EXPECT_EQ(test, srq->srq_limit, 0U);
+	KUNIT_EXPECT_EQ(test, xib_modify_srq(srq, XIB_SRQ_LIMIT, 0, 3), 0);
+	KUNIT_EXPECT_EQ(test, srq->srq_limit, 3U);
+	xib_srq_event(srq, XIB_EVENT_SRQ_ERR);
+	KUNIT_EXPECT_EQ(test, srq->srq_limit, 3U);
 	KUNIT_EXPECT_EQ(test, xib_destroy_srq(srq), 0);
 
 	/* AH: port, GID, is_global. */
@@ -1035,6 +1042,205 @@ out_unuse:
 	xib_tdev_free(test, dev);
 }
 
+static void xib_verbs_test_query_device(struct kunit *test)
+{
+	struct xib_device *dev = xib_tdev_alloc(test, &xib_tops);
+	const u32 core_caps = XIB_DEVICE_CURR_QP_STATE_MOD |
+			      XIB_DEVICE_PORT_ACTIVE_EVENT |
+			      XIB_DEVICE_SYS_IMAGE_GUID;
+	struct xib_uverbs_device_attr a;
+
+	dev->node_guid = cpu_to_be64(0x0211223344556677ULL);
+	xib_query_device(dev, &a);
+	KUNIT_EXPECT_EQ(test, a.node_guid, dev->node_guid);
+	KUNIT_EXPECT_EQ(test, a.sys_image_guid, dev->node_guid);
+	KUNIT_EXPECT_EQ(test, a.phys_port_cnt, 1);
+	KUNIT_EXPECT_EQ(test, a.device_cap_flags, core_caps);
+	KUNIT_EXPECT_EQ(test, a.vendor_id, 0x7a6962U);
+	KUNIT_EXPECT_EQ(test, a.vendor_part_id, 1U);
+	KUNIT_EXPECT_EQ(test, a.max_qp_wr, dev->attrs.max_qp_wr);
+
+	/* What the driver says wins; the core only adds. */
+	dev->attrs.sys_image_guid = cpu_to_be64(42);
+	dev->attrs.vendor_id = 0x1234;
+	dev->attrs.vendor_part_id = 0;
+	dev->attrs.device_cap_flags = XIB_DEVICE_RC_RNR_NAK_GEN;
+	xib_query_device(dev, &a);
+	KUNIT_EXPECT_EQ(test, a.sys_image_guid, cpu_to_be64(42));
+	KUNIT_EXPECT_EQ(test, a.vendor_id, 0x1234U);
+	KUNIT_EXPECT_EQ(test, a.vendor_part_id, 0U);
+	KUNIT_EXPECT_EQ(test, a.device_cap_flags,
+			core_caps | XIB_DEVICE_RC_RNR_NAK_GEN);
+	xib_tdev_free(test, dev);
+}
+
+static void xib_verbs_test_rereg_mr(struct kunit *test)
+{
+	struct xib_device *dev = xib_tdev_alloc(test, &xib_tops);
+	const u32 rw = XIB_ACCESS_LOCAL_WRITE | XIB_ACCESS_REMOTE_WRITE |
+		       XIB_ACCESS_REMOTE_READ;
+	struct xib_mr *mr, *r, *found;
+	struct xib_pd *pd, *pd2, *upd = NULL;
+	struct xib_ucontext uctx;
+	struct xib_umem *umem;
+	unsigned long addr;
+	char msg[8] = "rereg";
+	char back[8] = {};
+	s64 pinned;
+	u32 key;
+
+	if (!xib_tmm)
+		kunit_skip(test, "no user mm to borrow");
+	pd = xib_alloc_pd(dev, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pd));
+	pd2 = xib_alloc_pd(dev, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pd2));
+	KUNIT_ASSERT_EQ(test, xib_ucontext_init(&uctx, dev), 0);
+
+	/* No KUNIT_ASSERT while the mm is in use: jump to out_unuse. */
+	kthread_use_mm(xib_tmm);
+	addr = vm_mmap(NULL, 0, 4 * PAGE_SIZE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, 0);
+	if (IS_ERR_VALUE(addr)) {
+		KUNIT_FAIL(test, "vm_mmap: %ld", (long)addr);
+		goto out_unuse;
+	}
+	pinned = atomic64_read(&xib_tmm->pinned_vm);
+	mr = xib_reg_user_mr(pd, addr, PAGE_SIZE, 0x5000,
+			     XIB_ACCESS_REMOTE_READ);
+	if (IS_ERR(mr)) {
+		KUNIT_FAIL(test, "reg_mr: %ld", PTR_ERR(mr));
+		goto out_unmap;
+	}
+	key = mr->lkey;
+	KUNIT_EXPECT_FALSE(test, mr->umem->writable);
+
+	/* Refused: nothing changes. */
+	r = xib_rereg_user_mr(mr, 0, NULL, 0, 0, 0, 0);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(r), -EINVAL);
+	r = xib_rereg_user_mr(mr, 8, NULL, 0, 0, 0, 0);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(r), -EINVAL);
+	r = xib_rereg_user_mr(mr, XIB_REREG_MR_CHANGE_ACCESS, NULL, 0, 0, 0,
+			      XIB_ACCESS_REMOTE_WRITE);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(r), -EINVAL);
+	r = xib_rereg_user_mr(mr, XIB_REREG_MR_CHANGE_ACCESS, NULL, 0, 0, 0,
+			      XIB_ACCESS_MW_BIND);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(r), -EINVAL);
+	r = xib_rereg_user_mr(mr, XIB_REREG_MR_CHANGE_TRANSLATION, NULL, addr,
+			      0, addr, 0);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(r), -EINVAL);
+	upd = xib_alloc_pd(dev, &uctx);
+	if (IS_ERR(upd)) {
+		KUNIT_FAIL(test, "alloc_pd: %ld", PTR_ERR(upd));
+		upd = NULL;
+	} else {
+		/* A PD of another owner. */
+		r = xib_rereg_user_mr(mr, XIB_REREG_MR_CHANGE_PD, upd, 0, 0, 0,
+				      0);
+		KUNIT_EXPECT_EQ(test, PTR_ERR(r), -EINVAL);
+	}
+	r = xib_rereg_user_mr(mr, XIB_REREG_MR_CHANGE_TRANSLATION, NULL,
+			      0x1000, PAGE_SIZE, 0x1000, 0);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(r), -EFAULT);
+	found = xib_mr_get_by_key(dev, key);
+	KUNIT_EXPECT_PTR_EQ(test, found, mr);
+	if (found)
+		xib_mr_put(found);
+	KUNIT_EXPECT_EQ(test, mr->access, (u32)XIB_ACCESS_REMOTE_READ);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&xib_tmm->pinned_vm), pinned + 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pd->usecnt), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pd2->usecnt), 0);
+
+	/*
+	 * Access: read-only pages are pinned again for writing.  The key
+	 * stays; a request that held the old MR finishes with it, and the
+	 * re-registration waits for it, as dereg does.
+	 */
+	xib_tlate.mr = xib_mr_get_by_key(dev, key);
+	xib_tlate.done = false;
+	INIT_DELAYED_WORK(&xib_tlate.work, xib_tlate_put_fn);
+	if (xib_tlate.mr)
+		schedule_delayed_work(&xib_tlate.work, msecs_to_jiffies(200));
+	r = xib_rereg_user_mr(mr, XIB_REREG_MR_CHANGE_ACCESS, NULL, 0, 0, 0,
+			      rw);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(xib_tlate.done));
+	flush_delayed_work(&xib_tlate.work);
+	if (IS_ERR(r)) {
+		KUNIT_FAIL(test, "rereg access: %ld", PTR_ERR(r));
+		goto out_dereg;
+	}
+	mr = r;
+	KUNIT_EXPECT_EQ(test, mr->lkey, key);
+	KUNIT_EXPECT_EQ(test, mr->rkey, key);
+	KUNIT_EXPECT_EQ(test, mr->access, rw);
+	KUNIT_EXPECT_EQ(test, mr->iova, 0x5000ULL);
+	KUNIT_EXPECT_TRUE(test, mr->umem->writable);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&xib_tmm->pinned_vm), pinned + 1);
+	KUNIT_EXPECT_EQ(test, xib_mr_check(mr, pd, 0x5000, 8,
+					   XIB_ACCESS_REMOTE_WRITE), 0);
+	found = xib_mr_get_by_key(dev, key);
+	KUNIT_EXPECT_PTR_EQ(test, found, mr);
+	if (found)
+		xib_mr_put(found);
+
+	/* Fewer rights: the pinned pages stay as they are. */
+	umem = mr->umem;
+	r = xib_rereg_user_mr(mr, XIB_REREG_MR_CHANGE_ACCESS, NULL, 0, 0, 0,
+			      XIB_ACCESS_LOCAL_WRITE);
+	if (IS_ERR(r)) {
+		KUNIT_FAIL(test, "rereg fewer rights: %ld", PTR_ERR(r));
+		goto out_dereg;
+	}
+	mr = r;
+	KUNIT_EXPECT_PTR_EQ(test, mr->umem, umem);
+	KUNIT_EXPECT_EQ(test, xib_mr_check(mr, pd, 0x5000, 8,
+					   XIB_ACCESS_REMOTE_WRITE), -EACCES);
+
+	/* Translation and PD at once: two new pages at a new iova. */
+	r = xib_rereg_user_mr(mr, XIB_REREG_MR_CHANGE_TRANSLATION |
+			      XIB_REREG_MR_CHANGE_PD | XIB_REREG_MR_CHANGE_ACCESS,
+			      pd2, addr + PAGE_SIZE, 2 * PAGE_SIZE, 0x9000, rw);
+	if (IS_ERR(r)) {
+		KUNIT_FAIL(test, "rereg translation: %ld", PTR_ERR(r));
+		goto out_dereg;
+	}
+	mr = r;
+	KUNIT_EXPECT_EQ(test, mr->lkey, key);
+	KUNIT_EXPECT_PTR_EQ(test, mr->pd, pd2);
+	KUNIT_EXPECT_EQ(test, mr->iova, 0x9000ULL);
+	KUNIT_EXPECT_EQ(test, mr->length, (u64)(2 * PAGE_SIZE));
+	KUNIT_EXPECT_EQ(test, mr->umem->npages, 2UL);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&xib_tmm->pinned_vm), pinned + 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pd->usecnt), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pd2->usecnt), 1);
+	KUNIT_EXPECT_EQ(test, xib_mr_check(mr, pd, 0x9000, 8, 0), -EACCES);
+	KUNIT_EXPECT_EQ(test, xib_mr_check(mr, pd2, 0x5000, 8, 0), -ERANGE);
+	/* Offset PAGE_SIZE + 4 of the MR is byte 4 of the third page. */
+	KUNIT_EXPECT_EQ(test, xib_umem_copy_to(mr->umem, PAGE_SIZE + 4, msg,
+					       sizeof(msg)), 0);
+	KUNIT_EXPECT_EQ(test, copy_from_user(back,
+					     (void __user *)(addr + 2 * PAGE_SIZE + 4),
+					     sizeof(back)), 0UL);
+	KUNIT_EXPECT_EQ(test, memcmp(msg, back, sizeof(msg)), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->res_count[XIB_RES_MR]), 1);
+
+out_dereg:
+	KUNIT_EXPECT_EQ(test, xib_dereg_mr(mr), 0);
+	KUNIT_EXPECT_NULL(test, xib_mr_get_by_key(dev, key));
+	KUNIT_EXPECT_EQ(test, atomic64_read(&xib_tmm->pinned_vm), pinned);
+out_unmap:
+	vm_munmap(addr, 4 * PAGE_SIZE);
+out_unuse:
+	kthread_unuse_mm(xib_tmm);
+
+	if (upd)
+		KUNIT_EXPECT_EQ(test, xib_dealloc_pd(upd), 0);
+	xib_ucontext_cleanup(&uctx);
+	KUNIT_EXPECT_EQ(test, xib_dealloc_pd(pd2), 0);
+	KUNIT_EXPECT_EQ(test, xib_dealloc_pd(pd), 0);
+	xib_tdev_free(test, dev);
+}
+
 static struct kunit_case xib_verbs_test_cases[] = {
 	KUNIT_CASE(xib_verbs_test_mr_check),
 	KUNIT_CASE(xib_verbs_test_destroy_order),
@@ -1045,6 +1251,8 @@ static struct kunit_case xib_verbs_test_cases[] = {
 	KUNIT_CASE(xib_verbs_test_mmap),
 	KUNIT_CASE(xib_verbs_test_umem_copy),
 	KUNIT_CASE(xib_verbs_test_reg_mr),
+	KUNIT_CASE(xib_verbs_test_rereg_mr),
+	KUNIT_CASE(xib_verbs_test_query_device),
 	{}
 };
 

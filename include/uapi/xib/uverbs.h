@@ -44,7 +44,11 @@
  * XIB_UVERBS_QUERY_DEVICE
  *	Device attributes and limits (struct xib_uverbs_device_attr).  The
  *	limits are enforced by every create command: a request above one
- *	fails with -EINVAL, never silently clamped.
+ *	fails with -EINVAL, never silently clamped.  sys_image_guid is never
+ *	0 (the node GUID unless the driver has another); device_cap_flags
+ *	holds exactly the enum xib_device_cap_flags the device honours; a
+ *	device whose driver names no vendor reports XIB_VENDOR_ID and
+ *	XIB_VENDOR_PART_ID_SOFT.
  * XIB_UVERBS_QUERY_PORT, XIB_UVERBS_QUERY_GID, XIB_UVERBS_QUERY_PKEY
  *	Port attributes, one GID table entry (-ENOENT for an empty entry),
  *	one P_Key (the table has one entry, 0xffff).
@@ -57,6 +61,17 @@
  *	pages are pinned and charged to RLIMIT_MEMLOCK (-ENOMEM beyond it
  *	unless CAP_IPC_LOCK).  REMOTE_WRITE or REMOTE_ATOMIC without
  *	LOCAL_WRITE is -EINVAL, as in the IBTA.  length 0 is -EINVAL.
+ * XIB_UVERBS_REREG_MR
+ *	Change an MR in place (the IBTA's Reregister Memory Region): with
+ *	XIB_REREG_MR_CHANGE_TRANSLATION its memory (addr, length, and iova,
+ *	the address of addr in WQEs and RETHs), with _CHANGE_PD its PD (of
+ *	the same context), with _CHANGE_ACCESS its access flags; each with
+ *	the rules of REG_MR, and fields of a change not requested must be
+ *	zero.  The MR keeps its handle, lkey and rkey (returned).  Work
+ *	requests the HCA starts after the command see only the new
+ *	attributes; one already running finishes with the old ones.  New
+ *	pages are pinned before the old ones are let go, so both count
+ *	against RLIMIT_MEMLOCK for that moment.  On failure nothing changes.
  * XIB_UVERBS_CREATE_COMP_CHANNEL
  *	A new completion channel fd (O_CLOEXEC): read() returns struct
  *	xib_uverbs_comp_event records, one per CQ event; poll() works.
@@ -76,7 +91,9 @@
  * XIB_UVERBS_CREATE_SRQ, XIB_UVERBS_MODIFY_SRQ, XIB_UVERBS_QUERY_SRQ,
  * XIB_UVERBS_DESTROY_SRQ
  *	Shared receive queues.  Modify can set the limit (arming the
- *	SRQ_LIMIT_REACHED event); resizing an SRQ is -EOPNOTSUPP.
+ *	SRQ_LIMIT_REACHED event; when the event fires the limit is 0 again,
+ *	as QUERY_SRQ then says); resizing an SRQ (XIB_SRQ_MAX_WR) is
+ *	-EOPNOTSUPP.
  * XIB_UVERBS_CREATE_AH, XIB_UVERBS_DESTROY_AH
  *	Address handles for UD sends.  UD WQEs name an AH by the ahn the
  *	create returns; the HCA checks that it belongs to the QP's PD.
@@ -202,6 +219,57 @@ enum xib_access_flags {
 				 XIB_ACCESS_REMOTE_WRITE |		\
 				 XIB_ACCESS_REMOTE_READ |		\
 				 XIB_ACCESS_REMOTE_ATOMIC)
+
+/* MR re-registration (XIB_UVERBS_REREG_MR); the bits of enum ibv_rereg_mr_flags. */
+enum xib_rereg_mr_flags {
+	XIB_REREG_MR_CHANGE_TRANSLATION	= 1 << 0,
+	XIB_REREG_MR_CHANGE_PD		= 1 << 1,
+	XIB_REREG_MR_CHANGE_ACCESS	= 1 << 2,
+};
+
+#define XIB_REREG_MR_SUPPORTED	(XIB_REREG_MR_CHANGE_TRANSLATION |	\
+				 XIB_REREG_MR_CHANGE_PD |		\
+				 XIB_REREG_MR_CHANGE_ACCESS)
+
+/*
+ * Device capabilities (xib_uverbs_device_attr.device_cap_flags); the bits
+ * of enum ibv_device_cap_flags.
+ */
+enum xib_device_cap_flags {
+	XIB_DEVICE_RESIZE_MAX_WR	= 1 << 0,
+	XIB_DEVICE_BAD_PKEY_CNTR	= 1 << 1,
+	XIB_DEVICE_BAD_QKEY_CNTR	= 1 << 2,
+	XIB_DEVICE_RAW_MULTI		= 1 << 3,
+	XIB_DEVICE_AUTO_PATH_MIG	= 1 << 4,
+	XIB_DEVICE_CHANGE_PHY_PORT	= 1 << 5,
+	XIB_DEVICE_UD_AV_PORT_ENFORCE	= 1 << 6,
+	XIB_DEVICE_CURR_QP_STATE_MOD	= 1 << 7,
+	XIB_DEVICE_SHUTDOWN_PORT	= 1 << 8,
+	XIB_DEVICE_INIT_TYPE		= 1 << 9,
+	XIB_DEVICE_PORT_ACTIVE_EVENT	= 1 << 10,
+	XIB_DEVICE_SYS_IMAGE_GUID	= 1 << 11,
+	XIB_DEVICE_RC_RNR_NAK_GEN	= 1 << 12,
+	XIB_DEVICE_SRQ_RESIZE		= 1 << 13,
+	XIB_DEVICE_N_NOTIFY_CQ		= 1 << 14,
+	XIB_DEVICE_MEM_WINDOW		= 1 << 17,
+	XIB_DEVICE_UD_IP_CSUM		= 1 << 18,
+	XIB_DEVICE_XRC			= 1 << 20,
+	XIB_DEVICE_MEM_MGT_EXTENSIONS	= 1 << 21,
+	XIB_DEVICE_MEM_WINDOW_TYPE_2A	= 1 << 23,
+	XIB_DEVICE_MEM_WINDOW_TYPE_2B	= 1 << 24,
+	XIB_DEVICE_RC_IP_CSUM		= 1 << 25,
+	XIB_DEVICE_RAW_IP_CSUM		= 1 << 26,
+	XIB_DEVICE_MANAGED_FLOW_STEERING = 1 << 29,
+};
+
+/*
+ * The vendor of a device whose driver names none: xib itself.  0x7a6962
+ * has the IEEE U/L bit (0x02 of its first octet) set, so it is no
+ * vendor's assigned OUI; part 1 is the software HCA.  Neither is a value
+ * programs (perftest) key device-specific paths on.
+ */
+#define XIB_VENDOR_ID			0x7a6962
+#define XIB_VENDOR_PART_ID_SOFT		1
 
 /* Port MTUs; the values of enum ibv_mtu (256 << (mtu - 1) bytes). */
 enum xib_mtu {
@@ -347,6 +415,19 @@ struct xib_uverbs_reg_mr {
 	__u32 lkey;			/* out */
 	__u32 rkey;			/* out */
 	__u32 reserved;
+};
+
+/* Fields of a change @flags does not request must be zero. */
+struct xib_uverbs_rereg_mr {
+	__aligned_u64 addr;		/* in, CHANGE_TRANSLATION */
+	__aligned_u64 length;		/* in, CHANGE_TRANSLATION: > 0 */
+	__aligned_u64 iova;		/* in, CHANGE_TRANSLATION */
+	__u32 mr_handle;		/* in */
+	__u32 flags;			/* in: enum xib_rereg_mr_flags, not 0 */
+	__u32 pd_handle;		/* in, CHANGE_PD */
+	__u32 access;			/* in, CHANGE_ACCESS */
+	__u32 lkey;			/* out */
+	__u32 rkey;			/* out */
 };
 
 struct xib_uverbs_create_comp_channel {
@@ -570,5 +651,6 @@ struct xib_uverbs_create_ah {
 #define XIB_UVERBS_CREATE_AH		XIB_UVERBS_IO(0x15, struct xib_uverbs_create_ah)
 #define XIB_UVERBS_DESTROY_AH		XIB_UVERBS_IO(0x16, struct xib_uverbs_destroy)
 #define XIB_UVERBS_KICK			XIB_UVERBS_IO(0x17, struct xib_uverbs_destroy)
+#define XIB_UVERBS_REREG_MR		XIB_UVERBS_IO(0x18, struct xib_uverbs_rereg_mr)
 
 #endif /* _UAPI_XIB_UVERBS_H */
