@@ -240,6 +240,34 @@ int xib_read_async_event(struct xib_context *ctx, struct xib_uverbs_async_event 
 	return n == sizeof(*ev) ? 0 : -EPROTO;
 }
 
+/*
+ * A queue's lock, unless its owner said that one thread alone uses it
+ * (xib_qp_set_single_threaded(), xib_cq_set_single_threaded()).
+ */
+static void wq_lock(struct xib_wq *wq)
+{
+	if (!wq->single_threaded)
+		pthread_spin_lock(&wq->lock);
+}
+
+static void wq_unlock(struct xib_wq *wq)
+{
+	if (!wq->single_threaded)
+		pthread_spin_unlock(&wq->lock);
+}
+
+static void cq_lock(struct xib_cq *cq)
+{
+	if (!cq->single_threaded)
+		pthread_spin_lock(&cq->lock);
+}
+
+static void cq_unlock(struct xib_cq *cq)
+{
+	if (!cq->single_threaded)
+		pthread_spin_unlock(&cq->lock);
+}
+
 /* --- PD, MR, AH --------------------------------------------------------- */
 
 int xib_alloc_pd(struct xib_context *ctx, struct xib_pd **out)
@@ -317,6 +345,44 @@ int xib_reg_mr(struct xib_pd *pd, void *addr, uint64_t length, uint32_t access,
 	       struct xib_mr **out)
 {
 	return xib_reg_mr_iova(pd, addr, length, (uintptr_t)addr, access, out);
+}
+
+int xib_rereg_mr(struct xib_mr *mr, uint32_t flags, struct xib_pd *pd, void *addr,
+		 uint64_t length, uint64_t iova, uint32_t access)
+{
+	struct xib_uverbs_rereg_mr r;
+	int ret;
+
+	memset(&r, 0, sizeof(r));
+	r.mr_handle = mr->handle;
+	r.flags = flags;
+	if (flags & XIB_REREG_MR_CHANGE_TRANSLATION) {
+		r.addr = (uintptr_t)addr;
+		r.length = length;
+		r.iova = iova;
+	}
+	if (flags & XIB_REREG_MR_CHANGE_PD) {
+		if (!pd || pd->ctx != mr->pd->ctx)
+			return -EINVAL;
+		r.pd_handle = pd->handle;
+	}
+	if (flags & XIB_REREG_MR_CHANGE_ACCESS)
+		r.access = access;
+	ret = xcmd(mr->pd->ctx->fd, XIB_UVERBS_REREG_MR, &r);
+	if (ret)
+		return ret;
+	if (flags & XIB_REREG_MR_CHANGE_TRANSLATION) {
+		mr->addr = addr;
+		mr->length = length;
+		mr->iova = iova;
+	}
+	if (flags & XIB_REREG_MR_CHANGE_PD)
+		mr->pd = pd;
+	if (flags & XIB_REREG_MR_CHANGE_ACCESS)
+		mr->access = access;
+	mr->lkey = r.lkey;
+	mr->rkey = r.rkey;
+	return 0;
 }
 
 int xib_dereg_mr(struct xib_mr *mr)
@@ -494,7 +560,17 @@ int xib_resize_cq(struct xib_cq *cq, uint32_t cqe)
 	r.cq_handle = cq->handle;
 	r.cqe = cqe;
 	/* Nobody polls while the kernel moves the unpolled CQEs. */
-	pthread_spin_lock(&cq->lock);
+	cq_lock(cq);
+	/*
+	 * The manual: cqe must be at least the number of unpolled CQEs.
+	 * The kernel refuses what does not fit the new ring, which is
+	 * rounded up; this refuses what is below the request, of the CQEs
+	 * written so far (more may come; those the kernel checks).
+	 */
+	if (xib_load_acquire(&cq->hdr->prod) - cq->cons > cqe) {
+		ret = -EINVAL;
+		goto out;
+	}
 	ret = xcmd(cq->ctx->fd, XIB_UVERBS_RESIZE_CQ, &r);
 	if (ret)
 		goto out;
@@ -515,7 +591,7 @@ int xib_resize_cq(struct xib_cq *cq, uint32_t cqe)
 	cq->cons = cq->hdr->cons;
 	cq->arm = cq->hdr->arm;
 out:
-	pthread_spin_unlock(&cq->lock);
+	cq_unlock(cq);
 	return ret;
 }
 
@@ -526,7 +602,7 @@ int xib_poll_cq(struct xib_cq *cq, int num, xib_wc *wc)
 
 	if (num < 0)
 		return -EINVAL;
-	pthread_spin_lock(&cq->lock);
+	cq_lock(cq);
 	prod = xib_load_acquire(&cq->hdr->prod);
 	avail = prod - cq->cons;
 	if (avail > cq->ring.slots) {
@@ -543,19 +619,24 @@ int xib_poll_cq(struct xib_cq *cq, int num, xib_wc *wc)
 	}
 	ret = avail;
 out:
-	pthread_spin_unlock(&cq->lock);
+	cq_unlock(cq);
 	return ret;
 }
 
 int xib_req_notify_cq(struct xib_cq *cq, int solicited_only)
 {
-	pthread_spin_lock(&cq->lock);
+	cq_lock(cq);
 	cq->arm = ((cq->arm & ~3u) + (1u << XIB_HCA_CQ_ARM_SN_SHIFT)) |
 		  (solicited_only ? XIB_HCA_CQ_ARM_SOLICITED : XIB_HCA_CQ_ARM_NEXT);
 	xib_store_release(&cq->hdr->arm, cq->arm);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	pthread_spin_unlock(&cq->lock);
+	cq_unlock(cq);
 	return 0;
+}
+
+void xib_cq_set_single_threaded(struct xib_cq *cq)
+{
+	cq->single_threaded = 1;
 }
 
 int xib_cq_overflowed(struct xib_cq *cq)
@@ -762,13 +843,19 @@ int xib_modify_qp(struct xib_qp *qp, const struct xib_uverbs_qp_attr *attr,
 	m.attr = *attr;
 	ret = xcmd(qp->pd->ctx->fd, XIB_UVERBS_MODIFY_QP, &m);
 	if (!ret && (attr_mask & XIB_QP_STATE)) {
-		pthread_spin_lock(&qp->sq.lock);
-		pthread_spin_lock(&qp->rq.lock);
+		wq_lock(&qp->sq);
+		wq_lock(&qp->rq);
 		__atomic_store_n(&qp->state, attr->qp_state, __ATOMIC_RELAXED);
-		pthread_spin_unlock(&qp->rq.lock);
-		pthread_spin_unlock(&qp->sq.lock);
+		wq_unlock(&qp->rq);
+		wq_unlock(&qp->sq);
 	}
 	return ret;
+}
+
+void xib_qp_set_single_threaded(struct xib_qp *qp)
+{
+	qp->sq.single_threaded = 1;
+	qp->rq.single_threaded = 1;
 }
 
 int xib_query_qp(struct xib_qp *qp, struct xib_uverbs_query_qp *out)
@@ -896,10 +983,10 @@ static int write_send_wqe(struct xib_qp *qp, const struct xib_send_wr *wr)
 
 int xib_sq_begin(struct xib_qp *qp)
 {
-	pthread_spin_lock(&qp->sq.lock);
+	wq_lock(&qp->sq);
 	/* RESET, INIT, RTR: refused; SQD queues, SQE and ERR flush. */
 	if (qp->state < XIB_QPS_RTS) {
-		pthread_spin_unlock(&qp->sq.lock);
+		wq_unlock(&qp->sq);
 		return EINVAL;
 	}
 	qp->sq.begin_prod = qp->sq.prod;
@@ -925,7 +1012,14 @@ void xib_sq_end(struct xib_qp *qp)
 			destroy_simple(ctx, XIB_UVERBS_KICK, qp->handle);
 		}
 	}
-	pthread_spin_unlock(&qp->sq.lock);
+	wq_unlock(&qp->sq);
+}
+
+void xib_sq_abort(struct xib_qp *qp)
+{
+	/* Nothing was published: the slots from begin_prod on are free. */
+	qp->sq.prod = qp->sq.begin_prod;
+	wq_unlock(&qp->sq);
 }
 
 int xib_post_send(struct xib_qp *qp, struct xib_send_wr *wr, struct xib_send_wr **bad_wr)
@@ -988,14 +1082,14 @@ int xib_post_recv(struct xib_qp *qp, struct xib_recv_wr *wr, struct xib_recv_wr 
 		*bad_wr = wr;
 		return EINVAL;
 	}
-	pthread_spin_lock(&qp->rq.lock);
+	wq_lock(&qp->rq);
 	if (qp->state == XIB_QPS_RESET) {
 		*bad_wr = wr;
 		ret = EINVAL;
 	} else {
 		ret = post_recv_wq(&qp->rq, wr, bad_wr);
 	}
-	pthread_spin_unlock(&qp->rq.lock);
+	wq_unlock(&qp->rq);
 	return ret;
 }
 
@@ -1004,8 +1098,8 @@ int xib_post_srq_recv(struct xib_srq *srq, struct xib_recv_wr *wr,
 {
 	int ret;
 
-	pthread_spin_lock(&srq->rq.lock);
+	wq_lock(&srq->rq);
 	ret = post_recv_wq(&srq->rq, wr, bad_wr);
-	pthread_spin_unlock(&srq->rq.lock);
+	wq_unlock(&srq->rq);
 	return ret;
 }

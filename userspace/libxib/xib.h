@@ -15,6 +15,9 @@
  *   has its own lock; posting to different queues runs in parallel.
  *   Creating and destroying objects may run in parallel with each other;
  *   destroying an object while another thread uses it is the caller's bug.
+ *   xib_qp_set_single_threaded()/xib_cq_set_single_threaded(), right
+ *   after creation, promise that one thread at a time uses the object:
+ *   its locks are then not taken (thread domains).
  *
  * Posting checks for a free slot itself (prod - cons < slots, cons loaded
  * with acquire semantics) and fails with ENOMEM when the queue is full.
@@ -96,6 +99,7 @@ struct xib_cq {
 	uint32_t cons;		/* our copy of hdr->cons (we are its writer) */
 	uint32_t arm;		/* our copy of hdr->arm (we are its writer) */
 	uint32_t comp_events;	/* events read from the channel */
+	int single_threaded;	/* @lock is not taken */
 };
 
 /* Send or receive side of a work queue. */
@@ -106,6 +110,7 @@ struct xib_wq {
 	uint32_t prod;		/* our copy of hdr->prod (we are its writer) */
 	uint32_t begin_prod;	/* prod at xib_sq_begin() */
 	uint32_t max_sge;
+	int single_threaded;	/* @lock is not taken */
 };
 
 struct xib_srq {
@@ -218,6 +223,13 @@ int xib_reg_mr(struct xib_pd *pd, void *addr, uint64_t length, uint32_t access,
 int xib_reg_mr_iova(struct xib_pd *pd, void *addr, uint64_t length, uint64_t iova,
 		    uint32_t access, struct xib_mr **out);
 int xib_dereg_mr(struct xib_mr *mr);
+/*
+ * XIB_UVERBS_REREG_MR: change what flags (enum xib_rereg_mr_flags) say, in
+ * place; the keys are those the kernel returns.  -ENOTTY from a kernel
+ * without the command.  On failure *mr is unchanged.
+ */
+int xib_rereg_mr(struct xib_mr *mr, uint32_t flags, struct xib_pd *pd, void *addr,
+		 uint64_t length, uint64_t iova, uint32_t access);
 int xib_create_ah(struct xib_pd *pd, const struct xib_uverbs_ah_attr *attr,
 		  struct xib_ah **out);
 int xib_destroy_ah(struct xib_ah *ah);
@@ -239,13 +251,15 @@ int xib_destroy_cq_events(struct xib_cq *cq, uint32_t *comp_events,
 			  uint32_t *async_events);
 /*
  * Resize to at least cqe entries; unpolled CQEs move to the new ring
- * (cq->cqe is the new size).  Holds the CQ's lock across the switch, so
- * concurrent xib_poll_cq() calls wait rather than read a dead ring.
+ * (cq->cqe is the new size).  Fewer than the unpolled CQEs: -EINVAL.
+ * Holds the CQ's lock across the switch, so concurrent xib_poll_cq()
+ * calls wait rather than read a dead ring.
  */
 int xib_resize_cq(struct xib_cq *cq, uint32_t cqe);
 int xib_poll_cq(struct xib_cq *cq, int num, xib_wc *wc);
 int xib_req_notify_cq(struct xib_cq *cq, int solicited_only);
 int xib_cq_overflowed(struct xib_cq *cq);
+void xib_cq_set_single_threaded(struct xib_cq *cq);
 
 /* SRQs */
 int xib_create_srq(struct xib_pd *pd, uint32_t max_wr, uint32_t max_sge,
@@ -265,6 +279,7 @@ int xib_modify_qp(struct xib_qp *qp, const struct xib_uverbs_qp_attr *attr,
 int xib_query_qp(struct xib_qp *qp, struct xib_uverbs_query_qp *out);
 int xib_destroy_qp(struct xib_qp *qp);
 int xib_destroy_qp_events(struct xib_qp *qp, uint32_t *async_events);
+void xib_qp_set_single_threaded(struct xib_qp *qp);
 
 /* Data path */
 int xib_post_send(struct xib_qp *qp, struct xib_send_wr *wr, struct xib_send_wr **bad_wr);
@@ -277,11 +292,14 @@ int xib_post_srq_recv(struct xib_srq *srq, struct xib_recv_wr *wr,
  * send queue's lock (0), or fails with EINVAL below RTS (lock not held);
  * xib_sq_put() writes one WQE (0 or a positive errno, nothing written);
  * xib_sq_end() publishes what was put, kicks the HCA at most once if it
- * sleeps, and drops the lock.  xib_post_send() is these three.
+ * sleeps, and drops the lock; xib_sq_abort() instead forgets everything
+ * put since xib_sq_begin() (nothing was published) and drops the lock.
+ * xib_post_send() is the first three.
  */
 int xib_sq_begin(struct xib_qp *qp);
 int xib_sq_put(struct xib_qp *qp, const struct xib_send_wr *wr);
 void xib_sq_end(struct xib_qp *qp);
+void xib_sq_abort(struct xib_qp *qp);
 /* KICK for @qp's send queue unconditionally (tests, recovery). */
 int xib_kick(struct xib_qp *qp);
 
