@@ -6,7 +6,7 @@
 # position-independent for it; the static libxib.a rule stays as it is.
 
 LIBIBVERBS := $(BUILD)/lib/xib/libibverbs.so.1
-LIBIBVERBS_SRCS := $(addprefix userspace/libibverbs/,device.c verbs.c datapath.c misc.c)
+LIBIBVERBS_SRCS := $(addprefix userspace/libibverbs/,device.c verbs.c datapath.c misc.c extended.c)
 LIBIBVERBS_OBJS := $(patsubst userspace/libibverbs/%.c,$(BUILD)/userspace/libibverbs/%.pic.o,$(LIBIBVERBS_SRCS))
 LIBIBVERBS_HDRS := userspace/libibverbs/ibverbs.h $(LIBXIB_HDRS) include/uapi/xib/netlink.h \
 	userspace/common/xib_genl.h

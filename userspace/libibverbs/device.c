@@ -476,6 +476,10 @@ XV_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
 	c->vctx.query_device_ex = xv_query_device_ex_op;
 	c->vctx.create_qp_ex = xv_create_qp_ex_op;
 	c->vctx.create_srq_ex = xv_create_srq_ex_op;
+	c->vctx.create_cq_ex = xv_create_cq_ex_op;
+	c->vctx.alloc_td = xv_alloc_td_op;
+	c->vctx.dealloc_td = xv_dealloc_td_op;
+	c->vctx.alloc_parent_domain = xv_alloc_parent_domain_op;
 	/* Everything else stays NULL: the inlines report EOPNOTSUPP. */
 	c->vctx.sz = sizeof(struct verbs_context);
 	ctx->abi_compat = __VERBS_ABI_IS_EXTENDED;

@@ -45,9 +45,25 @@ struct xv_context {
 	struct xv_device *dev;
 };
 
+struct xv_td {
+	struct ibv_td td;
+	unsigned int users;		/* parent domains on it (atomic) */
+};
+
+/*
+ * A protection domain, or a parent domain (ibv_alloc_parent_domain):
+ * then @protection is the PD it extends and @x is that PD's, so every
+ * verb that takes a PD works on either.  @users counts what would dangle
+ * if this went: for a PD its parent domains (the kernel counts the rest),
+ * for a parent domain every object created on it.
+ */
 struct xv_pd {
 	struct ibv_pd pd;
 	struct xib_pd *x;
+	struct xv_pd *protection;	/* parent domain: its PD, else NULL */
+	struct xv_td *td;		/* parent domain: its thread domain or NULL */
+	void *pd_context;		/* IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT */
+	unsigned int users;		/* atomic */
 };
 
 struct xv_mr {
@@ -60,9 +76,23 @@ struct xv_channel {
 	struct xib_comp_channel *x;
 };
 
+/*
+ * A CQ.  struct ibv_cq_ex begins with the fields of struct ibv_cq (what
+ * ibv_cq_ex_to_cq() relies on; asserted in extended.c), so one container
+ * serves ibv_create_cq and ibv_create_cq_ex.  @cur is the completion
+ * between ibv_start_poll() and ibv_end_poll(), under @poll_lock.
+ */
 struct xv_cq {
-	struct ibv_cq cq;
+	union {
+		struct ibv_cq cq;
+		struct ibv_cq_ex cqx;
+	};
 	struct xib_cq *x;
+	struct ibv_pd *parent;		/* IBV_CQ_INIT_ATTR_MASK_PD, held */
+	uint64_t wc_flags;		/* the ibv_create_cq_wc_flags asked for */
+	int single_threaded;		/* @poll_lock not taken */
+	pthread_spinlock_t poll_lock;
+	xib_wc cur;
 };
 
 struct xv_srq {
@@ -71,10 +101,28 @@ struct xv_srq {
 	uint32_t max_sge;
 };
 
+/*
+ * A QP; struct ibv_qp_ex begins with the struct ibv_qp.  @wr is the work
+ * request the ibv_wr_* calls are building (its SGEs in @sges, inline data
+ * in @inl) between ibv_wr_start() and ibv_wr_complete()/_abort(); the
+ * send queue's lock is held from a successful start (@wr_locked) to the
+ * end; @wr_err is the batch's first error.
+ */
 struct xv_qp {
-	struct ibv_qp qp;
+	union {
+		struct ibv_qp qp;
+		struct ibv_qp_ex qpx;
+	};
 	struct xib_qp *x;
 	uint8_t port_num;		/* last set through modify (AV checks) */
+	int is_ex;			/* made with send_ops_flags */
+	int wr_locked;
+	int wr_open;			/* @wr is begun and not yet put */
+	int wr_err;
+	struct xib_send_wr wr;
+	struct xib_sge *sges;		/* max_send_sge entries */
+	uint8_t *inl;			/* max_inline_data bytes */
+	struct xib_sge inl_sge;
 };
 
 struct xv_ah {
@@ -125,6 +173,21 @@ static inline struct xv_channel *to_xch(struct ibv_comp_channel *p)
 	return XV_CONTAINER(p, struct xv_channel, ch);
 }
 
+static inline struct xv_td *to_xtd(struct ibv_td *p)
+{
+	return XV_CONTAINER(p, struct xv_td, td);
+}
+
+static inline struct xv_cq *to_xcqx(struct ibv_cq_ex *p)
+{
+	return XV_CONTAINER(p, struct xv_cq, cqx);
+}
+
+static inline struct xv_qp *to_xqpx(struct ibv_qp_ex *p)
+{
+	return XV_CONTAINER(p, struct xv_qp, qpx);
+}
+
 /* libxib returns negative errnos; the verbs return positive ones. */
 static inline int xv_err(int ret)
 {
@@ -153,10 +216,27 @@ int xv_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 /* verbs.c: the verbs_context operations */
 int xv_query_port_op(struct ibv_context *ctx, uint8_t port, struct ibv_port_attr *attr,
 		     size_t attr_len);
+struct ibv_srq *xv_create_srq_ex_op(struct ibv_context *ctx, struct ibv_srq_init_attr_ex *attr);
+
+/* verbs.c, for extended.c */
+void xv_pd_hold(struct ibv_pd *pd);
+void xv_pd_unhold(struct ibv_pd *pd);
+struct xv_cq *xv_create_cq(struct ibv_context *ctx, int cqe, void *cq_context,
+			   struct ibv_comp_channel *channel, int comp_vector);
+struct xv_qp *xv_create_qp(struct ibv_context *ctx, struct ibv_pd *pd,
+			   struct ibv_qp_init_attr *init);
+
+/* extended.c: the extended verbs_context operations */
 int xv_query_device_ex_op(struct ibv_context *ctx, const struct ibv_query_device_ex_input *in,
 			  struct ibv_device_attr_ex *attr, size_t attr_size);
 struct ibv_qp *xv_create_qp_ex_op(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *attr);
-struct ibv_srq *xv_create_srq_ex_op(struct ibv_context *ctx, struct ibv_srq_init_attr_ex *attr);
+struct ibv_cq_ex *xv_create_cq_ex_op(struct ibv_context *ctx, struct ibv_cq_init_attr_ex *attr);
+struct ibv_td *xv_alloc_td_op(struct ibv_context *ctx, struct ibv_td_init_attr *attr);
+int xv_dealloc_td_op(struct ibv_td *td);
+struct ibv_pd *xv_alloc_parent_domain_op(struct ibv_context *ctx,
+					 struct ibv_parent_domain_init_attr *attr);
+int xv_dealloc_parent_domain(struct xv_pd *pd);
+void xv_qp_ex_free(struct xv_qp *qp);
 
 /* Private rdma-core 44 entry point (IBVERBS_PRIVATE_34), from driver.h. */
 enum ibv_gid_type_sysfs {

@@ -103,26 +103,6 @@ XV_EXPORT int ibv_query_device(struct ibv_context *context, struct ibv_device_at
 	return 0;
 }
 
-int xv_query_device_ex_op(struct ibv_context *ctx, const struct ibv_query_device_ex_input *in,
-			  struct ibv_device_attr_ex *attr, size_t attr_size)
-{
-	struct ibv_device_attr_ex ex;
-	int ret;
-
-	if ((in && in->comp_mask) || attr_size < sizeof(attr->orig_attr))
-		return EINVAL;
-	memset(&ex, 0, sizeof(ex));
-	ret = ibv_query_device(ctx, &ex.orig_attr);
-	if (ret)
-		return ret;
-	/* No ODP, timestamps, TSO, RSS, packet pacing, TM, DM: all zero. */
-	ex.device_cap_flags_ex = ex.orig_attr.device_cap_flags;
-	ex.phys_port_cnt_ex = ex.orig_attr.phys_port_cnt;
-	memset(attr, 0, attr_size);
-	memcpy(attr, &ex, attr_size < sizeof(ex) ? attr_size : sizeof(ex));
-	return 0;
-}
-
 static int query_port_full(struct ibv_context *ctx, uint8_t port, struct ibv_port_attr *p)
 {
 	struct xib_uverbs_port_attr a;
@@ -433,11 +413,37 @@ XV_EXPORT struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
 	return &pd->pd;
 }
 
+/*
+ * Objects made on a parent domain hold it (xv_pd::users), so that it
+ * cannot go before them, as rdma-core's providers count them.  A plain
+ * PD's other users are the kernel's business.
+ */
+void xv_pd_hold(struct ibv_pd *pd)
+{
+	struct xv_pd *p = to_xpd(pd);
+
+	if (p->protection)
+		__atomic_add_fetch(&p->users, 1, __ATOMIC_RELAXED);
+}
+
+void xv_pd_unhold(struct ibv_pd *pd)
+{
+	struct xv_pd *p = to_xpd(pd);
+
+	if (p->protection)
+		__atomic_sub_fetch(&p->users, 1, __ATOMIC_RELEASE);
+}
+
 XV_EXPORT int ibv_dealloc_pd(struct ibv_pd *pd)
 {
 	struct xv_pd *p = to_xpd(pd);
-	int ret = xib_dealloc_pd(p->x);
+	int ret;
 
+	if (p->protection)
+		return xv_dealloc_parent_domain(p);
+	if (__atomic_load_n(&p->users, __ATOMIC_ACQUIRE))
+		return EBUSY;	/* a parent domain extends it */
+	ret = xib_dealloc_pd(p->x);
 	if (ret)
 		return xv_err(ret);
 	free(p);
@@ -484,6 +490,7 @@ XV_EXPORT struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t 
 	mr->mr.handle = mr->x->handle;
 	mr->mr.lkey = mr->x->lkey;
 	mr->mr.rkey = mr->x->rkey;
+	xv_pd_hold(pd);
 	return &mr->mr;
 }
 
@@ -508,64 +515,104 @@ XV_EXPORT struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, s
 XV_EXPORT int ibv_dereg_mr(struct ibv_mr *mr)
 {
 	struct xv_mr *m = to_xmr(mr);
+	struct ibv_pd *pd = mr->pd;
 	int ret = xib_dereg_mr(m->x);
 
 	if (ret)
 		return xv_err(ret);
+	xv_pd_unhold(pd);
 	free(m);
 	return 0;
 }
 
 /*
- * Re-registration: a new registration with the changed properties, then
- * the old one goes.  The keys change (allowed by the verbs); on failure
- * the MR is left as it was.
+ * A kernel without XIB_UVERBS_REREG_MR (ENOTTY): a new registration with
+ * the changed properties, then the old one goes; the keys change.
+ */
+static int rereg_by_new_registration(struct xv_mr *m, struct ibv_pd *npd, void *addr,
+				     size_t length, uint64_t iova, uint32_t access)
+{
+	struct xib_mr *nx;
+	int ret;
+
+	ret = xib_reg_mr_iova(to_xpd(npd)->x, addr, length, iova, access, &nx);
+	if (ret)
+		return ret;
+	ret = xib_dereg_mr(m->x);
+	if (ret) {
+		xib_dereg_mr(nx);
+		return ret;
+	}
+	m->x = nx;
+	m->mr.handle = nx->handle;
+	return 0;
+}
+
+/*
+ * Re-registration in place (XIB_UVERBS_REREG_MR): the MR keeps its handle
+ * and, on xib, its keys; lkey and rkey are updated from the kernel all
+ * the same.  Input errors are rdma-core's: unknown flags, a translation
+ * without address or length, access without CHANGE_ACCESS.  On any
+ * failure the MR is as it was, IBV_REREG_MR_ERR_CMD, errno set.
  */
 XV_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr,
 			   size_t length, int access)
 {
 	struct xv_mr *m = to_xmr(mr);
 	struct ibv_pd *npd = mr->pd;
-	struct xib_mr *nx;
 	void *naddr = mr->addr;
 	size_t nlen = mr->length;
 	uint32_t acc = m->x->access;
 	uint64_t iova = m->x->iova;
 	int ret;
 
-	if (flags <= 0 || (flags & ~IBV_REREG_MR_FLAGS_SUPPORTED))
+	if (flags & ~IBV_REREG_MR_FLAGS_SUPPORTED) {
+		errno = EINVAL;
 		return IBV_REREG_MR_ERR_INPUT;
+	}
+	if ((flags & IBV_REREG_MR_CHANGE_TRANSLATION) && (!addr || !length)) {
+		errno = EINVAL;
+		return IBV_REREG_MR_ERR_INPUT;
+	}
+	if (access && !(flags & IBV_REREG_MR_CHANGE_ACCESS)) {
+		errno = EINVAL;
+		return IBV_REREG_MR_ERR_INPUT;
+	}
 	if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
-		if (!addr || !length)
-			return IBV_REREG_MR_ERR_INPUT;
 		naddr = addr;
 		nlen = length;
 		iova = (uintptr_t)addr;
 	}
 	if (flags & IBV_REREG_MR_CHANGE_PD) {
-		if (!pd)
-			return IBV_REREG_MR_ERR_INPUT;
+		if (!pd || pd->context != mr->context) {
+			errno = EINVAL;
+			return IBV_REREG_MR_ERR_CMD;
+		}
 		npd = pd;
 	}
-	if ((flags & IBV_REREG_MR_CHANGE_ACCESS) && check_access((unsigned int)access, &acc))
-		return IBV_REREG_MR_ERR_INPUT;
-	ret = xib_reg_mr_iova(to_xpd(npd)->x, naddr, nlen, iova, acc, &nx);
+	if (flags & IBV_REREG_MR_CHANGE_ACCESS) {
+		ret = check_access((unsigned int)access, &acc);
+		if (ret) {
+			errno = ret;
+			return IBV_REREG_MR_ERR_CMD;
+		}
+	}
+	ret = xib_rereg_mr(m->x, (uint32_t)flags, to_xpd(npd)->x, naddr, nlen, iova, acc);
+	if (ret == -ENOTTY && flags)
+		ret = rereg_by_new_registration(m, npd, naddr, nlen, iova, acc);
 	if (ret) {
 		errno = xv_err(ret);
 		return IBV_REREG_MR_ERR_CMD;
 	}
-	if (xib_dereg_mr(m->x)) {
-		xib_dereg_mr(nx);
-		errno = EBUSY;
-		return IBV_REREG_MR_ERR_CMD;
+	if (npd != mr->pd) {
+		xv_pd_hold(npd);
+		xv_pd_unhold(mr->pd);
 	}
-	m->x = nx;
 	mr->pd = npd;
 	mr->addr = naddr;
 	mr->length = nlen;
-	mr->handle = nx->handle;
-	mr->lkey = nx->lkey;
-	mr->rkey = nx->rkey;
+	mr->lkey = m->x->lkey;
+	mr->rkey = m->x->rkey;
 	return 0;
 }
 
@@ -638,8 +685,9 @@ XV_EXPORT int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
 	return 0;
 }
 
-XV_EXPORT struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe, void *cq_context,
-				       struct ibv_comp_channel *channel, int comp_vector)
+/* ibv_create_cq and ibv_create_cq_ex: NULL with errno on failure. */
+struct xv_cq *xv_create_cq(struct ibv_context *context, int cqe, void *cq_context,
+			   struct ibv_comp_channel *channel, int comp_vector)
 {
 	struct xv_cq *cq;
 	int ret;
@@ -662,12 +710,21 @@ XV_EXPORT struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe, voi
 	cq->cq.cqe = (int)cq->x->cqe;
 	pthread_mutex_init(&cq->cq.mutex, NULL);
 	pthread_cond_init(&cq->cq.cond, NULL);
+	pthread_spin_init(&cq->poll_lock, PTHREAD_PROCESS_PRIVATE);
 	if (channel) {
 		pthread_mutex_lock(&context->mutex);
 		channel->refcnt++;
 		pthread_mutex_unlock(&context->mutex);
 	}
-	return &cq->cq;
+	return cq;
+}
+
+XV_EXPORT struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe, void *cq_context,
+				       struct ibv_comp_channel *channel, int comp_vector)
+{
+	struct xv_cq *cq = xv_create_cq(context, cqe, cq_context, channel, comp_vector);
+
+	return cq ? &cq->cq : NULL;
 }
 
 XV_EXPORT int ibv_resize_cq(struct ibv_cq *cq, int cqe)
@@ -719,6 +776,9 @@ XV_EXPORT int ibv_destroy_cq(struct ibv_cq *cq)
 	}
 	retire_after_acks(&cq->mutex, &cq->cond, &cq->comp_events_completed, comp,
 			  &cq->async_events_completed, async);
+	if (c->parent)
+		xv_pd_unhold(c->parent);
+	pthread_spin_destroy(&c->poll_lock);
 	free(c);
 	return 0;
 }
@@ -769,6 +829,7 @@ static struct ibv_srq *create_srq(struct ibv_context *ctx, struct ibv_pd *pd,
 	srq->srq.srq_context = srq_context;
 	srq->srq.pd = pd;
 	srq->srq.handle = srq->x->handle;
+	xv_pd_hold(pd);
 	pthread_mutex_init(&srq->srq.mutex, NULL);
 	pthread_cond_init(&srq->srq.cond, NULL);
 	srq->max_sge = srq->x->rq.max_sge;
@@ -828,6 +889,7 @@ XV_EXPORT int ibv_destroy_srq(struct ibv_srq *srq)
 		return xv_err(ret);
 	retire_after_acks(&srq->mutex, &srq->cond, &srq->events_completed, async,
 			  &srq->events_completed, async);
+	xv_pd_unhold(srq->pd);
 	free(s);
 	return 0;
 }
@@ -866,8 +928,12 @@ static void ah_from_x(const struct xib_uverbs_ah_attr *x, struct ibv_ah_attr *a)
 	a->dlid = x->dlid;
 }
 
-static struct ibv_qp *create_qp(struct ibv_context *ctx, struct ibv_pd *pd,
-				struct ibv_qp_init_attr *init)
+/*
+ * ibv_create_qp and ibv_create_qp_ex: NULL with errno on failure.  On a
+ * parent domain with a thread domain, the QP's queues are not locked.
+ */
+struct xv_qp *xv_create_qp(struct ibv_context *ctx, struct ibv_pd *pd,
+			   struct ibv_qp_init_attr *init)
 {
 	struct xib_qp_init_attr xi;
 	struct xv_qp *qp;
@@ -926,52 +992,28 @@ static struct ibv_qp *create_qp(struct ibv_context *ctx, struct ibv_pd *pd,
 	init->cap.max_send_sge = qp->x->cap.max_send_sge;
 	init->cap.max_recv_sge = qp->x->cap.max_recv_sge;
 	init->cap.max_inline_data = qp->x->cap.max_inline_data;
-	return &qp->qp;
+	if (to_xpd(pd)->td)
+		xib_qp_set_single_threaded(qp->x);
+	xv_pd_hold(pd);
+	return qp;
 }
 
 XV_EXPORT struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *init)
 {
+	struct xv_qp *qp;
+
 	if (!pd)
 		return xv_null(EINVAL);
-	return create_qp(pd->context, pd, init);
-}
-
-/*
- * The extended create: the plain one under another name.  The new
- * post-send API (send_ops_flags), XRC, RSS, TSO and create flags are not
- * available.
- */
-struct ibv_qp *xv_create_qp_ex_op(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *attr)
-{
-	struct ibv_qp_init_attr init;
-	struct ibv_qp *qp;
-
-	if (attr->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS))
-		return xv_null(EOPNOTSUPP);
-	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && attr->create_flags)
-		return xv_null(EOPNOTSUPP);
-	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd)
-		return xv_null(EINVAL);
-	memset(&init, 0, sizeof(init));
-	init.qp_context = attr->qp_context;
-	init.send_cq = attr->send_cq;
-	init.recv_cq = attr->recv_cq;
-	init.srq = attr->srq;
-	init.cap = attr->cap;
-	init.qp_type = attr->qp_type;
-	init.sq_sig_all = attr->sq_sig_all;
-	qp = create_qp(ctx, attr->pd, &init);
-	if (qp)
-		attr->cap = init.cap;
-	return qp;
+	qp = xv_create_qp(pd->context, pd, init);
+	return qp ? &qp->qp : NULL;
 }
 
 XV_EXPORT struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
 {
-	/* No QP is created with send_ops_flags: there is no ibv_qp_ex. */
-	(void)qp;
-	errno = EOPNOTSUPP;
-	return NULL;
+	/* As rdma-core: only a QP made with send_ops_flags has one. */
+	struct xv_qp *q = to_xqp(qp);
+
+	return q->is_ex ? &q->qpx : NULL;
 }
 
 XV_EXPORT int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
@@ -1081,10 +1123,16 @@ XV_EXPORT int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr
 	return 0;
 }
 
+/*
+ * 1 would promise that the data of one RDMA WRITE, SEND or READ lands in
+ * memory in order, so that a reader may poll the last byte instead of the
+ * CQ.  The HCA places each packet with the kernel's memcpy, whose x86
+ * fast-string stores are not ordered among themselves: no such promise,
+ * whatever the opcode (0 is always a correct answer).
+ */
 XV_EXPORT int ibv_query_qp_data_in_order(struct ibv_qp *qp, enum ibv_wr_opcode op,
 					 uint32_t flags)
 {
-	/* No guarantee is claimed (0): always a correct answer. */
 	(void)qp; (void)op; (void)flags;
 	return 0;
 }
@@ -1099,6 +1147,8 @@ XV_EXPORT int ibv_destroy_qp(struct ibv_qp *qp)
 		return xv_err(ret);
 	retire_after_acks(&qp->mutex, &qp->cond, &qp->events_completed, async,
 			  &qp->events_completed, async);
+	xv_pd_unhold(qp->pd);
+	xv_qp_ex_free(q);
 	free(q);
 	return 0;
 }
@@ -1152,16 +1202,19 @@ XV_EXPORT struct ibv_ah *ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *at
 	ah->ah.context = pd->context;
 	ah->ah.pd = pd;
 	ah->ah.handle = ah->x->handle;
+	xv_pd_hold(pd);
 	return &ah->ah;
 }
 
 XV_EXPORT int ibv_destroy_ah(struct ibv_ah *ah)
 {
 	struct xv_ah *a = to_xah(ah);
+	struct ibv_pd *pd = ah->pd;
 	int ret = xib_destroy_ah(a->x);
 
 	if (ret)
 		return xv_err(ret);
+	xv_pd_unhold(pd);
 	free(a);
 	return 0;
 }
