@@ -1,18 +1,20 @@
 # SPDX-License-Identifier: BSD-2-Clause
 #
 # Included by the top Makefile.  The placeholder librdmacm.so.1 and the
-# libmlx5.so.1/libefa.so.1 stubs perftest needs (userspace/compat/), the
+# provider libraries (libmlx5, libefa, libmlx4, libmana: the symbols of
+# rdma-core 44's, answering "not this device"; userspace/compat/), the
 # xib-run wrapper (userspace/xib-run/), the ibv_semantics test program
 # (tests/c/ibv_semantics.c), "make install-lib" and "make demo".
 #
 # Outputs:
-#   $(BUILD)/lib/xib/{librdmacm.so.1,libmlx5.so.1,libefa.so.1}
+#   $(BUILD)/lib/xib/{librdmacm,libmlx5,libefa,libmlx4,libmana}.so.1
 #   $(BUILD)/bin/xib-run             (libraries from $(BUILD)/lib/xib)
 #   $(BUILD)/userspace/xib-run/xib-run.installed  (from $(libdir)/xib)
 #   $(BUILD)/tests/c/ibv_semantics
 
 XIB_LIBDIR_BUILD := $(BUILD)/lib/xib
-XIB_COMPAT_LIBS := $(addprefix $(XIB_LIBDIR_BUILD)/,librdmacm.so.1 libmlx5.so.1 libefa.so.1)
+XIB_PROVIDER_LIBS := libmlx5.so.1 libefa.so.1 libmlx4.so.1 libmana.so.1
+XIB_COMPAT_LIBS := $(addprefix $(XIB_LIBDIR_BUILD)/,librdmacm.so.1 $(XIB_PROVIDER_LIBS))
 XIB_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(ROOT)/dkms.conf)
 
 # Shared objects: only what the version script names is exported; every
@@ -30,15 +32,11 @@ $(XIB_LIBDIR_BUILD)/librdmacm.so.1: userspace/compat/rdmacm_stub.c userspace/com
 	$(CC) $(XIB_SO_CFLAGS) $(XIB_SO_LDFLAGS) -Wl,-soname,librdmacm.so.1 \
 		-Wl,--version-script=userspace/compat/librdmacm.map -o $@ $< -lpthread
 
-$(XIB_LIBDIR_BUILD)/libmlx5.so.1: userspace/compat/mlx5_stub.c userspace/compat/libmlx5.map
+# libNAME.so.1 from NAME_stub.c and libNAME.map
+$(XIB_LIBDIR_BUILD)/lib%.so.1: userspace/compat/%_stub.c userspace/compat/lib%.map
 	@mkdir -p $(dir $@)
-	$(CC) $(XIB_SO_CFLAGS) $(XIB_SO_LDFLAGS) -Wl,-soname,libmlx5.so.1 \
-		-Wl,--version-script=userspace/compat/libmlx5.map -o $@ $<
-
-$(XIB_LIBDIR_BUILD)/libefa.so.1: userspace/compat/efa_stub.c userspace/compat/libefa.map
-	@mkdir -p $(dir $@)
-	$(CC) $(XIB_SO_CFLAGS) $(XIB_SO_LDFLAGS) -Wl,-soname,libefa.so.1 \
-		-Wl,--version-script=userspace/compat/libefa.map -o $@ $<
+	$(CC) $(XIB_SO_CFLAGS) $(XIB_SO_LDFLAGS) -Wl,-soname,lib$*.so.1 \
+		-Wl,--version-script=userspace/compat/lib$*.map -o $@ $<
 
 # xib-run: one copy for the build tree, one for "make install-lib".
 $(BUILD)/bin/xib-run: userspace/xib-run/xib-run.in dkms.conf
@@ -57,7 +55,7 @@ FORCE:
 # Installs next to, never over, rdma-core's libraries: $(libdir)/xib/ is
 # only on the search path of programs started by xib-run.
 install-lib: compat xib-run $(XIB_LIBDIR_BUILD)/libibverbs.so.1
-	for l in libibverbs.so.1 librdmacm.so.1 libmlx5.so.1 libefa.so.1; do \
+	for l in libibverbs.so.1 librdmacm.so.1 $(XIB_PROVIDER_LIBS); do \
 		install -D -m 0755 $(XIB_LIBDIR_BUILD)/$$l $(DESTDIR)$(libdir)/xib/$$l || exit 1; \
 	done
 	install -D -m 0755 $(BUILD)/userspace/xib-run/xib-run.installed $(DESTDIR)$(bindir)/xib-run

@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * libefa.so.1 stub for xib-run.
+ * libefa.so.1 for xib-run: rdma-core 44's EFA direct-verbs library, every
+ * function at every version node (libefa.map), answering as libefa does
+ * for a device that is not an EFA device.
  *
  * perftest's binaries have a DT_NEEDED entry for libefa.so.1 and are
  * linked BIND_NOW; they call efadv_* only for EFA devices (-c SRD).  The
- * real libefa would need private libibverbs symbols; this stub takes its
- * place in xib's library directory and answers as libefa does for a
- * device that is not an EFA device: EOPNOTSUPP, or NULL with errno
+ * real libefa would need private libibverbs symbols; this library takes
+ * its place in xib's library directory: EOPNOTSUPP, or NULL with errno
  * EOPNOTSUPP.
  *
- * Prototypes come from the system's <infiniband/efadv.h> (rdma-core 44).
+ * Prototypes come from the system's <infiniband/efadv.h> (rdma-core 44),
+ * so the compiler checks every signature.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -52,4 +54,23 @@ XIB_EXPORT int efadv_query_ah(struct ibv_ah *ibvah, struct efadv_ah_attr *attr,
 {
 	(void)ibvah; (void)attr; (void)inlen;
 	return EOPNOTSUPP;
+}
+
+/* EFA_1.2 */
+XIB_EXPORT struct ibv_cq_ex *efadv_create_cq(struct ibv_context *ibvctx,
+					     struct ibv_cq_init_attr_ex *attr_ex,
+					     struct efadv_cq_init_attr *efa_attr,
+					     uint32_t inlen)
+{
+	(void)ibvctx; (void)attr_ex; (void)efa_attr; (void)inlen;
+	errno = EOPNOTSUPP;
+	return NULL;
+}
+
+/* No CQ here was made by efadv_create_cq(). */
+XIB_EXPORT struct efadv_cq *efadv_cq_from_ibv_cq_ex(struct ibv_cq_ex *ibvcqx)
+{
+	(void)ibvcqx;
+	errno = EOPNOTSUPP;
+	return NULL;
 }

@@ -47,7 +47,7 @@ setup() {
 @test "missing libraries or program: a clear error, status 127" {
 	run -127 env XIB_LIBDIR=/nonexistent "$XR" true
 	[ "$status" -eq 127 ]
-	[[ "$output" == *"xib's libraries are missing from /nonexistent: libibverbs.so.1 librdmacm.so.1 libmlx5.so.1 libefa.so.1"* ]]
+	[[ "$output" == *"xib's libraries are missing from /nonexistent: libibverbs.so.1 librdmacm.so.1 libmlx5.so.1 libefa.so.1 libmlx4.so.1 libmana.so.1"* ]]
 	[ -f "$LIBDIR/libibverbs.so.1" ] || skip "libibverbs.so.1 not built"
 	run -127 "$XR" no-such-program-xib
 	[ "$status" -eq 127 ]
