@@ -18,6 +18,10 @@ packages=(
 	# user space and tests
 	libmnl-dev libibverbs-dev librdmacm-dev ibverbs-utils rdmacm-utils
 	perftest iproute2 bats ethtool strace
+	# more Debian objects that link the RDMA libraries, for
+	# tests/bats/host/rdma-elf.bats (pyverbs' extension modules link
+	# libmlx5 and libefa too)
+	python3-pyverbs qperf
 )
 
 missing=()

@@ -104,6 +104,19 @@ teardown() {
 	[[ "$output" == *"hca_id:	xib0"* ]]
 	[[ "$output" == *"transport:			InfiniBand (0)"* ]]
 	[[ "$output" == *"node_guid:			$guid"* ]]
+	# one device, one system image; xib's own vendor (uverbs.h)
+	[[ "$output" == *"sys_image_guid:			$guid"* ]]
+	[[ "$output" == *"vendor_id:			0x7a6962"* ]]
+	[[ "$output" == *"vendor_part_id:			1"* ]]
+	# the capabilities the core honours, and none the device does not:
+	# 0x00000c80 (CURR_QP_STATE_MOD, PORT_ACTIVE_EVENT, SYS_IMAGE_GUID),
+	# with RC_RNR_NAK_GEN (0x1000) once the HCA reports it
+	grep -Eq 'device_cap_flags:[[:space:]]+0x00000c80$|device_cap_flags:[[:space:]]+0x00001c80$' \
+		<<<"$output"
+	grep -Eq '^[[:space:]]+CURR_QP_STATE_MOD$' <<<"$output"
+	grep -Eq '^[[:space:]]+PORT_ACTIVE_EVENT$' <<<"$output"
+	grep -Eq '^[[:space:]]+SYS_IMAGE_GUID$' <<<"$output"
+	[[ "$output" != *"Unknown flags"* ]]
 	grep -Eq 'state:[[:space:]]+PORT_ACTIVE \(4\)' <<<"$output"
 	grep -Eq 'link_layer:[[:space:]]+Ethernet' <<<"$output"
 	# veth MTU 1500: the largest IB MTU it carries is 1024

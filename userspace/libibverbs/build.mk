@@ -33,3 +33,12 @@ $(LIBIBVERBS): $(LIBIBVERBS_OBJS) $(LIBXIB_PIC) userspace/libibverbs/libibverbs.
 		-Wl,--version-script=userspace/libibverbs/libibverbs.map \
 		-Wl,-z,now -Wl,-z,relro -Wl,-z,defs -Wl,-Bsymbolic \
 		$(PKG_LIBMNL) -lpthread
+
+# ibv_extended: the extended verbs and the re-registration, resize and SRQ
+# limit semantics, through <infiniband/verbs.h> as an rdma-core program
+# (tests/bats/ibverbs-ex.bats runs it in the VM with xib-run).
+userspace: $(BUILD)/tests/c/ibv_extended
+$(BUILD)/tests/c/ibv_extended: tests/c/ibv_extended.c $(LIBIBVERBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Wall -Wextra -Werror -std=gnu11 -o $@ $< \
+		-L$(dir $(LIBIBVERBS)) -l:libibverbs.so.1
