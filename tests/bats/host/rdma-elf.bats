@@ -4,8 +4,10 @@
 # Every installed Debian ELF object that links an RDMA library loads
 # against xib's library directory, on the build machine (no device
 # needed): the provider libraries there (libmlx5, libefa, libmlx4,
-# libmana) export the whole symbol set of rdma-core 44's, and every binary, shared object and Python extension
-# module of the installed packages that depend on libibverbs1,
+# libmana) export the whole symbol set of rdma-core 44's, each function
+# answering "not this device" (provider-answers.py), and every binary,
+# shared object and Python extension module (imported too) of the
+# installed packages that depend on libibverbs1,
 # librdmacm1, libibumad3 or ibverbs-providers resolves every symbol and
 # version through xib-run (ldd -r).  make deps installs those packages
 # (tests/deps.sh: rdma-core's utilities, perftest, python3-pyverbs,
@@ -46,6 +48,18 @@ defined_syms() {
 	[ "$(defined_syms "$LIBDIR/libmana.so.1" | grep -c '^T ')" -eq 2 ]
 	defined_syms "$LIBDIR/libmlx5.so.1" | grep -qx 'T mlx5dv_init_obj@MLX5_1.0'
 	defined_syms "$LIBDIR/libmlx5.so.1" | grep -qx 'T mlx5dv_init_obj@@MLX5_1.2'
+}
+
+@test "the provider libraries: every function gives the \"not this device\" answer" {
+	local pair lib hdr
+	for pair in mlx5:mlx5dv efa:efadv mlx4:mlx4dv mana:manadv; do
+		lib=lib${pair%%:*}.so.1
+		hdr=/usr/include/infiniband/${pair#*:}.h
+		[ -f "$hdr" ] || skip "rdma-core's headers not installed (make deps)"
+		run /usr/bin/python3 "$BATS_TEST_DIRNAME/provider-answers.py" "$LIBDIR/$lib" "$hdr"
+		echo "$output"
+		[ "$status" -eq 0 ]
+	done
 }
 
 # Files xib-run never loads: the libraries xib replaces (its own copies
@@ -99,7 +113,7 @@ replaced() {
 	[ "$checked" -ge 28 ]
 }
 
-@test "the Python extension modules of python3-pyverbs are among them and resolve" {
+@test "the Python extension modules of python3-pyverbs resolve and import" {
 	local f n=0 out
 	dpkg-query -W -f '${Status}\n' python3-pyverbs 2>/dev/null | grep -q 'install ok installed' ||
 		skip "python3-pyverbs not installed (make deps)"
@@ -112,4 +126,18 @@ replaced() {
 	done < <(dpkg -L python3-pyverbs)
 	# pyverbs' own modules, mlx5's (the mlx5dv_* users) and efa's
 	[ "$n" -ge 30 ]
+	# Python loads them with RTLD_NOW: each imports through xib-run, and
+	# pyverbs lists the devices (if any) through xib's libibverbs.
+	run "$XR" /usr/bin/python3 -c '
+import importlib, subprocess
+files = subprocess.run(["dpkg", "-L", "python3-pyverbs"], capture_output=True, text=True).stdout
+mods = [f.split("dist-packages/")[1].split(".")[0].replace("/", ".")
+        for f in files.split() if "/pyverbs/" in f and f.endswith(".so")]
+for m in mods:
+    importlib.import_module(m)
+import pyverbs.device
+print(len(mods), "imported;", len(pyverbs.device.get_device_list()), "devices")'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ ^$n\ imported\;\ [0-9]+\ devices$ ]]
 }
