@@ -497,6 +497,21 @@ static void test_cqex(struct ibv_pd *pd)
 	check(ibv_poll_cq(ibv_cq_ex_to_cq(cq), 0, NULL) == 0, "ibv_poll_cq works on it too");
 	check_ret(ibv_destroy_cq(ibv_cq_ex_to_cq(cq)), 0, "ibv_destroy_cq of an extended CQ");
 
+	/* SINGLE_THREADED: the same CQ, without its locks. */
+	memset(&a, 0, sizeof(a));
+	a.cqe = 4;
+	a.wc_flags = IBV_WC_EX_WITH_BYTE_LEN;
+	a.comp_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS;
+	a.flags = IBV_CREATE_CQ_ATTR_SINGLE_THREADED;
+	cq = ibv_create_cq_ex(ctx, &a);
+	pa.comp_mask = 0;
+	check(cq && cq->read_byte_len && ibv_start_poll(cq, &pa) == ENOENT &&
+	      ibv_start_poll(cq, &pa) == ENOENT,
+	      "ibv_create_cq_ex(IBV_CREATE_CQ_ATTR_SINGLE_THREADED): polls (errno %d)",
+	      cq ? 0 : errno);
+	if (cq)
+		check_ret(ibv_destroy_cq(ibv_cq_ex_to_cq(cq)), 0, "ibv_destroy_cq of it");
+
 	cq = cq_ex(4, 0);
 	check(cq && !cq->read_byte_len && !cq->read_imm_data && !cq->read_qp_num &&
 	      !cq->read_src_qp && !cq->read_slid && !cq->read_sl && !cq->read_dlid_path_bits &&
@@ -564,6 +579,11 @@ static void test_qpex_refusals(struct ibv_pd *pd, struct ibv_cq *cq)
 	qp = qp_ex(pd, IBV_QPT_RC, cq, cq, NULL, 0);
 	check(qp != NULL && ibv_qp_to_qp_ex(qp) == NULL,
 	      "a QP made without send_ops_flags has no ibv_qp_ex (rdma-core)");
+	/* No in-order placement is promised (Documentation/libibverbs.rst). */
+	check(qp && ibv_query_qp_data_in_order(qp, IBV_WR_RDMA_WRITE, 0) == 0 &&
+	      ibv_query_qp_data_in_order(qp, IBV_WR_SEND, 0) == 0 &&
+	      ibv_query_qp_data_in_order(qp, IBV_WR_RDMA_READ, 0) == 0,
+	      "ibv_query_qp_data_in_order: 0 for WRITE, SEND and READ");
 	if (qp)
 		ibv_destroy_qp(qp);
 }

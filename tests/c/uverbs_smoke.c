@@ -176,6 +176,62 @@ static void event_files_outlive_context(void)
 	close(gc.async_fd);
 }
 
+/*
+ * REREG_MR as the header specifies it: every refusal changes nothing,
+ * the keys stay; the MR ends as setup() made it.
+ */
+static void rereg_mr(struct objs *o)
+{
+	struct xib_uverbs_rereg_mr r;
+	uint32_t key;
+	int ret;
+
+	/* one command on o->mr; the fields not named are 0 */
+#define REREG(...) (r = (struct xib_uverbs_rereg_mr){ .mr_handle = o->mr, __VA_ARGS__ }, \
+		    xio(o->fd, XIB_UVERBS_REREG_MR, &r))
+	ret = REREG(.flags = XIB_REREG_MR_CHANGE_ACCESS,
+		    .access = XIB_ACCESS_LOCAL_WRITE | XIB_ACCESS_REMOTE_WRITE);
+	CHECK(ret == 0 && r.lkey && r.lkey == r.rkey, "REREG_MR access %d", ret);
+	key = r.lkey;
+	CHECK(REREG(.flags = 0) == -EINVAL, "rereg no flag");
+	CHECK(REREG(.flags = 1 << 3) == -EINVAL, "rereg unknown flag");
+	CHECK(REREG(.flags = XIB_REREG_MR_CHANGE_ACCESS, .lkey = key) == -EINVAL,
+	      "rereg dirty out");
+	CHECK(REREG(.flags = XIB_REREG_MR_CHANGE_ACCESS, .addr = (uintptr_t)o->buf) == -EINVAL,
+	      "rereg addr without CHANGE_TRANSLATION");
+	CHECK(REREG(.flags = XIB_REREG_MR_CHANGE_ACCESS, .iova = 1) == -EINVAL,
+	      "rereg iova without CHANGE_TRANSLATION");
+	CHECK(REREG(.flags = XIB_REREG_MR_CHANGE_ACCESS, .pd_handle = 12345) == -EINVAL,
+	      "rereg pd_handle without CHANGE_PD");
+	CHECK(REREG(.flags = XIB_REREG_MR_CHANGE_PD, .access = 1) == -EINVAL,
+	      "rereg access without CHANGE_ACCESS");
+	CHECK(REREG(.flags = XIB_REREG_MR_CHANGE_ACCESS,
+		    .access = XIB_ACCESS_REMOTE_WRITE) == -EINVAL,
+	      "rereg REMOTE_WRITE without LOCAL_WRITE");
+	CHECK(REREG(.flags = XIB_REREG_MR_CHANGE_ACCESS, .access = 1u << 19) == -EINVAL,
+	      "rereg unknown access bit");
+	CHECK(REREG(.flags = XIB_REREG_MR_CHANGE_ACCESS, .access = XIB_ACCESS_MW_BIND) == -EINVAL,
+	      "rereg MW_BIND (no memory windows)");
+	CHECK(REREG(.flags = XIB_REREG_MR_CHANGE_TRANSLATION, .addr = (uintptr_t)o->buf) ==
+	      -EINVAL, "rereg length 0");
+	CHECK(REREG(.flags = XIB_REREG_MR_CHANGE_TRANSLATION, .addr = ~0ull - 10, .length = 4096,
+		    .iova = 0) == -EINVAL, "rereg addr + length wraps");
+	CHECK(REREG(.flags = XIB_REREG_MR_CHANGE_PD, .pd_handle = o->cq) == -ENOENT,
+	      "rereg a CQ as PD");
+	r = (struct xib_uverbs_rereg_mr){ .mr_handle = o->pd, .flags = XIB_REREG_MR_CHANGE_ACCESS };
+	CHECK(xio(o->fd, XIB_UVERBS_REREG_MR, &r) == -ENOENT, "rereg a PD as MR");
+	/* in place: the same keys, then back to setup()'s registration */
+	ret = REREG(.flags = XIB_REREG_MR_CHANGE_TRANSLATION | XIB_REREG_MR_CHANGE_PD,
+		    .addr = (uintptr_t)o->buf + 4096, .length = 4096, .iova = 0x20000,
+		    .pd_handle = o->pd);
+	CHECK(ret == 0 && r.lkey == key && r.rkey == key, "REREG_MR translation %d", ret);
+	ret = REREG(.flags = XIB_REREG_MR_CHANGE_TRANSLATION | XIB_REREG_MR_CHANGE_ACCESS,
+		    .addr = (uintptr_t)o->buf, .length = 65536, .iova = 0x10000,
+		    .access = XIB_ACCESS_LOCAL_WRITE | XIB_ACCESS_REMOTE_WRITE);
+	CHECK(ret == 0 && r.lkey == key, "REREG_MR back %d", ret);
+#undef REREG
+}
+
 static void basic(void)
 {
 	struct xib_uverbs_query_device qd = {};
@@ -268,6 +324,7 @@ static void basic(void)
 	CHECK(xio(o.fd, XIB_UVERBS_DESTROY_CQ, &de) == -EBUSY, "cq in use");
 	de.async_events_reported = 1;
 	CHECK(xio(o.fd, XIB_UVERBS_DESTROY_CQ, &de) == -EINVAL, "dirty out");
+	rereg_mr(&o);
 
 	ccq.cqe = 4;
 	ccq.comp_channel = o.async_fd;
