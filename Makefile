@@ -118,6 +118,7 @@ $(BUILD)/tests/c/uverbs_smoke: tests/c/uverbs_smoke.c include/uapi/xib/uverbs.h 
 # --- the drop-in libraries (libibverbs.so.1, librdmacm.so.1, stubs), xib-run
 libdir ?= $(prefix)/lib
 include userspace/libibverbs/build.mk
+include userspace/librdmacm/build.mk
 include userspace/compat/build.mk
 
 # --- tests -----------------------------------------------------------------

@@ -1,20 +1,20 @@
 # SPDX-License-Identifier: BSD-2-Clause
 #
-# Included by the top Makefile.  The placeholder librdmacm.so.1 and the
-# provider libraries (libmlx5, libefa, libmlx4, libmana: the symbols of
+# Included by the top Makefile.  The provider libraries (libmlx5, libefa, libmlx4, libmana: the symbols of
 # rdma-core 44's, answering "not this device"; userspace/compat/), the
 # xib-run wrapper (userspace/xib-run/), the ibv_semantics test program
 # (tests/c/ibv_semantics.c), "make install-lib" and "make demo".
 #
 # Outputs:
-#   $(BUILD)/lib/xib/{librdmacm,libmlx5,libefa,libmlx4,libmana}.so.1
+#   $(BUILD)/lib/xib/{libmlx5,libefa,libmlx4,libmana}.so.1
+# (librdmacm.so.1 is userspace/librdmacm/build.mk's.)
 #   $(BUILD)/bin/xib-run             (libraries from $(BUILD)/lib/xib)
 #   $(BUILD)/userspace/xib-run/xib-run.installed  (from $(libdir)/xib)
 #   $(BUILD)/tests/c/ibv_semantics
 
 XIB_LIBDIR_BUILD := $(BUILD)/lib/xib
 XIB_PROVIDER_LIBS := libmlx5.so.1 libefa.so.1 libmlx4.so.1 libmana.so.1
-XIB_COMPAT_LIBS := $(addprefix $(XIB_LIBDIR_BUILD)/,librdmacm.so.1 $(XIB_PROVIDER_LIBS))
+XIB_COMPAT_LIBS := $(addprefix $(XIB_LIBDIR_BUILD)/,$(XIB_PROVIDER_LIBS))
 XIB_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(ROOT)/dkms.conf)
 
 # Shared objects: only what the version script names is exported; every
@@ -26,11 +26,6 @@ XIB_SO_LDFLAGS := -shared -Wl,-z,now -Wl,-z,defs -Wl,--no-undefined
 userspace: compat xib-run $(BUILD)/tests/c/ibv_semantics
 compat: $(XIB_COMPAT_LIBS)
 xib-run: $(BUILD)/bin/xib-run $(BUILD)/userspace/xib-run/xib-run.installed
-
-$(XIB_LIBDIR_BUILD)/librdmacm.so.1: userspace/compat/rdmacm_stub.c userspace/compat/librdmacm.map
-	@mkdir -p $(dir $@)
-	$(CC) $(XIB_SO_CFLAGS) $(XIB_SO_LDFLAGS) -Wl,-soname,librdmacm.so.1 \
-		-Wl,--version-script=userspace/compat/librdmacm.map -o $@ $< -lpthread
 
 # libNAME.so.1 from NAME_stub.c and libNAME.map
 $(XIB_LIBDIR_BUILD)/lib%.so.1: userspace/compat/%_stub.c userspace/compat/lib%.map
@@ -54,7 +49,7 @@ FORCE:
 
 # Installs next to, never over, rdma-core's libraries: $(libdir)/xib/ is
 # only on the search path of programs started by xib-run.
-install-lib: compat xib-run $(XIB_LIBDIR_BUILD)/libibverbs.so.1
+install-lib: compat xib-run $(XIB_LIBDIR_BUILD)/libibverbs.so.1 $(XIB_LIBDIR_BUILD)/librdmacm.so.1
 	for l in libibverbs.so.1 librdmacm.so.1 $(XIB_PROVIDER_LIBS); do \
 		install -D -m 0755 $(XIB_LIBDIR_BUILD)/$$l $(DESTDIR)$(libdir)/xib/$$l || exit 1; \
 	done

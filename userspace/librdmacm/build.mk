@@ -1,0 +1,45 @@
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# librdmacm.so.1: the drop-in for rdma-core 44's, over /dev/xib/rdma_cm
+# and xib's libibverbs.so.1.  Built against the system's <rdma/rdma_cma.h>
+# (librdmacm-dev), with rdma-core's version nodes (librdmacm.map).
+#
+# Outputs:
+#   $(BUILD)/lib/xib/librdmacm.so.1
+#   $(BUILD)/tests/c/rdmacm_host       what needs no kernel (host bats)
+#   $(BUILD)/tests/c/rdmacm_checklist  the seed's rdma_cm checklist (VM)
+
+LIBRDMACM := $(BUILD)/lib/xib/librdmacm.so.1
+LIBRDMACM_SRCS := $(addprefix userspace/librdmacm/,cma.c addrinfo.c util.c rsocket.c)
+LIBRDMACM_OBJS := $(patsubst userspace/librdmacm/%.c,$(BUILD)/userspace/librdmacm/%.pic.o,$(LIBRDMACM_SRCS))
+LIBRDMACM_HDRS := userspace/librdmacm/rdmacm.h include/uapi/xib/ucma.h include/uapi/xib/uverbs.h
+LIBRDMACM_CFLAGS := $(XIB_CFLAGS) -fPIC -fvisibility=hidden -Iuserspace/librdmacm
+
+.PHONY: librdmacm
+userspace: librdmacm $(BUILD)/tests/c/rdmacm_host $(BUILD)/tests/c/rdmacm_checklist
+librdmacm: $(LIBRDMACM)
+
+$(BUILD)/userspace/librdmacm/%.pic.o: userspace/librdmacm/%.c $(LIBRDMACM_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LIBRDMACM_CFLAGS) -c -o $@ $<
+
+$(LIBRDMACM): $(LIBRDMACM_OBJS) userspace/librdmacm/librdmacm.map $(LIBIBVERBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -shared -fPIC -o $@ $(LIBRDMACM_OBJS) \
+		-Wl,-soname,librdmacm.so.1 \
+		-Wl,--version-script=userspace/librdmacm/librdmacm.map \
+		-Wl,-z,now -Wl,-z,relro -Wl,-z,defs -Wl,--no-undefined \
+		-L$(dir $(LIBIBVERBS)) -l:libibverbs.so.1 -lpthread
+
+# The host test links util.c and addrinfo.c's objects with the library:
+# it calls only what needs no kernel.
+$(BUILD)/tests/c/rdmacm_host: tests/c/rdmacm_host.c $(LIBRDMACM) $(BUILD)/userspace/librdmacm/util.pic.o
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(XIB_CFLAGS) -Iuserspace/librdmacm -Wall -Wextra -Werror -std=gnu11 \
+		-o $@ $< $(BUILD)/userspace/librdmacm/util.pic.o \
+		-L$(dir $(LIBRDMACM)) -l:librdmacm.so.1 -l:libibverbs.so.1
+
+$(BUILD)/tests/c/rdmacm_checklist: tests/c/rdmacm_checklist.c $(LIBRDMACM)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Wall -Wextra -Werror -std=gnu11 -o $@ $< \
+		-L$(dir $(LIBRDMACM)) -l:librdmacm.so.1 -l:libibverbs.so.1 -lpthread
