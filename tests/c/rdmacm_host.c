@@ -213,12 +213,13 @@ static void test_addr(void)
 static void test_no_kernel(void)
 {
 	struct rdma_cm_event *ev = (struct rdma_cm_event *)&ev;
-	struct rdma_event_channel *ch;
 	struct rdma_cm_id *id = (struct rdma_cm_id *)&id;
 
 	if (access(XCM_DEV_PATH, F_OK) == 0) {
 		printf("ok %d # skip " XCM_DEV_PATH " exists here\n", ++n);
 	} else {
+		struct rdma_event_channel *ch;
+
 		errno = 0;
 		ch = rdma_create_event_channel();
 		ok(!ch && errno == ENODEV,

@@ -122,7 +122,7 @@ static struct xcm_dev *xcm_dev_find(uint64_t guid)
 	return d;
 }
 
-static struct xcm_dev *xcm_dev_of(struct ibv_context *verbs)
+static struct xcm_dev *xcm_dev_of(const struct ibv_context *verbs)
 {
 	struct xcm_dev *d = NULL;
 	int i;
@@ -155,7 +155,6 @@ static struct ibv_pd *xcm_default_pd(struct ibv_context *verbs)
 XCM_EXPORT struct ibv_context **rdma_get_devices(int *num_devices)
 {
 	struct ibv_context **list;
-	int i;
 
 	pthread_mutex_lock(&xcm_dev_lock);
 	xcm_dev_scan();
@@ -168,7 +167,7 @@ XCM_EXPORT struct ibv_context **rdma_get_devices(int *num_devices)
 	}
 	list = calloc(xcm_ndevs + 1, sizeof(*list));
 	if (list) {
-		for (i = 0; i < xcm_ndevs; i++)
+		for (int i = 0; i < xcm_ndevs; i++)
 			list[i] = xcm_devs[i].verbs;
 		if (num_devices)
 			*num_devices = xcm_ndevs;
@@ -888,7 +887,6 @@ XCM_EXPORT int rdma_get_cm_event(struct rdma_event_channel *channel,
 				 struct rdma_cm_event **event)
 {
 	struct xcm_event *evt;
-	int err;
 
 	if (!event) {
 		errno = EINVAL;
@@ -903,7 +901,8 @@ XCM_EXPORT int rdma_get_cm_event(struct rdma_event_channel *channel,
 	if (!evt)
 		return -1;
 	if (xcm_next_event(to_xchan(channel), evt)) {
-		err = errno;
+		int err = errno;
+
 		free(evt);
 		errno = err;
 		return -1;
@@ -1298,14 +1297,14 @@ static int xcm_conn_to_k(struct xcm_id *xid, struct xib_ucma_conn_param *k,
 	struct xcm_dev *dev = xcm_dev_of(xid->id.verbs);
 	unsigned int max_resp = dev ? (unsigned int)dev->attr.max_qp_rd_atom : 0;
 	unsigned int max_init = dev ? (unsigned int)dev->attr.max_qp_init_rd_atom : 0;
-	unsigned int resp, init;
-
 	memset(k, 0, sizeof(*k));
 	if (req_resp < max_init)
 		max_init = req_resp;	/* the peer's responder resources */
 	if (req_init < max_resp)
 		max_resp = req_init;
 	if (c) {
+		unsigned int resp, init;
+
 		if (c->private_data_len > pdata_max ||
 		    (c->private_data_len && !c->private_data)) {
 			errno = EINVAL;
@@ -1610,7 +1609,7 @@ XCM_EXPORT int rdma_migrate_id(struct rdma_cm_id *id,
 {
 	struct xcm_channel *old, *to;
 	struct xcm_id *xid;
-	int sync = !channel, was_sync, err;
+	int sync = !channel, was_sync;
 
 	if (!id) {
 		errno = EINVAL;
@@ -1626,7 +1625,8 @@ XCM_EXPORT int rdma_migrate_id(struct rdma_cm_id *id,
 	}
 	to = to_xchan(channel);
 	if (xcm_migrate(xid, to)) {
-		err = errno;
+		int err = errno;
+
 		if (sync)
 			rdma_destroy_event_channel(channel);
 		errno = err;
@@ -1661,7 +1661,6 @@ XCM_EXPORT int rdma_join_multicast_ex(struct rdma_cm_id *id,
 	struct xib_ucma_join_mcast cmd;
 	struct xcm_id *xid;
 	struct xcm_mc *mc;
-	int err;
 
 	if (!id || !mc_join_attr || (mc_join_attr->comp_mask & ~XCM_MC_KNOWN) ||
 	    !(mc_join_attr->comp_mask & RDMA_CM_JOIN_MC_ATTR_ADDRESS) ||
@@ -1686,7 +1685,8 @@ XCM_EXPORT int rdma_join_multicast_ex(struct rdma_cm_id *id,
 	/* under the id's lock: the join's event must find the membership */
 	pthread_mutex_lock(&xid->lock);
 	if (xcm_ioctl(xid->chan->ch.fd, XIB_UCMA_JOIN_MCAST, &cmd)) {
-		err = errno;
+		int err = errno;
+
 		pthread_mutex_unlock(&xid->lock);
 		free(mc);
 		errno = err;
