@@ -7,7 +7,6 @@
 # Outputs:
 #   $(BUILD)/lib/xib/librdmacm.so.1
 #   $(BUILD)/tests/c/rdmacm_host       what needs no kernel (host bats)
-#   $(BUILD)/tests/c/rdmacm_checklist  the seed's rdma_cm checklist (VM)
 
 LIBRDMACM := $(BUILD)/lib/xib/librdmacm.so.1
 LIBRDMACM_SRCS := $(addprefix userspace/librdmacm/,cma.c addrinfo.c util.c rsocket.c)
@@ -16,7 +15,7 @@ LIBRDMACM_HDRS := userspace/librdmacm/rdmacm.h include/uapi/xib/ucma.h include/u
 LIBRDMACM_CFLAGS := $(XIB_CFLAGS) -fPIC -fvisibility=hidden -Iuserspace/librdmacm
 
 .PHONY: librdmacm
-userspace: librdmacm $(BUILD)/tests/c/rdmacm_host $(BUILD)/tests/c/rdmacm_checklist
+userspace: librdmacm $(BUILD)/tests/c/rdmacm_host
 librdmacm: $(LIBRDMACM)
 
 $(BUILD)/userspace/librdmacm/%.pic.o: userspace/librdmacm/%.c $(LIBRDMACM_HDRS)
@@ -38,8 +37,3 @@ $(BUILD)/tests/c/rdmacm_host: tests/c/rdmacm_host.c $(LIBRDMACM) $(BUILD)/usersp
 	$(CC) $(CFLAGS) $(XIB_CFLAGS) -Iuserspace/librdmacm -Wall -Wextra -Werror -std=gnu11 \
 		-o $@ $< $(BUILD)/userspace/librdmacm/util.pic.o \
 		-L$(dir $(LIBRDMACM)) -l:librdmacm.so.1 -l:libibverbs.so.1
-
-$(BUILD)/tests/c/rdmacm_checklist: tests/c/rdmacm_checklist.c $(LIBRDMACM)
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Wall -Wextra -Werror -std=gnu11 -o $@ $< \
-		-L$(dir $(LIBRDMACM)) -l:librdmacm.so.1 -l:libibverbs.so.1 -lpthread
