@@ -27,6 +27,9 @@ void xib_port_exit(void);
 void xib_port_sync_locked(struct xib_device *dev);
 
 /* netlink.c */
+int xib_mad_init(void);
+void xib_mad_exit(void);
+
 int xib_netlink_init(void);
 void xib_netlink_exit(void);
 

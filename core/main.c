@@ -19,12 +19,18 @@ static int __init xib_core_init(void)
 	if (ret)
 		goto err_device_exit;
 
-	ret = xib_netlink_init();
+	ret = xib_mad_init();
 	if (ret)
 		goto err_port_exit;
 
+	ret = xib_netlink_init();
+	if (ret)
+		goto err_mad_exit;
+
 	return 0;
 
+err_mad_exit:
+	xib_mad_exit();
 err_port_exit:
 	xib_port_exit();
 err_device_exit:
@@ -35,6 +41,7 @@ err_device_exit:
 static void __exit xib_core_exit(void)
 {
 	xib_netlink_exit();
+	xib_mad_exit();
 	xib_port_exit();
 	xib_device_exit();
 }

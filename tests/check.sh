@@ -26,7 +26,7 @@ tap=$log/all.tap
 
 # Every suite; make check runs them in both VM kernels.
 # All KUnit modules are one item: one kmemleak check for them all.
-kunit_items=(kunit:xib_ring_test,xib_core_test,xib_qp_state_test,xib_hca_wire_test,xib_verbs_test,xib_hca_net_test,xib_hca_retx_test)
+kunit_items=(kunit:xib_ring_test,xib_core_test,xib_qp_state_test,xib_hca_wire_test,xib_verbs_test,xib_hca_net_test,xib_hca_retx_test,xib_mad_test)
 bats_items=()
 for f in tests/bats/*.bats; do
 	bats_items+=("bats:$f")

@@ -595,4 +595,10 @@ struct sk_buff *xib_hca_build_pkt(struct xib_hca_qp *qp,
 				  struct xib_hca_hdr_fields *f,
 				  u32 payload_len, void **payload);
 
+/* hca_gsi.c: QP1 (GSI) datagrams of the MAD layer */
+int xib_hca_post_mad(struct xib_device *xdev, const struct xib_mad_addr *addr,
+		     const struct xib_mad *mad);
+void xib_hca_gsi_recv(struct xib_hca_dev *hca, struct sk_buff *skb,
+		      const struct xib_hca_pkt *pkt);
+
 #endif /* _XIB_HCA_H */

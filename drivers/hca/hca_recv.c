@@ -67,6 +67,12 @@ void xib_hca_recv(struct xib_hca_dev *hca, struct sk_buff *skb)
 	pkey = xib_bth_pkey(pkt.bth);
 	if ((pkey & 0x7fff) != (XIB_HCA_DEFAULT_PKEY & 0x7fff))
 		goto drop;
+	/* QP1: the GSI's datagrams go to the MAD layer (hca_gsi.c) */
+	if (xib_bth_dqpn(pkt.bth) == 1) {
+		xib_hca_gsi_recv(hca, skb, &pkt);
+		consume_skb(skb);
+		return;
+	}
 	ibqp = xib_qp_get_by_num(&hca->xdev, xib_bth_dqpn(pkt.bth));
 	if (!ibqp)
 		goto drop;

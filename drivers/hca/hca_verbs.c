@@ -557,5 +557,6 @@ const struct xib_device_ops xib_hca_dev_ops = {
 	.destroy_srq = xib_hca_destroy_srq,
 	.release_srq = xib_hca_release_srq,
 	.create_ah = xib_hca_create_ah,
+	.post_mad = xib_hca_post_mad,
 	.destroy_ah = xib_hca_destroy_ah,
 };

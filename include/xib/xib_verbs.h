@@ -137,6 +137,10 @@ struct xib_event_handler {
  * @create_srq, @modify_srq: likewise for SRQs
  * @create_ah: @ah->attr is checked (GID index valid, port 1)
  */
+struct xib_mad_addr;
+struct xib_mad;
+struct xib_mad_dev;
+
 struct xib_device_ops {
 	struct module *owner;
 	const char *driver_name;
@@ -174,6 +178,13 @@ struct xib_device_ops {
 	void (*release_srq)(struct xib_srq *srq);
 	int (*create_ah)(struct xib_ah *ah);
 	void (*destroy_ah)(struct xib_ah *ah);
+	/*
+	 * Send one GSI datagram (xib_mad.h) from QP1 of @addr->ah.port_num.
+	 * Any context; must not call back into the MAD layer.  0 or a
+	 * negative errno (the datagram was not sent).
+	 */
+	int (*post_mad)(struct xib_device *dev, const struct xib_mad_addr *addr,
+			const struct xib_mad *mad);
 };
 
 /* Object types, for the per-device object tables and resource counts. */
@@ -240,6 +251,8 @@ struct xib_device {
 	struct xarray res[XIB_RES_MAX];
 	atomic_t res_count[XIB_RES_MAX];
 	u32 res_next[XIB_RES_MAX];	/* cyclic allocation; xa_lock */
+
+	struct xib_mad_dev __rcu *mad;	/* the MAD layer's (core/mad.c) */
 };
 
 static inline struct xib_device *to_xib_device(struct device *dev)
