@@ -11,9 +11,13 @@ static int __init xib_core_init(void)
 {
 	int ret;
 
-	ret = xib_device_init();
+	ret = xib_verbs_init();
 	if (ret)
 		return ret;
+
+	ret = xib_device_init();
+	if (ret)
+		goto err_verbs_exit;
 
 	ret = xib_port_init();
 	if (ret)
@@ -29,6 +33,8 @@ err_port_exit:
 	xib_port_exit();
 err_device_exit:
 	xib_device_exit();
+err_verbs_exit:
+	xib_verbs_exit();
 	return ret;
 }
 
@@ -37,6 +43,7 @@ static void __exit xib_core_exit(void)
 	xib_netlink_exit();
 	xib_port_exit();
 	xib_device_exit();
+	xib_verbs_exit();
 }
 
 module_init(xib_core_init);
