@@ -11,9 +11,13 @@ static int __init xib_core_init(void)
 {
 	int ret;
 
-	ret = xib_device_init();
+	ret = xib_verbs_init();
 	if (ret)
 		return ret;
+
+	ret = xib_device_init();
+	if (ret)
+		goto err_verbs_exit;
 
 	ret = xib_port_init();
 	if (ret)
@@ -35,6 +39,8 @@ err_port_exit:
 	xib_port_exit();
 err_device_exit:
 	xib_device_exit();
+err_verbs_exit:
+	xib_verbs_exit();
 	return ret;
 }
 
@@ -44,6 +50,7 @@ static void __exit xib_core_exit(void)
 	xib_mad_exit();
 	xib_port_exit();
 	xib_device_exit();
+	xib_verbs_exit();
 }
 
 module_init(xib_core_init);
