@@ -93,8 +93,9 @@ static int xib_mmap_charge(struct xib_mmap_entry *entry)
 
 	if (entry->read_only || READ_ONCE(entry->mm))
 		return 0;
+	/* a kernel caller (no process memory) is not charged */
 	if (!mm)
-		return -EFAULT;
+		return 0;
 	if (atomic64_add_return(npages, &mm->pinned_vm) >
 	    rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT && !capable(CAP_IPC_LOCK)) {
 		atomic64_sub(npages, &mm->pinned_vm);
