@@ -12,6 +12,9 @@
 #   a kmemleak report            debug VM, an allocation nobody points to
 #   a WARN                       stock VM, WARN() in a module
 #
+# and that two guests sharing a work queue (tests/check.sh's lanes) run
+# each item exactly once.
+#
 # Prints one TAP line per fault and "N passed, N failed".
 set -uo pipefail
 
@@ -59,6 +62,33 @@ XIB_FAULT=leak expect "a kmemleak report" '^not ok - debug kernel log: report du
 	--kernel debug bats:tests/vm/selftest/fault.bats
 XIB_FAULT=warn expect "a WARNING" '^not ok - stock kernel log: report during bats:tests/vm/selftest/fault.bats: WARNING' warn \
 	--kernel stock bats:tests/vm/selftest/fault.bats
+
+# Two guests, one queue of four items: each item claimed, finished and
+# reported exactly once, whichever guest ran it.
+q=$log/queue
+rm -rf "$q"
+mkdir -p "$q/items"
+items=()
+for i in 1 2 3 4; do
+	items+=(sh:tests/vm/selftest/queue-item.sh)
+done
+"$root/tests/vm/vm-test" --kernel stock --queue "$q/items" --lane l1 --out "$q/l1" \
+	"${items[@]}" >"$q/l1.out" 2>&1 &
+l1=$!
+"$root/tests/vm/vm-test" --kernel stock --queue "$q/items" --lane l2 --out "$q/l2" \
+	"${items[@]}" >"$q/l2.out" 2>&1
+st=$?
+wait "$l1" || st=1
+ran=$(cat "$q/l1.out" "$q/l2.out" | grep -c '^ok - stock queue-item$')
+done_n=$(find "$q/items" -name done | wc -l)
+if [ "$st" = 0 ] && [ "$ran" = 4 ] && [ "$done_n" = 4 ]; then
+	echo "ok - two guests sharing a queue run each item once"
+	passed=$((passed + 1))
+else
+	echo "not ok - two guests sharing a queue run each item once ($ran reported, $done_n done)"
+	cat "$q/l1.out" "$q/l2.out" | sed 's/^/#   /'
+	failed=$((failed + 1))
+fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -7,7 +7,7 @@
  * engine (xib_hca_recv() below keeps the last packet it is given).
  *
  * The IPv4 packets are real rdma_rxe traffic from
- * /work/shared/fixtures/rxe-roce-v2.pcap (frame numbers as in its
+ * tests/fixtures/rxe-roce-v2.pcap (frame numbers as in its
  * listing), from the IPv4 header to the ICRC: the transmit tests build
  * them from their addresses, header fields and transport bytes and must
  * get every byte right, the IP ID excepted (it differs by design, and is

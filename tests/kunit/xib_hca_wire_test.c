@@ -7,7 +7,7 @@
  * without xib_hca having to export anything.
  *
  * The packets below are real rdma_rxe traffic from
- * /work/shared/fixtures/rxe-roce-v2.pcap (frame numbers as in its
+ * tests/fixtures/rxe-roce-v2.pcap (frame numbers as in its
  * listing), from the IPv4 header to the ICRC.  The expected field values
  * are those Wireshark decodes.
  */
