@@ -212,6 +212,16 @@ static struct xcm_id *to_xid(struct rdma_cm_id *id)
 	return XCM_CONTAINER(id, struct xcm_id, id);
 }
 
+/* The library's id behind @id, or NULL with errno EINVAL for a NULL @id. */
+static struct xcm_id *xcm_get_xid(struct rdma_cm_id *id)
+{
+	if (!id) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return to_xid(id);
+}
+
 XCM_EXPORT struct rdma_event_channel *rdma_create_event_channel(void)
 {
 	struct xcm_channel *chan;
@@ -408,11 +418,9 @@ XCM_EXPORT int rdma_destroy_id(struct rdma_cm_id *id)
 	struct xcm_id *xid;
 	int sync;
 
-	if (!id) {
-		errno = EINVAL;
+	xid = xcm_get_xid(id);
+	if (!xid)
 		return -1;
-	}
-	xid = to_xid(id);
 	chan = xid->chan;
 	sync = xid->sync;
 	pthread_mutex_lock(&chan->lock);
@@ -964,11 +972,9 @@ XCM_EXPORT int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
 	struct xib_ucma_bind cmd;
 	struct xcm_id *xid;
 
-	if (!id) {
-		errno = EINVAL;
+	xid = xcm_get_xid(id);
+	if (!xid)
 		return -1;
-	}
-	xid = to_xid(id);
 	memset(&cmd, 0, sizeof(cmd));
 	if (xcm_addr_from_sockaddr(&cmd.addr, addr))
 		return -1;
@@ -1352,11 +1358,9 @@ XCM_EXPORT int rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_
 	struct xib_ucma_connect cmd;
 	struct xcm_id *xid;
 
-	if (!id) {
-		errno = EINVAL;
+	xid = xcm_get_xid(id);
+	if (!xid)
 		return -1;
-	}
-	xid = to_xid(id);
 	memset(&cmd, 0, sizeof(cmd));
 	if (xcm_conn_to_k(xid, &cmd.param, conn_param,
 			  id->qp_type == IBV_QPT_UD ? XIB_UCMA_SIDR_PDATA_MAX :
@@ -1373,11 +1377,9 @@ XCM_EXPORT int rdma_establish(struct rdma_cm_id *id)
 	struct xib_ucma_establish cmd;
 	struct xcm_id *xid;
 
-	if (!id) {
-		errno = EINVAL;
+	xid = xcm_get_xid(id);
+	if (!xid)
 		return -1;
-	}
-	xid = to_xid(id);
 	if (id->qp && xcm_qp_rtr_rts(xid))
 		return -1;
 	memset(&cmd, 0, sizeof(cmd));
@@ -1390,11 +1392,9 @@ XCM_EXPORT int rdma_listen(struct rdma_cm_id *id, int backlog)
 	struct xib_ucma_listen cmd;
 	struct xcm_id *xid;
 
-	if (!id) {
-		errno = EINVAL;
+	xid = xcm_get_xid(id);
+	if (!xid)
 		return -1;
-	}
-	xid = to_xid(id);
 	memset(&cmd, 0, sizeof(cmd));
 	cmd.id = xid->handle;
 	cmd.backlog = backlog < 0 ? 0 : backlog > XIB_UCMA_MAX_BACKLOG ?
@@ -1487,11 +1487,9 @@ XCM_EXPORT int rdma_disconnect(struct rdma_cm_id *id)
 	struct xib_ucma_disconnect cmd;
 	struct xcm_id *xid;
 
-	if (!id) {
-		errno = EINVAL;
+	xid = xcm_get_xid(id);
+	if (!xid)
 		return -1;
-	}
-	xid = to_xid(id);
 	if (xcm_qp_move(xid, IBV_QPS_ERR))
 		return -1;
 	memset(&cmd, 0, sizeof(cmd));
@@ -1506,11 +1504,9 @@ XCM_EXPORT int rdma_notify(struct rdma_cm_id *id, enum ibv_event_type event)
 	struct xib_ucma_notify cmd;
 	struct xcm_id *xid;
 
-	if (!id) {
-		errno = EINVAL;
+	xid = xcm_get_xid(id);
+	if (!xid)
 		return -1;
-	}
-	xid = to_xid(id);
 	memset(&cmd, 0, sizeof(cmd));
 	cmd.id = xid->handle;
 	cmd.event = event;
@@ -1611,11 +1607,9 @@ XCM_EXPORT int rdma_migrate_id(struct rdma_cm_id *id,
 	struct xcm_id *xid;
 	int sync = !channel, was_sync;
 
-	if (!id) {
-		errno = EINVAL;
+	xid = xcm_get_xid(id);
+	if (!xid)
 		return -1;
-	}
-	xid = to_xid(id);
 	old = xid->chan;
 	was_sync = xid->sync;
 	if (sync) {
