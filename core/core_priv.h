@@ -26,7 +26,14 @@ int xib_port_init(void);
 void xib_port_exit(void);
 void xib_port_sync_locked(struct xib_device *dev);
 
+/* verbs.c */
+int xib_verbs_init(void);
+void xib_verbs_exit(void);
+
 /* netlink.c */
+int xib_mad_init(void);
+void xib_mad_exit(void);
+
 int xib_netlink_init(void);
 void xib_netlink_exit(void);
 

@@ -97,7 +97,6 @@ struct xib_device *xib_alloc_device(const struct xib_device_ops *ops,
 		xa_init_flags(&dev->res[i], XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
 		lockdep_set_class(&dev->res[i].xa_lock, &xib_res_lock_key);
 		atomic_set(&dev->res_count[i], 0);
-		dev->res_next[i] = 0;
 	}
 	mutex_init(&dev->port_lock);
 	init_rwsem(&dev->event_rwsem);
@@ -111,10 +110,15 @@ EXPORT_SYMBOL_GPL(xib_alloc_device);
 /**
  * xib_dealloc_device() - drop the allocation reference of a device
  * @dev: a device that is not registered (never, or no longer)
+ *
+ * First waits for the deferred releases of its CQs, QPs and SRQs (see
+ * xib_flush_releases()), so that none runs the driver's code after this.
+ * Context: process context.
  */
 void xib_dealloc_device(struct xib_device *dev)
 {
 	WARN_ON(dev->registered);
+	xib_flush_releases();
 	xib_device_put(dev);
 }
 EXPORT_SYMBOL_GPL(xib_dealloc_device);

@@ -3,14 +3,25 @@
  * Kernel memory user space may map (rings, doorbell pages), and the user
  * contexts that publish it at mmap offsets.
  *
- * An entry is vmalloc_user() memory with a kref.  Its creator holds one
+ * An entry is vmalloc memory with a kref, charged to the memory cgroup
+ * of the task that allocates it (__GFP_ACCOUNT; over the limit the
+ * allocation fails with -ENOMEM instead of invoking the OOM killer).
+ * A writable entry (a ring) is also charged, when first published, to
+ * the publishing process's pinned_vm against RLIMIT_MEMLOCK (unless it
+ * has CAP_IPC_LOCK), as pinned MR pages are (core/umem.c), and
+ * uncharged when it is freed.  Read-only entries (a device's doorbell
+ * page, shared by every context) belong to the device and are not.
+ *  Its creator holds one
  * reference; publishing it in a context adds one (dropped by unpublish or
  * by the context's cleanup); xib_mmap_lookup() returns one more, which the
  * caller (uverbs: the VMA) drops with xib_mmap_put().
  */
 
+#include <linux/capability.h>
 #include <linux/export.h>
 #include <linux/mm.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
@@ -39,7 +50,8 @@ struct xib_mmap_entry *xib_mmap_alloc(size_t size, bool read_only)
 	if (!entry)
 		return NULL;
 	entry->size = PAGE_ALIGN(size);
-	entry->vaddr = vmalloc_user(entry->size);
+	entry->vaddr = __vmalloc(entry->size, GFP_KERNEL_ACCOUNT | __GFP_ZERO |
+				 __GFP_RETRY_MAYFAIL);
 	if (!entry->vaddr) {
 		kfree(entry);
 		return NULL;
@@ -65,8 +77,37 @@ static void xib_mmap_release(struct kref *ref)
 	struct xib_mmap_entry *entry =
 		container_of(ref, struct xib_mmap_entry, ref);
 
+	if (entry->mm) {
+		atomic64_sub(entry->size >> PAGE_SHIFT, &entry->mm->pinned_vm);
+		mmdrop(entry->mm);
+	}
 	vfree(entry->vaddr);
 	kfree(entry);
+}
+
+/* Charge a writable entry to current's pinned_vm, once; see the top. */
+static int xib_mmap_charge(struct xib_mmap_entry *entry)
+{
+	unsigned long npages = entry->size >> PAGE_SHIFT;
+	struct mm_struct *mm = current->mm;
+
+	if (entry->read_only || READ_ONCE(entry->mm))
+		return 0;
+	/* a kernel caller (no process memory) is not charged */
+	if (!mm)
+		return 0;
+	if (atomic64_add_return(npages, &mm->pinned_vm) >
+	    rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT && !capable(CAP_IPC_LOCK)) {
+		atomic64_sub(npages, &mm->pinned_vm);
+		return -ENOMEM;
+	}
+	mmgrab(mm);
+	if (cmpxchg(&entry->mm, NULL, mm)) {
+		/* Published twice at once: the other publisher paid. */
+		atomic64_sub(npages, &mm->pinned_vm);
+		mmdrop(mm);
+	}
+	return 0;
 }
 
 /**
@@ -92,7 +133,11 @@ EXPORT_SYMBOL_GPL(xib_mmap_put);
  * @offset: returns the byte offset user space passes to mmap(); page
  *	aligned and never reused within @uctx
  *
- * Return: 0, -ENOSPC when the context ran out of offsets, or -ENOMEM.
+ * A writable entry is charged to the caller's RLIMIT_MEMLOCK on its
+ * first publication (see the top of this file).
+ *
+ * Return: 0, -ENOSPC when the context ran out of offsets, or -ENOMEM
+ * (also beyond RLIMIT_MEMLOCK).  Context: process context of the user.
  */
 int xib_mmap_publish(struct xib_ucontext *uctx, struct xib_mmap_entry *entry,
 		     u64 *offset)
@@ -101,6 +146,9 @@ int xib_mmap_publish(struct xib_ucontext *uctx, struct xib_mmap_entry *entry,
 	unsigned long pgoff;
 	int ret;
 
+	ret = xib_mmap_charge(entry);
+	if (ret)
+		return ret;
 	xib_mmap_get(entry);
 	xa_lock(&uctx->mmap_xa);
 	do {
@@ -183,11 +231,13 @@ EXPORT_SYMBOL_GPL(xib_mmap_lookup);
  */
 int xib_ucontext_init(struct xib_ucontext *uctx, struct xib_device *dev)
 {
-	int ret;
+	int ret, i;
 
 	uctx->device = dev;
 	uctx->mmap_next = 0;
 	xa_init(&uctx->mmap_xa);
+	for (i = 0; i < XIB_RES_MAX; i++)
+		atomic_set(&uctx->res_count[i], 0);
 	ret = xa_alloc_irq(&dev->res[XIB_RES_UCONTEXT], &uctx->id, uctx,
 			   XA_LIMIT(1, INT_MAX), GFP_KERNEL);
 	if (ret)

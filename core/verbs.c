@@ -20,19 +20,35 @@
  *
  * Numbers: dev->res[type] is an allocating xarray; entries are reserved
  * (NULL for lookups) while the driver creates the object and stored once
- * it exists.  QP numbers are allocated cyclically from 16 (0 and 1 are
- * SMI/GSI); MR keys are (index << 8) | tag, the index allocated
- * cyclically and the tag the number of times the index cursor wrapped,
- * so a reused index gets a new key.  dev->res_next[] (under the table's
- * xa_lock) holds the cursors; for MRs bits 31:24 hold the tag.  A
- * re-registered MR keeps its keys: its replacement is stored at the same
- * index (xib_rereg_user_mr()).
+ * it exists.  QP numbers and MR keys name objects on the wire, where
+ * anyone may send packets: they are drawn at random so that they cannot
+ * be guessed from one another.  A QP number is the first free number at
+ * or after a random one in 16 to 2^24 - 1 (0 and 1 are SMI/GSI); an MR
+ * key is (index << 8) | tag, the index chosen the same way in 1 to
+ * 2^24 - 1 and the tag a random byte, so a reused index most likely gets
+ * a new key.  A re-registered MR keeps its keys: its replacement is
+ * stored at the same index (xib_rereg_user_mr()).
+ *
+ * Limits: besides the device's limits (dev->attrs), the objects of one
+ * user context are bounded by the module parameters max_*_per_context
+ * (uctx->res_count).  Memory is charged where it is allocated: rings to
+ * the memory cgroup and RLIMIT_MEMLOCK (core/mmap.c), pinned MR pages to
+ * RLIMIT_MEMLOCK (core/umem.c).
+ *
+ * Release: the final put of a CQ, QP or SRQ may come from atomic context
+ * (the receive softirq, an engine under a spinlock); its driver release
+ * frees ring memory and may sleep, so there it is deferred to
+ * xib_release_wq.  xib_flush_releases() waits for what was deferred.
  */
 
+#include <linux/capability.h>
 #include <linux/export.h>
+#include <linux/moduleparam.h>
 #include <linux/nospec.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/wait_bit.h>
+#include <linux/workqueue.h>
 
 #include <xib/qp_state.h>
 
@@ -41,11 +57,38 @@
 #define XIB_USECNT_DEAD		INT_MIN
 #define XIB_NUM_MAX		0xffffffU	/* 24-bit object numbers */
 #define XIB_QPN_MIN		16U
-#define XIB_MR_INDEX_MASK	0xffffffU
-#define XIB_MR_TAG_SHIFT	24
 #define XIB_PSN_MAX		0xffffffU
 #define XIB_NUM_COMP_VECTORS	1
 #define XIB_MIG_STATE_MAX	2	/* IBV_MIG_ARMED */
+#define XIB_QKEY_CONTROLLED	BIT(31)	/* IBTA 10.2.4: privileged Q_Keys */
+
+/*
+ * Per user context, the objects of each type it may have; read at each
+ * create (a lowered limit keeps existing objects).  0 allows none.
+ */
+static unsigned int xib_ctx_max[XIB_RES_MAX] = {
+	[XIB_RES_PD]	= 1024,
+	[XIB_RES_MR]	= 8192,
+	[XIB_RES_CQ]	= 2048,
+	[XIB_RES_QP]	= 2048,
+	[XIB_RES_SRQ]	= 512,
+	[XIB_RES_AH]	= 8192,
+};
+module_param_named(max_pd_per_context, xib_ctx_max[XIB_RES_PD], uint, 0644);
+MODULE_PARM_DESC(max_pd_per_context, "PDs one user context may allocate (1024)");
+module_param_named(max_mr_per_context, xib_ctx_max[XIB_RES_MR], uint, 0644);
+MODULE_PARM_DESC(max_mr_per_context, "MRs one user context may register (8192)");
+module_param_named(max_cq_per_context, xib_ctx_max[XIB_RES_CQ], uint, 0644);
+MODULE_PARM_DESC(max_cq_per_context, "CQs one user context may create (2048)");
+module_param_named(max_qp_per_context, xib_ctx_max[XIB_RES_QP], uint, 0644);
+MODULE_PARM_DESC(max_qp_per_context, "QPs one user context may create (2048)");
+module_param_named(max_srq_per_context, xib_ctx_max[XIB_RES_SRQ], uint, 0644);
+MODULE_PARM_DESC(max_srq_per_context, "SRQs one user context may create (512)");
+module_param_named(max_ah_per_context, xib_ctx_max[XIB_RES_AH], uint, 0644);
+MODULE_PARM_DESC(max_ah_per_context, "AHs one user context may create (8192)");
+
+/* Deferred releases of CQs, QPs and SRQs; see the comment at the top. */
+static struct workqueue_struct *xib_release_wq;
 
 /*
  * Serialises xib_modify_srq(), the one writer of an xib_srq's @srq_limit
@@ -66,19 +109,32 @@ static void *xib_obj_alloc(size_t drv_size, size_t core_size)
 	return kzalloc(max(drv_size, core_size), GFP_KERNEL);
 }
 
-/* Count a new object of @type against @max; -ENOMEM beyond. */
-static int xib_res_charge(struct xib_device *dev, enum xib_res_type type,
-			  u32 max)
+/*
+ * Count a new object of @type against the device's @max and, for a user
+ * object, against its context's limit; -ENOMEM beyond either.
+ */
+static int xib_res_charge(struct xib_device *dev, struct xib_ucontext *uctx,
+			  enum xib_res_type type, u32 max)
 {
-	if (atomic_inc_return(&dev->res_count[type]) > max) {
-		atomic_dec(&dev->res_count[type]);
-		return -ENOMEM;
-	}
+	if (atomic_inc_return(&dev->res_count[type]) > max)
+		goto err_dev;
+	if (uctx && atomic_inc_return(&uctx->res_count[type]) >
+		    READ_ONCE(xib_ctx_max[type]))
+		goto err_uctx;
 	return 0;
+
+err_uctx:
+	atomic_dec(&uctx->res_count[type]);
+err_dev:
+	atomic_dec(&dev->res_count[type]);
+	return -ENOMEM;
 }
 
-static void xib_res_uncharge(struct xib_device *dev, enum xib_res_type type)
+static void xib_res_uncharge(struct xib_device *dev, struct xib_ucontext *uctx,
+			     enum xib_res_type type)
 {
+	if (uctx)
+		atomic_dec(&uctx->res_count[type]);
 	atomic_dec(&dev->res_count[type]);
 }
 
@@ -87,54 +143,79 @@ static int xib_res_reserve(struct xib_device *dev, enum xib_res_type type,
 			   u32 *num)
 {
 	int ret = xa_alloc_irq(&dev->res[type], num, NULL,
-			       XA_LIMIT(1, XIB_NUM_MAX), GFP_KERNEL);
+			       XA_LIMIT(1, XIB_NUM_MAX), GFP_KERNEL_ACCOUNT);
 
+	return ret == -EBUSY ? -ENOMEM : ret;
+}
+
+/*
+ * Reserve the first free number at or after a random one in [@min, @max],
+ * wrapping to @min; the entry reads as NULL.  -ENOMEM when all are taken.
+ */
+static int xib_res_reserve_random(struct xarray *xa, u32 *num, u32 min,
+				  u32 max)
+{
+	u32 start = get_random_u32_inclusive(min, max);
+	int ret;
+
+	ret = xa_alloc_irq(xa, num, NULL, XA_LIMIT(start, max),
+			   GFP_KERNEL_ACCOUNT);
+	if (ret == -EBUSY && start > min)
+		ret = xa_alloc_irq(xa, num, NULL, XA_LIMIT(min, start - 1),
+				   GFP_KERNEL_ACCOUNT);
 	return ret == -EBUSY ? -ENOMEM : ret;
 }
 
 static int xib_qpn_reserve(struct xib_device *dev, u32 *qpn)
 {
-	int ret = xa_alloc_cyclic_irq(&dev->res[XIB_RES_QP], qpn, NULL,
-				      XA_LIMIT(XIB_QPN_MIN, XIB_NUM_MAX),
-				      &dev->res_next[XIB_RES_QP], GFP_KERNEL);
-
-	if (ret == -EBUSY)
-		return -ENOMEM;
-	return ret < 0 ? ret : 0;
+	return xib_res_reserve_random(&dev->res[XIB_RES_QP], qpn, XIB_QPN_MIN,
+				      XIB_NUM_MAX);
 }
 
 /* Reserve an MR index and compute its key; see the comment at the top. */
 static int xib_mr_key_reserve(struct xib_device *dev, u32 *key)
 {
-	struct xarray *xa = &dev->res[XIB_RES_MR];
-	u32 *cursor = &dev->res_next[XIB_RES_MR];
-	u32 next, tag, index;
+	u32 index;
 	int ret;
 
-	xa_lock_irq(xa);
-	next = *cursor & XIB_MR_INDEX_MASK;
-	tag = *cursor >> XIB_MR_TAG_SHIFT;
-	ret = __xa_alloc_cyclic(xa, &index, NULL, XA_LIMIT(1, XIB_NUM_MAX),
-				&next, GFP_KERNEL);
-	if (ret >= 0) {
-		/*
-		 * The search wrapped (ret 1): a new pass.  The key carries
-		 * the pass it was allocated in; if this took the last index,
-		 * the next allocation starts the next pass.
-		 */
-		if (ret == 1)
-			tag++;
-		*key = index << 8 | (tag & 0xff);
-		if (next > XIB_NUM_MAX) {
-			next = 1;
-			tag++;
-		}
-		*cursor = (tag & 0xff) << XIB_MR_TAG_SHIFT | next;
-	}
-	xa_unlock_irq(xa);
-	if (ret == -EBUSY)
-		return -ENOMEM;
-	return ret < 0 ? ret : 0;
+	ret = xib_res_reserve_random(&dev->res[XIB_RES_MR], &index, 1,
+				     XIB_NUM_MAX);
+	if (ret)
+		return ret;
+	*key = index << 8 | (get_random_u32() & 0xff);
+	return 0;
+}
+
+/* May a final put release a CQ, QP or SRQ where it is (it may sleep)? */
+static bool xib_can_release_now(void)
+{
+	return preemptible() && !rcu_preempt_depth();
+}
+
+/**
+ * xib_flush_releases() - wait for the deferred releases of CQs, QPs, SRQs
+ *
+ * Every CQ, QP and SRQ whose final put came before this call has been
+ * released (its driver's release_* ran, its memory is freed) when it
+ * returns.  xib_dealloc_device() calls it; drivers need not.
+ *
+ * Context: process context; not from a release_* callback.
+ */
+void xib_flush_releases(void)
+{
+	flush_workqueue(xib_release_wq);
+}
+EXPORT_SYMBOL_GPL(xib_flush_releases);
+
+int xib_verbs_init(void)
+{
+	xib_release_wq = alloc_workqueue("xib_release", 0, 0);
+	return xib_release_wq ? 0 : -ENOMEM;
+}
+
+void xib_verbs_exit(void)
+{
+	destroy_workqueue(xib_release_wq);
 }
 
 /* Make a reserved number name @obj; cannot fail (the slot exists). */
@@ -251,7 +332,7 @@ struct xib_pd *xib_alloc_pd(struct xib_device *dev, struct xib_ucontext *uctx)
 		return ERR_PTR(-EOPNOTSUPP);
 	if (uctx && uctx->device != dev)
 		return ERR_PTR(-EINVAL);
-	ret = xib_res_charge(dev, XIB_RES_PD, dev->attrs.max_pd);
+	ret = xib_res_charge(dev, uctx, XIB_RES_PD, dev->attrs.max_pd);
 	if (ret)
 		return ERR_PTR(ret);
 	pd = xib_obj_alloc(dev->ops->size_pd, sizeof(*pd));
@@ -279,7 +360,7 @@ err_erase:
 err_free:
 	kfree(pd);
 err_uncharge:
-	xib_res_uncharge(dev, XIB_RES_PD);
+	xib_res_uncharge(dev, uctx, XIB_RES_PD);
 	return ERR_PTR(ret);
 }
 EXPORT_SYMBOL_GPL(xib_alloc_pd);
@@ -300,7 +381,7 @@ int xib_dealloc_pd(struct xib_pd *pd)
 	xib_res_erase(dev, XIB_RES_PD, pd->pdn);
 	if (dev->ops->dealloc_pd)
 		dev->ops->dealloc_pd(pd);
-	xib_res_uncharge(dev, XIB_RES_PD);
+	xib_res_uncharge(dev, pd->uctx, XIB_RES_PD);
 	xib_pd_put(pd);
 	return 0;
 }
@@ -379,7 +460,7 @@ struct xib_mr *xib_reg_user_mr(struct xib_pd *pd, u64 addr, u64 length,
 	ret = xib_pd_use(pd, pd->uctx);
 	if (ret)
 		return ERR_PTR(ret);
-	ret = xib_res_charge(dev, XIB_RES_MR, dev->attrs.max_mr);
+	ret = xib_res_charge(dev, pd->uctx, XIB_RES_MR, dev->attrs.max_mr);
 	if (ret)
 		goto err_unuse_pd;
 	mr = xib_obj_alloc(dev->ops->size_mr, sizeof(*mr));
@@ -418,7 +499,7 @@ err_release_umem:
 err_free:
 	kfree(mr);
 err_uncharge:
-	xib_res_uncharge(dev, XIB_RES_MR);
+	xib_res_uncharge(dev, pd->uctx, XIB_RES_MR);
 err_unuse_pd:
 	xib_pd_unuse(pd);
 	return ERR_PTR(ret);
@@ -448,7 +529,7 @@ int xib_dereg_mr(struct xib_mr *mr)
 	wait_var_event(&mr->ref, kref_read(&mr->ref) == 1);
 	xib_umem_release(mr->umem);
 	mr->umem = NULL;
-	xib_res_uncharge(dev, XIB_RES_MR);
+	xib_res_uncharge(dev, mr->uctx, XIB_RES_MR);
 	xib_unuse(&mr->pd->usecnt);
 	xib_mr_put(mr);
 	return 0;
@@ -630,20 +711,36 @@ EXPORT_SYMBOL_GPL(xib_mr_get_by_key);
 
 /* CQs */
 
+static void xib_cq_free(struct xib_cq *cq)
+{
+	if (cq->device->ops->release_cq)
+		cq->device->ops->release_cq(cq);
+	kfree(cq);
+}
+
+static void xib_cq_release_work(struct work_struct *work)
+{
+	xib_cq_free(container_of(work, struct xib_cq, release_work));
+}
+
 static void xib_cq_release(struct kref *ref)
 {
 	struct xib_cq *cq = container_of(ref, struct xib_cq, ref);
 
-	if (cq->device->ops->release_cq)
-		cq->device->ops->release_cq(cq);
-	kfree(cq);
+	if (xib_can_release_now()) {
+		xib_cq_free(cq);
+		return;
+	}
+	INIT_WORK(&cq->release_work, xib_cq_release_work);
+	queue_work(xib_release_wq, &cq->release_work);
 }
 
 /**
  * xib_cq_put() - drop a reference on a CQ
  * @cq: the CQ
  *
- * Context: any.
+ * The final put releases the CQ here in process context, or defers the
+ * release to a workqueue in atomic context.  Context: any.
  */
 void xib_cq_put(struct xib_cq *cq)
 {
@@ -675,7 +772,7 @@ struct xib_cq *xib_create_cq(struct xib_device *dev, struct xib_ucontext *uctx,
 	if (!attr->cqe || attr->cqe > dev->attrs.max_cqe ||
 	    attr->comp_vector >= XIB_NUM_COMP_VECTORS)
 		return ERR_PTR(-EINVAL);
-	ret = xib_res_charge(dev, XIB_RES_CQ, dev->attrs.max_cq);
+	ret = xib_res_charge(dev, uctx, XIB_RES_CQ, dev->attrs.max_cq);
 	if (ret)
 		return ERR_PTR(ret);
 	cq = xib_obj_alloc(dev->ops->size_cq, sizeof(*cq));
@@ -707,7 +804,7 @@ err_erase:
 err_free:
 	kfree(cq);
 err_uncharge:
-	xib_res_uncharge(dev, XIB_RES_CQ);
+	xib_res_uncharge(dev, uctx, XIB_RES_CQ);
 	return ERR_PTR(ret);
 }
 EXPORT_SYMBOL_GPL(xib_create_cq);
@@ -747,7 +844,7 @@ int xib_destroy_cq(struct xib_cq *cq)
 		return -EBUSY;
 	xib_res_erase(dev, XIB_RES_CQ, cq->cqn);
 	dev->ops->destroy_cq(cq);
-	xib_res_uncharge(dev, XIB_RES_CQ);
+	xib_res_uncharge(dev, cq->uctx, XIB_RES_CQ);
 	xib_cq_put(cq);
 	return 0;
 }
@@ -772,21 +869,36 @@ static void xib_cq_unuse(struct xib_cq *cq)
 
 /* SRQs */
 
-static void xib_srq_release(struct kref *ref)
+static void xib_srq_free(struct xib_srq *srq)
 {
-	struct xib_srq *srq = container_of(ref, struct xib_srq, ref);
-
 	if (srq->device->ops->release_srq)
 		srq->device->ops->release_srq(srq);
 	xib_pd_put(srq->pd);
 	kfree(srq);
 }
 
+static void xib_srq_release_work(struct work_struct *work)
+{
+	xib_srq_free(container_of(work, struct xib_srq, release_work));
+}
+
+static void xib_srq_release(struct kref *ref)
+{
+	struct xib_srq *srq = container_of(ref, struct xib_srq, ref);
+
+	if (xib_can_release_now()) {
+		xib_srq_free(srq);
+		return;
+	}
+	INIT_WORK(&srq->release_work, xib_srq_release_work);
+	queue_work(xib_release_wq, &srq->release_work);
+}
+
 /**
  * xib_srq_put() - drop a reference on an SRQ
  * @srq: the SRQ
  *
- * Context: any.
+ * As xib_cq_put().  Context: any.
  */
 void xib_srq_put(struct xib_srq *srq)
 {
@@ -822,7 +934,7 @@ struct xib_srq *xib_create_srq(struct xib_pd *pd, struct xib_ucontext *uctx,
 	ret = xib_pd_use(pd, uctx);
 	if (ret)
 		return ERR_PTR(ret);
-	ret = xib_res_charge(dev, XIB_RES_SRQ, dev->attrs.max_srq);
+	ret = xib_res_charge(dev, uctx, XIB_RES_SRQ, dev->attrs.max_srq);
 	if (ret)
 		goto err_unuse_pd;
 	srq = xib_obj_alloc(dev->ops->size_srq, sizeof(*srq));
@@ -855,7 +967,7 @@ err_erase:
 err_free:
 	kfree(srq);
 err_uncharge:
-	xib_res_uncharge(dev, XIB_RES_SRQ);
+	xib_res_uncharge(dev, uctx, XIB_RES_SRQ);
 err_unuse_pd:
 	xib_pd_unuse(pd);
 	return ERR_PTR(ret);
@@ -917,7 +1029,7 @@ int xib_destroy_srq(struct xib_srq *srq)
 		return -EBUSY;
 	xib_res_erase(dev, XIB_RES_SRQ, srq->srqn);
 	dev->ops->destroy_srq(srq);
-	xib_res_uncharge(dev, XIB_RES_SRQ);
+	xib_res_uncharge(dev, srq->uctx, XIB_RES_SRQ);
 	xib_unuse(&srq->pd->usecnt);
 	xib_srq_put(srq);
 	return 0;
@@ -988,7 +1100,7 @@ struct xib_ah *xib_create_ah(struct xib_pd *pd, struct xib_ucontext *uctx,
 	ret = xib_pd_use(pd, uctx);
 	if (ret)
 		return ERR_PTR(ret);
-	ret = xib_res_charge(dev, XIB_RES_AH, dev->attrs.max_ah);
+	ret = xib_res_charge(dev, uctx, XIB_RES_AH, dev->attrs.max_ah);
 	if (ret)
 		goto err_unuse_pd;
 	ah = xib_obj_alloc(dev->ops->size_ah, sizeof(*ah));
@@ -1017,7 +1129,7 @@ err_erase:
 err_free:
 	kfree(ah);
 err_uncharge:
-	xib_res_uncharge(dev, XIB_RES_AH);
+	xib_res_uncharge(dev, uctx, XIB_RES_AH);
 err_unuse_pd:
 	xib_pd_unuse(pd);
 	return ERR_PTR(ret);
@@ -1037,7 +1149,7 @@ int xib_destroy_ah(struct xib_ah *ah)
 	xib_res_erase(dev, XIB_RES_AH, ah->ahn);
 	if (dev->ops->destroy_ah)
 		dev->ops->destroy_ah(ah);
-	xib_res_uncharge(dev, XIB_RES_AH);
+	xib_res_uncharge(dev, ah->uctx, XIB_RES_AH);
 	xib_unuse(&ah->pd->usecnt);
 	xib_ah_put(ah);
 	return 0;
@@ -1068,10 +1180,9 @@ EXPORT_SYMBOL_GPL(xib_ah_get_by_num);
 
 /* QPs */
 
-static void xib_qp_release(struct kref *ref)
+/* Process context: the CQs' and SRQ's final puts release them here. */
+static void xib_qp_free(struct xib_qp *qp)
 {
-	struct xib_qp *qp = container_of(ref, struct xib_qp, ref);
-
 	if (qp->device->ops->release_qp)
 		qp->device->ops->release_qp(qp);
 	if (qp->srq)
@@ -1083,11 +1194,28 @@ static void xib_qp_release(struct kref *ref)
 	kfree(qp);
 }
 
+static void xib_qp_release_work(struct work_struct *work)
+{
+	xib_qp_free(container_of(work, struct xib_qp, release_work));
+}
+
+static void xib_qp_release(struct kref *ref)
+{
+	struct xib_qp *qp = container_of(ref, struct xib_qp, ref);
+
+	if (xib_can_release_now()) {
+		xib_qp_free(qp);
+		return;
+	}
+	INIT_WORK(&qp->release_work, xib_qp_release_work);
+	queue_work(xib_release_wq, &qp->release_work);
+}
+
 /**
  * xib_qp_put() - drop a reference on a QP
  * @qp: the QP
  *
- * Context: any.
+ * As xib_cq_put().  Context: any.
  */
 void xib_qp_put(struct xib_qp *qp)
 {
@@ -1178,7 +1306,7 @@ struct xib_qp *xib_create_qp(struct xib_pd *pd, struct xib_ucontext *uctx,
 		}
 		kref_get(&attr->srq->ref);
 	}
-	ret = xib_res_charge(dev, XIB_RES_QP, dev->attrs.max_qp);
+	ret = xib_res_charge(dev, uctx, XIB_RES_QP, dev->attrs.max_qp);
 	if (ret)
 		goto err_unuse_srq;
 	qp = xib_obj_alloc(dev->ops->size_qp, sizeof(*qp));
@@ -1223,7 +1351,7 @@ err_free:
 	mutex_destroy(&qp->mutex);
 	kfree(qp);
 err_uncharge:
-	xib_res_uncharge(dev, XIB_RES_QP);
+	xib_res_uncharge(dev, uctx, XIB_RES_QP);
 err_unuse_srq:
 	if (attr->srq) {
 		xib_unuse(&attr->srq->usecnt);
@@ -1386,8 +1514,11 @@ static void xib_store_qp_attr(struct xib_qp *qp,
  * given cur_qp_state must be the current state.  On success the driver has
  * applied the change and @qp->attr records it.
  *
- * Return: 0, -EINVAL, -EOPNOTSUPP or the driver's error; nothing changes
- * on failure.  Context: process context (takes @qp->mutex).
+ * A user QP (@qp->uctx set) may set a controlled Q_Key (bit 31) only
+ * with CAP_NET_RAW.
+ *
+ * Return: 0, -EINVAL, -EOPNOTSUPP, -EPERM (a controlled Q_Key) or the
+ * driver's error; nothing changes on failure.  Context: process context (takes @qp->mutex).
  */
 int xib_modify_qp(struct xib_qp *qp, const struct xib_uverbs_qp_attr *attr,
 		  u32 mask)
@@ -1419,6 +1550,17 @@ int xib_modify_qp(struct xib_qp *qp, const struct xib_uverbs_qp_attr *attr,
 	ret = xib_check_qp_attr(qp, attr, mask);
 	if (ret)
 		goto out_unlock;
+	/*
+	 * A controlled Q_Key (bit 31) is what the GSI and other privileged
+	 * QPs use: a user QP may set one only with CAP_NET_RAW, as in
+	 * Linux's ib_uverbs.  (A send WR's remote_qkey with bit 31 set
+	 * means "the QP's own Q_Key", so this covers the send side too.)
+	 */
+	if ((mask & XIB_QP_QKEY) && (attr->qkey & XIB_QKEY_CONTROLLED) &&
+	    qp->uctx && !capable(CAP_NET_RAW)) {
+		ret = -EPERM;
+		goto out_unlock;
+	}
 	ret = dev->ops->modify_qp(qp, attr, mask);
 	if (ret)
 		goto out_unlock;
@@ -1463,7 +1605,7 @@ int xib_destroy_qp(struct xib_qp *qp)
 
 	xib_res_erase(dev, XIB_RES_QP, qp->qp_num);
 	dev->ops->destroy_qp(qp);
-	xib_res_uncharge(dev, XIB_RES_QP);
+	xib_res_uncharge(dev, qp->uctx, XIB_RES_QP);
 	if (qp->srq)
 		xib_unuse(&qp->srq->usecnt);
 	xib_unuse(&qp->recv_cq->usecnt);

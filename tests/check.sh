@@ -155,9 +155,7 @@ pending() {	# pending KERNEL: whether some of its items are unclaimed
 
 # lane NAME KERNEL...: boot each kernel in turn while its queue has items.
 # The debug kernel is the long pole (KASAN, lockdep, kmemleak under TCG),
-# so its guests get more than run-vm's default time, and more than its
-# 300 s without output: one bats test (a data-path test moving 8 MiB with
-# every opcode) can take that long there on a loaded machine.
+# so its guests get more than run-vm's default time.
 lane() {
 	local name=$1 k items
 	shift
@@ -166,7 +164,7 @@ lane() {
 		mapfile -t items < <(items_of "$k")
 		tests/vm/vm-test --kernel "$k" --queue "$log/queue-$k" --lane "$name" \
 			--out "$root/build/vm/$k-$name" \
-			$([ "$k" = debug ] && echo --timeout 3300 --idle 600) "${items[@]}" \
+			$([ "$k" = debug ] && echo --timeout 3300) "${items[@]}" \
 			>"$log/vm-$k-$name.out" 2>&1
 		echo $? >"$log/vm-$k-$name.status"
 	done

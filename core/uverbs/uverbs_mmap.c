@@ -8,7 +8,9 @@
  * mappings are zapped; a later fault then maps a fresh zeroed page, never
  * the device's memory and never SIGBUS.
  *
- * remap_vmalloc_range() inserts pages (VM_MIXEDMAP), which zap_vma_ptes()
+ * The entry's pages are inserted with vm_insert_page() (VM_MIXEDMAP; the
+ * memory is charged vmalloc memory, not vmalloc_user(), so
+ * remap_vmalloc_range() would refuse it), which zap_vma_ptes()
  * refuses to touch (it only zaps VM_PFNMAP), so the mappings are zapped
  * with zap_page_range(), which Linux 6.1 exports.
  */
@@ -106,6 +108,22 @@ static const struct vm_operations_struct xib_uverbs_vm_ops = {
 	.fault = xib_uverbs_vm_fault,
 };
 
+/* Map every page of @entry into @vma, whose size is the entry's. */
+static int xib_uverbs_insert_pages(struct vm_area_struct *vma,
+				   struct xib_mmap_entry *entry)
+{
+	unsigned long off;
+	int ret;
+
+	for (off = 0; off < entry->size; off += PAGE_SIZE) {
+		ret = vm_insert_page(vma, vma->vm_start + off,
+				     vmalloc_to_page(entry->vaddr + off));
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /**
  * xib_uverbs_mmap() - map the entry published at the VMA's offset
  * @filp: a /dev/xib/uverbsN file
@@ -150,7 +168,7 @@ int xib_uverbs_mmap(struct file *filp, struct vm_area_struct *vma)
 		vma->vm_flags &= ~VM_MAYWRITE;
 	}
 	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
-	ret = remap_vmalloc_range(vma, entry->vaddr, 0);
+	ret = xib_uverbs_insert_pages(vma, entry);
 	if (ret)
 		goto err_put_entry;
 

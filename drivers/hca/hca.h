@@ -10,8 +10,17 @@
  *   hca_queue.c  rings shared with user space; CQE writing and arming;
  *                receive WQE fetching; SGE copies
  *   hca_engine.c the per-device worker thread, QP scheduling, flushing
- *   hca_req.c    requester: WQE to packets; ACK/NAK/read response handling
- *   hca_resp.c   xib_hca_recv(): responder (SEND, WRITE, READ, UD receive)
+ *   hca_recv.c   packet receive: xib_hca_recv() checks the common headers
+ *                and dispatches to the responder or the completer
+ *   hca_req.c    requester: WQE fetch and validation, segmentation into
+ *                packets, send queue flush
+ *   hca_comp.c   completer: ACK/NAK/RNR NAK and read response handling,
+ *                the QP timer (local ACK timeout, RNR wait), rewind,
+ *                send completions
+ *   hca_resp.c   responder: SEND, WRITE, READ, UD receive; ACKs, READ
+ *                responses, receive queue flush
+ *   hca_retx.c   retransmission arithmetic (pure functions)
+ *   hca_pkt.c    packet building shared by all (xib_hca_build_pkt())
  *   hca_net.c    the network side (UDP socket, ICRC, routing)
  *   hca_wire.c   header formats and the opcode table
  *
@@ -28,8 +37,8 @@
  *    segmentation), RDMA READ responses (responder resources), flushing of
  *    QPs in the error state.
  *  - softirq (xib_hca_recv() from the network side, or nested in a local
- *    xib_hca_xmit()): the responder, and the requester's ACK, NAK and
- *    read response processing.
+ *    xib_hca_xmit()): the responder, and the completer's ACK, NAK and
+ *    read response processing (hca_comp.c).
  *  - timer (softirq): the QP's timer (RNR wait or local ACK timeout)
  *    only sets a flag under sq.lock and wakes the worker.
  *  The worker may take the core's qp->mutex (mutex_trylock only) to
@@ -485,6 +494,24 @@ static inline u32 xib_hca_mtu_bytes(u32 mtu_enum)
 	return 128U << mtu_enum;
 }
 
+/* The requester's copy of send WQE @idx (sq.lock held). */
+static inline struct xib_hca_swqe *xib_hca_swqe_at(struct xib_hca_qp *qp,
+						   u32 idx)
+{
+	return &qp->sq.wqes[xib_ring_slot(idx, qp->sq.ring.slots)];
+}
+
+static inline bool xib_hca_is_read(const struct xib_hca_swqe *swqe)
+{
+	return swqe->wqe.opcode == XIB_HCA_WR_RDMA_READ;
+}
+
+/* PSNs a WQE uses: request packets, or response packets for a READ. */
+static inline u32 xib_hca_swqe_psns(const struct xib_hca_swqe *swqe)
+{
+	return xib_hca_is_read(swqe) ? swqe->resp_pkts : swqe->npkts;
+}
+
 /* hca_retx.c: retransmission arithmetic (pure functions, KUnit-tested) */
 u64 xib_hca_ack_timeout_ns(u8 timeout);
 u32 xib_hca_resume_pkt(u32 first_psn, u32 npsns, u32 psn);
@@ -534,24 +561,44 @@ void xib_hca_engine_add_qp(struct xib_hca_qp *qp);
 void xib_hca_engine_del_qp(struct xib_hca_qp *qp);
 void xib_hca_qp_error(struct xib_hca_qp *qp);
 void xib_hca_qp_set_state(struct xib_hca_qp *qp, int state);
-void xib_hca_qp_timer(struct timer_list *t);
 int xib_hca_req_run(struct xib_hca_qp *qp, int budget);
+
+/* hca_recv.c: xib_hca_recv() is declared in hca_net.h */
 
 /* hca_req.c */
 int xib_hca_req_process(struct xib_hca_qp *qp, int budget);
 bool xib_hca_req_has_work(struct xib_hca_qp *qp);
 int xib_hca_req_flush(struct xib_hca_qp *qp);
-void xib_hca_req_recv(struct xib_hca_qp *qp, struct sk_buff *skb,
-		      const struct xib_hca_pkt *pkt);
+
+/* hca_comp.c */
+bool xib_hca_send_cqe(struct xib_hca_qp *qp, u64 wr_id, u32 opcode,
+		      u32 flags, u32 len, u8 status);
+int xib_hca_retire_done(struct xib_hca_qp *qp);
+void xib_hca_rto_arm(struct xib_hca_qp *qp);
+void xib_hca_qp_timer(struct timer_list *t);
+void xib_hca_comp_timeout(struct xib_hca_qp *qp);
+void xib_hca_comp_recv(struct xib_hca_qp *qp, struct sk_buff *skb,
+		       const struct xib_hca_pkt *pkt);
 
 /* hca_resp.c */
+void xib_hca_send_ack(struct xib_hca_qp *qp, u8 syndrome, u32 psn, u32 msn);
+void xib_hca_ud_recv(struct xib_hca_qp *qp, struct sk_buff *skb,
+		     const struct xib_hca_pkt *pkt);
+void xib_hca_rc_recv(struct xib_hca_qp *qp, const struct xib_hca_pkt *pkt);
 int xib_hca_resp_process(struct xib_hca_qp *qp, int budget);
 bool xib_hca_resp_has_work(struct xib_hca_qp *qp);
 int xib_hca_resp_flush(struct xib_hca_qp *qp);
 void xib_hca_resp_reset(struct xib_hca_qp *qp);
+
+/* hca_pkt.c */
 struct sk_buff *xib_hca_build_pkt(struct xib_hca_qp *qp,
 				  struct xib_hca_hdr_fields *f,
 				  u32 payload_len, void **payload);
-void xib_hca_send_ack(struct xib_hca_qp *qp, u8 syndrome, u32 psn, u32 msn);
+
+/* hca_gsi.c: QP1 (GSI) datagrams of the MAD layer */
+int xib_hca_post_mad(struct xib_device *xdev, const struct xib_mad_addr *addr,
+		     const struct xib_mad *mad);
+void xib_hca_gsi_recv(struct xib_hca_dev *hca, struct sk_buff *skb,
+		      const struct xib_hca_pkt *pkt);
 
 #endif /* _XIB_HCA_H */

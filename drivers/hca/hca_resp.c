@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * xib_hca receive side: xib_hca_recv() (softirq) checks and dispatches
- * every packet; this file is the responder: UD receives, RC SEND, RDMA
- * WRITE (with immediate) and RDMA READ requests, ACKs and NAKs.  Responses
- * (ACK, read response) for the requester go to hca_req.c.
+ * xib_hca responder: UD receives, RC SEND, RDMA WRITE (with immediate)
+ * and RDMA READ requests, ACKs and NAKs.  xib_hca_recv() (hca_recv.c)
+ * hands it the request packets; responses (ACK, read response) for the
+ * requester go to the completer (hca_comp.c).
  *
  * RC responder: packets must arrive in PSN order.  A duplicate SEND or
  * WRITE is acknowledged again (when it asks for an ACK) and not executed
@@ -170,8 +170,16 @@ static void xib_hca_grh_area(struct sk_buff *skb, u8 grh[40])
 		skb_copy_bits(skb, skb_network_offset(skb), grh + 20, 20);
 }
 
-static void xib_hca_ud_recv(struct xib_hca_qp *qp, struct sk_buff *skb,
-			    const struct xib_hca_pkt *pkt)
+/**
+ * xib_hca_ud_recv() - a UD request packet for @qp
+ * @qp: the UD QP, in RTR or a later state
+ * @skb: the packet (its IP header fills the GRH area)
+ * @pkt: its parsed headers
+ *
+ * Softirq context.  Does not consume @skb.
+ */
+void xib_hca_ud_recv(struct xib_hca_qp *qp, struct sk_buff *skb,
+		     const struct xib_hca_pkt *pkt)
 {
 	const struct xib_deth *deth = xib_hca_pkt_hdr(pkt, XIB_HDR_DETH);
 	const struct xib_immdt *imm = xib_hca_pkt_hdr(pkt, XIB_HDR_IMMDT);
@@ -553,7 +561,16 @@ static void xib_hca_rc_dup(struct xib_hca_qp *qp, const struct xib_hca_pkt *pkt,
 				xib_psn_add(r->epsn, XIB_PSN_MASK), r->msn);
 }
 
-static void xib_hca_rc_recv(struct xib_hca_qp *qp, const struct xib_hca_pkt *pkt)
+/**
+ * xib_hca_rc_recv() - an RC request packet for @qp
+ * @qp: the RC QP, in RTR or a later state
+ * @pkt: its parsed headers
+ *
+ * Checks the PSN, executes or acknowledges again, and sends the ACK or
+ * NAK it decides on (unless it must wait behind READ responses).
+ * Softirq context.
+ */
+void xib_hca_rc_recv(struct xib_hca_qp *qp, const struct xib_hca_pkt *pkt)
 {
 	struct xib_hca_resp *r = &qp->rq.resp;
 	u32 psn = xib_bth_psn(pkt->bth);
@@ -764,76 +781,4 @@ void xib_hca_resp_reset(struct xib_hca_qp *qp)
 {
 	lockdep_assert_held(&qp->rq.lock);
 	memset(&qp->rq.resp, 0, sizeof(qp->rq.resp));
-}
-
-/* --- entry point ------------------------------------------------------------ */
-
-/* Transport of the QP type; packets of another transport are dropped. */
-static u8 xib_hca_qp_transport(const struct xib_hca_qp *qp)
-{
-	switch (qp->ibqp.qp_type) {
-	case XIB_QPT_RC:
-		return XIB_TRANSPORT_RC;
-	case XIB_QPT_UC:
-		return XIB_TRANSPORT_UC;
-	default:
-		return XIB_TRANSPORT_UD;
-	}
-}
-
-static void xib_hca_dispatch(struct xib_hca_qp *qp, struct sk_buff *skb,
-			     const struct xib_hca_pkt *pkt)
-{
-	u8 opcode = xib_bth_opcode(pkt->bth);
-	int state = READ_ONCE(qp->hstate);
-
-	if ((opcode & XIB_TRANSPORT_MASK) != xib_hca_qp_transport(qp))
-		goto drop;
-	if (!(pkt->info->flags & XIB_OPF_REQ)) {
-		xib_hca_req_recv(qp, skb, pkt);
-		return;
-	}
-	if (state != XIB_QPS_RTR && state != XIB_QPS_RTS &&
-	    state != XIB_QPS_SQD && state != XIB_QPS_SQE)
-		goto drop;
-	if (qp->ibqp.qp_type == XIB_QPT_UD)
-		xib_hca_ud_recv(qp, skb, pkt);
-	else if (qp->ibqp.qp_type == XIB_QPT_RC)
-		xib_hca_rc_recv(qp, pkt);
-	else
-		goto drop;
-	return;
-drop:
-	atomic64_inc(&qp_hca(qp)->rx_drop);
-}
-
-/**
- * xib_hca_recv() - a packet for @hca from the network side
- * @hca: the device
- * @skb: data at the BTH, ICRC checked and trimmed
- *
- * Softirq context; consumes @skb.
- */
-void xib_hca_recv(struct xib_hca_dev *hca, struct sk_buff *skb)
-{
-	struct xib_hca_pkt pkt;
-	struct xib_qp *ibqp;
-	u16 pkey;
-
-	if (skb_linearize(skb) ||
-	    xib_hca_parse(skb->data, skb->len + XIB_ICRC_LEN, &pkt))
-		goto drop;
-	pkey = xib_bth_pkey(pkt.bth);
-	if ((pkey & 0x7fff) != (XIB_HCA_DEFAULT_PKEY & 0x7fff))
-		goto drop;
-	ibqp = xib_qp_get_by_num(&hca->xdev, xib_bth_dqpn(pkt.bth));
-	if (!ibqp)
-		goto drop;
-	xib_hca_dispatch(to_hca_qp(ibqp), skb, &pkt);
-	xib_qp_put(ibqp);
-	consume_skb(skb);
-	return;
-drop:
-	atomic64_inc(&hca->rx_drop);
-	kfree_skb(skb);
 }

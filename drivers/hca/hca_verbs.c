@@ -326,7 +326,10 @@ static int xib_hca_create_qp(struct xib_qp *ibqp,
 				 xib_hca_send_stride(cap), sq);
 	if (ret)
 		return ret;
-	qp->sq.wqes = vzalloc(array_size(slots, sizeof(*qp->sq.wqes)));
+	/* Charged to the creator's memory cgroup, as the rings are. */
+	qp->sq.wqes = __vmalloc(array_size(slots, sizeof(*qp->sq.wqes)),
+				GFP_KERNEL_ACCOUNT | __GFP_ZERO |
+				__GFP_RETRY_MAYFAIL);
 	if (!qp->sq.wqes) {
 		ret = -ENOMEM;
 		goto err_free_sq;
@@ -557,5 +560,6 @@ const struct xib_device_ops xib_hca_dev_ops = {
 	.destroy_srq = xib_hca_destroy_srq,
 	.release_srq = xib_hca_release_srq,
 	.create_ah = xib_hca_create_ah,
+	.post_mad = xib_hca_post_mad,
 	.destroy_ah = xib_hca_destroy_ah,
 };

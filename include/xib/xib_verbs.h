@@ -16,6 +16,7 @@
 #include <linux/refcount.h>
 #include <linux/rwsem.h>
 #include <linux/completion.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <net/net_namespace.h>
 #include <uapi/xib/netlink.h>
@@ -114,8 +115,11 @@ struct xib_event_handler {
  * create_* fill in the driver part and return 0 or a negative errno.
  * destroy_* must leave the driver using nothing of the object but the
  * memory, which references taken with xib_*_get() keep alive; the
- * optional release_* is then called from the final put, in any context
- * (it must not sleep), before the core frees the memory.
+ * optional release_* of a CQ, QP or SRQ is then called after the final
+ * put, always in process context (it may sleep: the core defers it to a
+ * workqueue when the final put comes from atomic context, and
+ * xib_dealloc_device() waits for what was deferred), before the core
+ * frees the memory.
  *
  * @alloc_ucontext: a user context opens; publish the doorbell page with
  *	xib_mmap_publish() and return its offset and size
@@ -137,6 +141,10 @@ struct xib_event_handler {
  * @create_srq, @modify_srq: likewise for SRQs
  * @create_ah: @ah->attr is checked (GID index valid, port 1)
  */
+struct xib_mad_addr;
+struct xib_mad;
+struct xib_mad_dev;
+
 struct xib_device_ops {
 	struct module *owner;
 	const char *driver_name;
@@ -174,6 +182,13 @@ struct xib_device_ops {
 	void (*release_srq)(struct xib_srq *srq);
 	int (*create_ah)(struct xib_ah *ah);
 	void (*destroy_ah)(struct xib_ah *ah);
+	/*
+	 * Send one GSI datagram (xib_mad.h) from QP1 of @addr->ah.port_num.
+	 * Any context; must not call back into the MAD layer.  0 or a
+	 * negative errno (the datagram was not sent).
+	 */
+	int (*post_mad)(struct xib_device *dev, const struct xib_mad_addr *addr,
+			const struct xib_mad *mad);
 };
 
 /* Object types, for the per-device object tables and resource counts. */
@@ -215,6 +230,9 @@ enum xib_res_type {
  * @res: per type, the live objects by number (pdn, MR key index, cqn,
  *	qpn, srqn, ahn; contexts by an id); xa_lock protects lookups
  * @res_count: per type, the number of live objects
+ *
+ * QP numbers and MR key indices are drawn at random (see core/verbs.c),
+ * so the tables keep no allocation cursor.
  */
 struct xib_device {
 	struct device dev;
@@ -239,7 +257,8 @@ struct xib_device {
 	struct xib_uverbs_device_attr attrs;
 	struct xarray res[XIB_RES_MAX];
 	atomic_t res_count[XIB_RES_MAX];
-	u32 res_next[XIB_RES_MAX];	/* cyclic allocation; xa_lock */
+
+	struct xib_mad_dev __rcu *mad;	/* the MAD layer's (core/mad.c) */
 };
 
 static inline struct xib_device *to_xib_device(struct device *dev)
@@ -353,15 +372,19 @@ void xib_link_unregister(struct xib_link_ops *ops);
  * struct xib_mmap_entry - kernel memory user space may map
  * @ref: held by its creator, by each context that published it and by
  *	each VMA mapping it; the final put frees @vaddr
- * @vaddr: vmalloc_user() memory: zeroed, page aligned, @size bytes
+ * @vaddr: vmalloc memory charged to the allocator's memory cgroup:
+ *	zeroed, page aligned, @size bytes
  * @size: a multiple of PAGE_SIZE
  * @read_only: refuse writable mappings
+ * @mm: the process whose pinned_vm the entry is charged to (mmgrab), or
+ *	NULL; set once, by the first xib_mmap_publish()
  */
 struct xib_mmap_entry {
 	struct kref ref;
 	void *vaddr;
 	size_t size;
 	bool read_only;
+	struct mm_struct *mm;
 };
 
 struct xib_mmap_entry *xib_mmap_alloc(size_t size, bool read_only);
@@ -379,12 +402,15 @@ struct xib_mmap_entry *xib_mmap_lookup(struct xib_ucontext *uctx, u64 offset);
  *	reference); the xarray's lock protects it
  * @mmap_next: next page offset to hand out; under the xarray's lock
  * @id: number in the device's XIB_RES_UCONTEXT table
+ * @res_count: per object type, the objects of this context that exist,
+ *	bounded by the xib_core module parameters max_*_per_context
  */
 struct xib_ucontext {
 	struct xib_device *device;
 	struct xarray mmap_xa;
 	unsigned long mmap_next;
 	u32 id;
+	atomic_t res_count[XIB_RES_MAX];
 };
 
 int xib_ucontext_init(struct xib_ucontext *uctx, struct xib_device *dev);
@@ -478,6 +504,7 @@ struct xib_cq {
 	void (*event_handler)(struct xib_cq *cq, enum xib_event_type type);
 	void *context;
 	u64 user_handle;
+	struct work_struct release_work;	/* see xib_cq_put() */
 };
 
 /**
@@ -519,6 +546,7 @@ struct xib_qp {
 	void (*event_handler)(struct xib_qp *qp, enum xib_event_type type);
 	void *context;
 	u64 user_handle;
+	struct work_struct release_work;	/* see xib_qp_put() */
 };
 
 struct xib_srq_init_attr {
@@ -543,6 +571,7 @@ struct xib_srq {
 	void (*event_handler)(struct xib_srq *srq, enum xib_event_type type);
 	void *context;
 	u64 user_handle;
+	struct work_struct release_work;	/* see xib_srq_put() */
 };
 
 struct xib_ah {
@@ -592,6 +621,7 @@ struct xib_qp *xib_qp_get_by_num(struct xib_device *dev, u32 qpn);
 struct xib_mr *xib_mr_get_by_key(struct xib_device *dev, u32 key);
 struct xib_ah *xib_ah_get_by_num(struct xib_device *dev, u32 ahn);
 void xib_qp_put(struct xib_qp *qp);
+void xib_flush_releases(void);
 void xib_mr_put(struct xib_mr *mr);
 void xib_ah_put(struct xib_ah *ah);
 void xib_cq_put(struct xib_cq *cq);

@@ -416,12 +416,21 @@ static void xib_verbs_test_qpn(struct kunit *test)
 		xib_qp_put(found);
 	KUNIT_EXPECT_EQ(test, xib_tcalls.release_qp, 1);
 
-	/* Cyclic: the freed number is not handed out again at once. */
+	/*
+	 * Random: numbers are not consecutive (the 8 above are all
+	 * consecutive with probability about 2^-160).
+	 */
 	qattr = xib_tqp_attr(cq, NULL);
 	qps[3] = xib_create_qp(pd, NULL, &qattr, NULL, NULL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(qps[3]));
-	KUNIT_EXPECT_NE(test, qps[3]->qp_num, old);
-	KUNIT_EXPECT_GT(test, qps[3]->qp_num, qps[7]->qp_num);
+	{
+		bool seq = true;
+
+		for (i = 1; i < 8; i++)
+			if (qps[i]->qp_num != qps[i - 1]->qp_num + 1)
+				seq = false;
+		KUNIT_EXPECT_FALSE(test, seq);
+	}
 
 	/* A failing driver leaves no QP, number or use behind. */
 	xib_tcalls.fail_create_qp = 1;
@@ -445,6 +454,7 @@ static void xib_verbs_test_create_qp_limits(struct kunit *test)
 	struct xib_device *dev = xib_tdev_alloc(test, &xib_tops);
 	struct xib_ucontext uctx;
 	struct xib_qp_init_attr qattr;
+	struct xib_qp *uqp = NULL;
 	struct xib_pd *pd;
 	struct xib_cq *cq, *ucq;
 	int i;
@@ -478,8 +488,8 @@ static void xib_verbs_test_create_qp_limits(struct kunit *test)
 	qattr.cap.max_recv_wr = 0;
 	qattr.cap.max_inline_data = 512;
 	qattr.qp_type = XIB_QPT_UD;
-	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(xib_create_qp(pd, NULL, &qattr,
-							    NULL, NULL)), 0);
+	uqp = xib_create_qp(pd, NULL, &qattr, NULL, NULL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(uqp), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&dev->res_count[XIB_RES_QP]), 1);
 
 	qattr = xib_tqp_attr(cq, NULL);
@@ -498,7 +508,8 @@ static void xib_verbs_test_create_qp_limits(struct kunit *test)
 
 	/* The one QP created above is found by number, then destroyed. */
 	{
-		struct xib_qp *qp = xib_qp_get_by_num(dev, dev->res_next[XIB_RES_QP] - 1);
+		struct xib_qp *qp = IS_ERR(uqp) ? NULL :
+				    xib_qp_get_by_num(dev, uqp->qp_num);
 
 		KUNIT_ASSERT_NOT_NULL(test, qp);
 		xib_qp_put(qp);
@@ -900,6 +911,7 @@ static void xib_verbs_test_reg_mr(struct kunit *test)
 	char back[8] = {};
 	s64 pinned;
 	u32 key;
+	int i;
 
 	if (!xib_tmm)
 		kunit_skip(test, "no user mm to borrow");
@@ -972,25 +984,32 @@ static void xib_verbs_test_reg_mr(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic64_read(&xib_tmm->pinned_vm), pinned);
 
 	/*
-	 * Reuse of an index gets a new tag: move the cursor to the last
-	 * index, so the next registration after it wraps to index 1.
+	 * Keys are random: two registrations get keys that differ in the
+	 * index and, over a few, in the tag byte (all equal: ~2^-56).
 	 */
-	dev->res_next[XIB_RES_MR] = 0xffffff;
 	mr = xib_reg_user_mr(pd, addr, PAGE_SIZE, 0, rw);
 	if (IS_ERR(mr)) {
 		KUNIT_FAIL(test, "reg_mr: %ld", PTR_ERR(mr));
 		goto out_unmap;
 	}
-	KUNIT_EXPECT_EQ(test, mr->lkey, 0xffffff00U | (key & 0xff));
-	mr2 = xib_reg_user_mr(pd, addr, PAGE_SIZE, 0, rw);
-	if (IS_ERR(mr2)) {
-		KUNIT_FAIL(test, "reg_mr: %ld", PTR_ERR(mr2));
-		goto out_unmap;
-	}
-	KUNIT_EXPECT_EQ(test, mr2->lkey >> 8, key >> 8);
-	KUNIT_EXPECT_NE(test, mr2->lkey, key);
 	KUNIT_EXPECT_NULL(test, xib_mr_get_by_key(dev, key));
-	KUNIT_EXPECT_EQ(test, xib_dereg_mr(mr2), 0);
+	{
+		u32 tags = 0;
+
+		for (i = 0; i < 8; i++) {
+			mr2 = xib_reg_user_mr(pd, addr, PAGE_SIZE, 0, rw);
+			if (IS_ERR(mr2)) {
+				KUNIT_FAIL(test, "reg_mr: %ld", PTR_ERR(mr2));
+				break;
+			}
+			KUNIT_EXPECT_NE(test, mr2->lkey >> 8, mr->lkey >> 8);
+			KUNIT_EXPECT_GE(test, mr2->lkey >> 8, 1U);
+			if ((mr2->lkey & 0xff) != (mr->lkey & 0xff))
+				tags++;
+			KUNIT_EXPECT_EQ(test, xib_dereg_mr(mr2), 0);
+		}
+		KUNIT_EXPECT_GT(test, tags, 0U);
+	}
 	KUNIT_EXPECT_EQ(test, xib_dereg_mr(mr), 0);
 
 	/*

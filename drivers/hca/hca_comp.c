@@ -1,0 +1,537 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xib_hca completer: what the requester learns back from the responder
+ * (IBTA vol. 1 9.7.5.1, 9.7.6): ACKs, NAKs, RNR NAKs and RDMA READ
+ * responses (softirq, xib_hca_comp_recv()), the QP's timer (the local
+ * ACK timeout and the RNR wait), going back to resend (xib_hca_rewind(),
+ * go-back-N) and the completion of send WQEs.  WQEs complete strictly in
+ * order: UD ones when sent, RC ones when the responder's ACK (or, for
+ * RDMA READ, the last read response) covers them.
+ *
+ * RC reliability: the WQEs between the oldest unretired one (cons) and
+ * the newest fetched one stay in the kernel array, so any packet of them
+ * can be built again.  The sender goes back to a PSN:
+ *  - after a local ACK timeout: qp->timer, armed while packets are
+ *    unacknowledged and restarted by every progress, fires after
+ *    4.096 us * 2^timeout; the worker resends from the oldest
+ *    unacknowledged PSN (xib_hca_comp_timeout());
+ *  - on a PSN sequence NAK: from the NAK's PSN;
+ *  - on a gap in RDMA READ responses (a later response, or an ACK past
+ *    the READ): the READ is requested again from its first missing
+ *    response, with the PSN of that response and the RETH moved on;
+ *  - on an RNR NAK: from its PSN once the RNR timer (the same qp->timer)
+ *    expires, rnr_retry times (7: forever), then RNR_RETRY_EXC_ERR.
+ * The first three count against retry_cnt, which progress restores; once
+ * it is used up the oldest WQE completes with RETRY_EXC_ERR and the QP
+ * goes to ERR (the rest is flushed).  Packets already acknowledged are
+ * not sent again.  The pure arithmetic of this is in hca_retx.c.
+ *
+ * Not yet: atomics, UC.
+ *
+ * Locking: all requester state is under qp->sq.lock (worker: _bh; ACK
+ * path and qp->timer: softirq).  qp->timer is armed only under the lock
+ * (hca.h).
+ */
+#include <linux/skbuff.h>
+
+#include "hca.h"
+
+/* RNR timer values of the IBTA (table 45), in microseconds. */
+static const u32 xib_hca_rnr_usec[32] = {
+	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
+	1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720,
+	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
+};
+
+/* --- completing send WQEs ------------------------------------------------ */
+
+static u32 xib_hca_wc_opcode(u32 wr_opcode)
+{
+	switch (wr_opcode) {
+	case XIB_HCA_WR_RDMA_WRITE:
+	case XIB_HCA_WR_RDMA_WRITE_WITH_IMM:
+		return XIB_HCA_WC_RDMA_WRITE;
+	case XIB_HCA_WR_RDMA_READ:
+		return XIB_HCA_WC_RDMA_READ;
+	case XIB_HCA_WR_ATOMIC_CMP_AND_SWP:
+		return XIB_HCA_WC_COMP_SWAP;
+	case XIB_HCA_WR_ATOMIC_FETCH_AND_ADD:
+		return XIB_HCA_WC_FETCH_ADD;
+	default:
+		return XIB_HCA_WC_SEND;
+	}
+}
+
+/* Write the CQE of a send WQE (if it needs one); false on CQ overflow. */
+bool xib_hca_send_cqe(struct xib_hca_qp *qp, u64 wr_id, u32 opcode,
+		      u32 flags, u32 len, u8 status)
+{
+	struct xib_hca_cqe cqe = {};
+
+	if (status == XIB_HCA_WC_SUCCESS && !qp->ibqp.sq_sig_all &&
+	    !(flags & XIB_HCA_SEND_SIGNALED))
+		return true;
+	cqe.wr_id = wr_id;
+	cqe.status = status;
+	cqe.opcode = xib_hca_wc_opcode(opcode);
+	cqe.byte_len = len;
+	cqe.qp_num = qp->ibqp.qp_num;
+	return !xib_hca_cq_post(to_hca_cq(qp->ibqp.send_cq), &cqe, false);
+}
+
+/* Retire the WQE at the head of the send queue with @status. */
+static void xib_hca_retire(struct xib_hca_qp *qp, u8 status)
+{
+	struct xib_hca_swqe *swqe = xib_hca_swqe_at(qp, qp->sq.cons);
+
+	lockdep_assert_held(&qp->sq.lock);
+	/* the slot is free before the CQE says so: a poller may repost */
+	qp->sq.cons++;
+	xib_hca_ring_write_cons(&qp->sq.ring, qp->sq.cons);
+	if (!xib_hca_send_cqe(qp, swqe->wqe.wr_id, swqe->wqe.opcode,
+			      swqe->wqe.flags, swqe->len, status))
+		xib_hca_qp_error(qp);
+	if (status != XIB_HCA_WC_SUCCESS)
+		xib_hca_qp_error(qp);
+}
+
+/* Retire every WQE at the head that is done; stop after an error. */
+int xib_hca_retire_done(struct xib_hca_qp *qp)
+{
+	struct xib_hca_swqe *swqe;
+	int n = 0;
+
+	lockdep_assert_held(&qp->sq.lock);
+	while (qp->sq.cons != qp->sq.send) {
+		swqe = xib_hca_swqe_at(qp, qp->sq.cons);
+		if (swqe->status != XIB_HCA_WC_SUCCESS) {
+			xib_hca_retire(qp, swqe->status);
+			return n + 1;
+		}
+		if (!swqe->acked)
+			break;
+		xib_hca_retire(qp, XIB_HCA_WC_SUCCESS);
+		n++;
+	}
+	return n;
+}
+
+/* --- the local ACK timeout ----------------------------------------------- */
+
+/* Are packets sent and not acknowledged (or READ responses missing)? */
+static bool xib_hca_outstanding(struct xib_hca_qp *qp)
+{
+	struct xib_hca_sq *sq = &qp->sq;
+
+	lockdep_assert_held(&sq->lock);
+	return sq->cons != sq->send || xib_psn_before(sq->una, sq->hi_psn);
+}
+
+/* The current timeout: the QP's, doubled per timeout in a row, at most 4x */
+static unsigned long xib_hca_rto_now(const struct xib_hca_sq *sq)
+{
+	return sq->rto << min_t(u8, sq->backoff, 2);
+}
+
+/* A packet went out: make sure the timer runs. */
+void xib_hca_rto_arm(struct xib_hca_qp *qp)
+{
+	struct xib_hca_sq *sq = &qp->sq;
+
+	lockdep_assert_held(&sq->lock);
+	if (sq->rto && !sq->stalled && !timer_pending(&qp->timer))
+		mod_timer(&qp->timer, jiffies + xib_hca_rto_now(sq));
+}
+
+/* Progress or a retransmission: the timeout starts again, if needed. */
+static void xib_hca_rto_restart(struct xib_hca_qp *qp)
+{
+	struct xib_hca_sq *sq = &qp->sq;
+
+	lockdep_assert_held(&sq->lock);
+	if (sq->stalled)
+		return;		/* the timer is the RNR wait */
+	if (sq->rto && xib_hca_outstanding(qp))
+		mod_timer(&qp->timer, jiffies + xib_hca_rto_now(sq));
+	else
+		del_timer(&qp->timer);
+}
+
+/**
+ * xib_hca_qp_timer() - qp->timer expired
+ * @t: the timer
+ *
+ * The RNR wait is over, or packets went unacknowledged for the local ACK
+ * timeout: flag it and wake the worker, which sends again.  Softirq.
+ */
+void xib_hca_qp_timer(struct timer_list *t)
+{
+	struct xib_hca_qp *qp = from_timer(qp, t, timer);
+	struct xib_hca_sq *sq = &qp->sq;
+	bool kick = false;
+
+	spin_lock_bh(&sq->lock);
+	if (qp->dead)
+		goto out;
+	if (sq->stalled) {
+		sq->stalled = false;
+		kick = true;
+	} else if (sq->rto && xib_hca_outstanding(qp)) {
+		sq->timed_out = true;
+		kick = true;
+	}
+out:
+	spin_unlock_bh(&sq->lock);
+	if (kick)
+		xib_hca_kick_engine(qp_hca(qp));
+}
+
+/* --- going back: retransmission ------------------------------------------ */
+
+/* The head WQE failed remotely or ran out of retries. */
+static void xib_hca_fail_head(struct xib_hca_qp *qp, u8 status)
+{
+	struct xib_hca_sq *sq = &qp->sq;
+
+	lockdep_assert_held(&sq->lock);
+	if (sq->cons == sq->fetch)
+		return;
+	xib_hca_swqe_at(qp, sq->cons)->status = status;
+	if (sq->send == sq->cons) {	/* rewound to it */
+		sq->send++;
+		sq->send_pkt = 0;
+	}
+	xib_hca_retire_done(qp);
+}
+
+/*
+ * Send again from @psn (go-back-N): the sender goes back to the first
+ * unacknowledged WQE that holds @psn or follows it; a READ is requested
+ * again from its first missing response.  Never moves the sender on.
+ */
+static void xib_hca_rewind(struct xib_hca_qp *qp, u32 psn)
+{
+	struct xib_hca_sq *sq = &qp->sq;
+	u32 i, end = sq->send == sq->fetch ? sq->send : sq->send + 1;
+	struct xib_hca_swqe *swqe;
+	u32 pkt;
+
+	lockdep_assert_held(&sq->lock);
+	for (i = sq->cons; i != end; i++) {
+		swqe = xib_hca_swqe_at(qp, i);
+		if (swqe->status != XIB_HCA_WC_SUCCESS || swqe->acked)
+			continue;
+		if (xib_hca_resume_pkt(swqe->first_psn,
+				       xib_hca_swqe_psns(swqe), psn) <
+		    xib_hca_swqe_psns(swqe))
+			break;
+	}
+	if (i == end)
+		return;
+	swqe = xib_hca_swqe_at(qp, i);
+	pkt = xib_hca_is_read(swqe) ? 0 :
+	      xib_hca_resume_pkt(swqe->first_psn, swqe->npkts, psn);
+	if (i == sq->send && pkt >= sq->send_pkt)
+		return;
+	sq->send = i;
+	sq->send_pkt = pkt;
+}
+
+/*
+ * Retry from @psn: counts against retry_cnt; when none is left the oldest
+ * WQE completes with RETRY_EXC_ERR and the QP goes to ERR.
+ */
+static void xib_hca_retry(struct xib_hca_qp *qp, u32 psn)
+{
+	struct xib_hca_sq *sq = &qp->sq;
+
+	lockdep_assert_held(&sq->lock);
+	sq->timed_out = false;
+	if (!sq->retry_left) {
+		xib_hca_fail_head(qp, XIB_HCA_WC_RETRY_EXC_ERR);
+		return;
+	}
+	sq->retry_left--;
+	xib_hca_rewind(qp, psn);
+	sq->blocked = false;
+	xib_hca_rto_restart(qp);
+}
+
+/*
+ * Where a retry starts: the oldest unacknowledged PSN, or the first
+ * missing response of the READ at the head if the responder is past it.
+ */
+static u32 xib_hca_resend_point(struct xib_hca_qp *qp)
+{
+	struct xib_hca_sq *sq = &qp->sq;
+	struct xib_hca_swqe *swqe;
+	u32 missing;
+
+	lockdep_assert_held(&sq->lock);
+	if (sq->cons == sq->fetch)
+		return sq->una;
+	swqe = xib_hca_swqe_at(qp, sq->cons);
+	if (swqe->status != XIB_HCA_WC_SUCCESS || swqe->acked ||
+	    !xib_hca_is_read(swqe))
+		return sq->una;
+	missing = xib_psn_add(swqe->first_psn, swqe->rcvd);
+	return xib_psn_before(missing, sq->una) ? missing : sq->una;
+}
+
+/*
+ * Responses and ACKs come in PSN order: a response or an ACK past a READ
+ * that misses responses means they were lost.  Request it again from the
+ * first missing one, once per gap (later packets past the same gap, still
+ * in flight, are ignored; the timeout covers a lost re-request).
+ */
+static void xib_hca_read_gap(struct xib_hca_qp *qp, u32 psn)
+{
+	struct xib_hca_sq *sq = &qp->sq;
+
+	lockdep_assert_held(&sq->lock);
+	if (sq->rd_gap && sq->rd_gap_psn == psn)
+		return;
+	sq->rd_gap = true;
+	sq->rd_gap_psn = psn;
+	xib_hca_retry(qp, psn);
+}
+
+/**
+ * xib_hca_comp_timeout() - act on the local ACK timeout qp->timer flagged
+ * @qp: the RC QP, in RTS; sq.lock held
+ *
+ * Go back to the oldest unacknowledged packet, but probe with one packet
+ * first: the peer may only be slow, with the rest still queued.  Worker
+ * context, before the requester sends (xib_hca_req_process()).
+ */
+void xib_hca_comp_timeout(struct xib_hca_qp *qp)
+{
+	struct xib_hca_sq *sq = &qp->sq;
+
+	lockdep_assert_held(&sq->lock);
+	sq->rd_gap = false;
+	if (xib_hca_outstanding(qp)) {
+		if (sq->backoff < U8_MAX)
+			sq->backoff++;
+		sq->cwnd = 1;
+		xib_hca_retry(qp, xib_hca_resend_point(qp));
+	}
+	sq->timed_out = false;
+}
+
+/* --- responses: ACK, NAK, read responses (softirq) ------------------------ */
+
+/*
+ * Mark the WQEs whose packets all precede or are @psn as acknowledged.
+ * An RDMA READ needs its data as well: the marking stops at the first
+ * incomplete one.
+ */
+static void xib_hca_ack_through(struct xib_hca_qp *qp, u32 psn)
+{
+	struct xib_hca_sq *sq = &qp->sq;
+	struct xib_hca_swqe *swqe;
+	u32 i, last;
+
+	lockdep_assert_held(&sq->lock);
+	for (i = sq->cons; i != sq->fetch; i++) {
+		swqe = xib_hca_swqe_at(qp, i);
+		if (swqe->status != XIB_HCA_WC_SUCCESS || swqe->acked)
+			continue;
+		last = xib_psn_add(swqe->first_psn, xib_hca_swqe_psns(swqe) - 1);
+		if (xib_psn_before(psn, last) ||
+		    !xib_psn_before(last, sq->hi_psn))
+			break;
+		if (xib_hca_is_read(swqe))
+			break;	/* needs its data: lost responses */
+		swqe->acked = true;
+	}
+	xib_hca_retire_done(qp);
+}
+
+/*
+ * Everything before @psn has arrived at the responder.  Progress restores
+ * the retries and restarts the local ACK timeout.
+ */
+static void xib_hca_una(struct xib_hca_qp *qp, u32 psn)
+{
+	struct xib_hca_sq *sq = &qp->sq;
+
+	lockdep_assert_held(&sq->lock);
+	if (!xib_psn_before(sq->una, psn))
+		return;
+	sq->una = psn;
+	sq->retry_left = qp->retry_cnt;
+	sq->backoff = 0;
+	sq->cwnd = min_t(u32, sq->cwnd * 2, XIB_HCA_SEND_WINDOW);
+	xib_hca_rto_restart(qp);
+}
+
+static void xib_hca_rnr_nak(struct xib_hca_qp *qp, u32 psn, u8 timer)
+{
+	struct xib_hca_sq *sq = &qp->sq;
+
+	xib_hca_ack_through(qp, xib_psn_add(psn, XIB_PSN_MASK));
+	xib_hca_una(qp, psn);
+	if (!sq->rnr_left) {
+		xib_hca_fail_head(qp, XIB_HCA_WC_RNR_RETRY_EXC_ERR);
+		return;
+	}
+	if (sq->rnr_left != 7)
+		sq->rnr_left--;
+	xib_hca_rewind(qp, psn);
+	sq->stalled = true;
+	sq->timed_out = false;
+	mod_timer(&qp->timer, jiffies +
+		  usecs_to_jiffies(xib_hca_rnr_usec[timer & 31]));
+}
+
+static void xib_hca_nak(struct xib_hca_qp *qp, u32 psn, u8 code)
+{
+	xib_hca_ack_through(qp, xib_psn_add(psn, XIB_PSN_MASK));
+	switch (code) {
+	case XIB_AETH_NAK_PSN_SEQ:
+		xib_hca_una(qp, psn);
+		/* a READ before @psn may have lost responses too */
+		xib_hca_retry(qp, xib_hca_resend_point(qp));
+		return;
+	case XIB_AETH_NAK_REM_ACCESS:
+		xib_hca_fail_head(qp, XIB_HCA_WC_REM_ACCESS_ERR);
+		return;
+	case XIB_AETH_NAK_REM_OP:
+		xib_hca_fail_head(qp, XIB_HCA_WC_REM_OP_ERR);
+		return;
+	default:
+		xib_hca_fail_head(qp, XIB_HCA_WC_REM_INV_REQ_ERR);
+	}
+}
+
+static void xib_hca_ack(struct xib_hca_qp *qp, const struct xib_hca_pkt *pkt)
+{
+	const struct xib_aeth *aeth = xib_hca_pkt_hdr(pkt, XIB_HDR_AETH);
+	u32 psn = xib_bth_psn(pkt->bth);
+	u8 syn = xib_aeth_syndrome(aeth);
+
+	/* about a PSN never sent: stale or bogus */
+	if (!xib_psn_before(psn, qp->sq.hi_psn))
+		return;
+	switch (syn & XIB_AETH_TYPE_MASK) {
+	case XIB_AETH_ACK:
+		qp->sq.rnr_left = qp->rnr_retry;
+		xib_hca_ack_through(qp, psn);
+		xib_hca_una(qp, xib_psn_add(psn, 1));
+		if (xib_hca_resend_point(qp) != qp->sq.una)
+			xib_hca_read_gap(qp, xib_hca_resend_point(qp));
+		break;
+	case XIB_AETH_RNR_NAK:
+		xib_hca_rnr_nak(qp, psn, syn & XIB_AETH_VALUE_MASK);
+		break;
+	case XIB_AETH_NAK:
+		xib_hca_nak(qp, psn, syn & XIB_AETH_VALUE_MASK);
+		break;
+	default:
+		break;	/* reserved: ignore */
+	}
+}
+
+/* The oldest READ still missing responses (it may not be sent yet). */
+static struct xib_hca_swqe *xib_hca_find_read(struct xib_hca_qp *qp)
+{
+	struct xib_hca_swqe *swqe;
+	u32 i;
+
+	for (i = qp->sq.cons; i != qp->sq.fetch; i++) {
+		swqe = xib_hca_swqe_at(qp, i);
+		if (swqe->status == XIB_HCA_WC_SUCCESS && !swqe->acked &&
+		    xib_hca_is_read(swqe))
+			return swqe;
+	}
+	return NULL;
+}
+
+static void xib_hca_read_resp(struct xib_hca_qp *qp,
+			      const struct xib_hca_pkt *pkt)
+{
+	struct xib_hca_swqe *swqe = xib_hca_find_read(qp);
+	u32 psn = xib_bth_psn(pkt->bth);
+	u8 flags = pkt->info->flags;
+	u32 off, want;
+	s32 d;
+
+	if (!swqe || !xib_psn_before(psn, qp->sq.hi_psn))
+		return;
+	d = xib_psn_diff(psn, swqe->first_psn);
+	if (d < (s32)swqe->rcvd)
+		return;	/* duplicate: dropped */
+	/* a response acknowledges every request before its READ */
+	xib_hca_ack_through(qp, xib_psn_add(swqe->first_psn, XIB_PSN_MASK));
+	if (d > swqe->rcvd) {
+		/* past a lost response (of this READ or, later, the next) */
+		xib_hca_read_gap(qp, xib_psn_add(swqe->first_psn, swqe->rcvd));
+		return;
+	}
+	/* a READ requested again from rcvd is answered from a FIRST/ONLY */
+	if ((!swqe->rcvd && !(flags & XIB_OPF_FIRST)) ||
+	    !!(flags & XIB_OPF_LAST) != (swqe->rcvd + 1 == swqe->resp_pkts)) {
+		xib_hca_fail_head(qp, XIB_HCA_WC_BAD_RESP_ERR);
+		return;
+	}
+	off = swqe->rcvd * qp->mtu;
+	want = min(swqe->len - off, qp->mtu);
+	if (pkt->payload_len != want) {
+		swqe->status = XIB_HCA_WC_BAD_RESP_ERR;
+		xib_hca_retire_done(qp);
+		return;
+	}
+	if (want && xib_hca_sge_copy(qp, swqe->sge, swqe->wqe.num_sge, off,
+				     (void *)xib_hca_pkt_payload(pkt), want,
+				     true)) {
+		swqe->status = XIB_HCA_WC_LOC_PROT_ERR;
+		xib_hca_retire_done(qp);
+		return;
+	}
+	qp->sq.rd_gap = false;
+	xib_hca_una(qp, xib_psn_add(psn, 1));
+	if (++swqe->rcvd == swqe->resp_pkts)
+		swqe->acked = true;
+	xib_hca_retire_done(qp);
+}
+
+/**
+ * xib_hca_comp_recv() - a response (ACK, NAK, read response) for @qp
+ * @qp: the RC QP
+ * @skb: the packet
+ * @pkt: its parsed headers
+ *
+ * Softirq context.  Does not consume @skb.
+ */
+void xib_hca_comp_recv(struct xib_hca_qp *qp, struct sk_buff *skb,
+		       const struct xib_hca_pkt *pkt)
+{
+	u8 op = xib_bth_opcode(pkt->bth) & ~XIB_TRANSPORT_MASK;
+	int state = READ_ONCE(qp->hstate);
+	struct xib_hca_sq *sq = &qp->sq;
+	u32 cons, send, send_pkt;
+
+	if (state != XIB_QPS_RTS && state != XIB_QPS_SQD)
+		return;
+	spin_lock_bh(&sq->lock);
+	if (qp->dead) {
+		spin_unlock_bh(&sq->lock);
+		return;
+	}
+	cons = sq->cons;
+	send = sq->send;
+	send_pkt = sq->send_pkt;
+	if (op == XIB_OP_ACKNOWLEDGE)
+		xib_hca_ack(qp, pkt);
+	else if (op >= XIB_OP_RDMA_READ_RESPONSE_FIRST &&
+		 op <= XIB_OP_RDMA_READ_RESPONSE_ONLY)
+		xib_hca_read_resp(qp, pkt);
+	/* progress or a rewind: a blocked sender may continue */
+	if (sq->cons != cons || sq->send != send || sq->send_pkt != send_pkt ||
+	    sq->blocked) {
+		sq->blocked = false;
+		xib_hca_kick_engine(qp_hca(qp));
+	}
+	spin_unlock_bh(&sq->lock);
+}

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xib_hca packet receive: xib_hca_recv() (softirq, from the network side
+ * or nested in a local xib_hca_xmit()) checks the common headers of every
+ * packet and hands it to the role that handles its opcode: the responder
+ * (hca_resp.c) for requests, the completer (hca_comp.c) for responses.
+ */
+#include <linux/skbuff.h>
+
+#include "hca.h"
+
+/* Transport of the QP type; packets of another transport are dropped. */
+static u8 xib_hca_qp_transport(const struct xib_hca_qp *qp)
+{
+	switch (qp->ibqp.qp_type) {
+	case XIB_QPT_RC:
+		return XIB_TRANSPORT_RC;
+	case XIB_QPT_UC:
+		return XIB_TRANSPORT_UC;
+	default:
+		return XIB_TRANSPORT_UD;
+	}
+}
+
+static void xib_hca_dispatch(struct xib_hca_qp *qp, struct sk_buff *skb,
+			     const struct xib_hca_pkt *pkt)
+{
+	u8 opcode = xib_bth_opcode(pkt->bth);
+	int state = READ_ONCE(qp->hstate);
+
+	if ((opcode & XIB_TRANSPORT_MASK) != xib_hca_qp_transport(qp))
+		goto drop;
+	if (!(pkt->info->flags & XIB_OPF_REQ)) {
+		xib_hca_comp_recv(qp, skb, pkt);
+		return;
+	}
+	if (state != XIB_QPS_RTR && state != XIB_QPS_RTS &&
+	    state != XIB_QPS_SQD && state != XIB_QPS_SQE)
+		goto drop;
+	if (qp->ibqp.qp_type == XIB_QPT_UD)
+		xib_hca_ud_recv(qp, skb, pkt);
+	else if (qp->ibqp.qp_type == XIB_QPT_RC)
+		xib_hca_rc_recv(qp, pkt);
+	else
+		goto drop;
+	return;
+drop:
+	atomic64_inc(&qp_hca(qp)->rx_drop);
+}
+
+/**
+ * xib_hca_recv() - a packet for @hca from the network side
+ * @hca: the device
+ * @skb: data at the BTH, ICRC checked and trimmed
+ *
+ * Softirq context; consumes @skb.
+ */
+void xib_hca_recv(struct xib_hca_dev *hca, struct sk_buff *skb)
+{
+	struct xib_hca_pkt pkt;
+	struct xib_qp *ibqp;
+	u16 pkey;
+
+	if (skb_linearize(skb) ||
+	    xib_hca_parse(skb->data, skb->len + XIB_ICRC_LEN, &pkt))
+		goto drop;
+	pkey = xib_bth_pkey(pkt.bth);
+	if ((pkey & 0x7fff) != (XIB_HCA_DEFAULT_PKEY & 0x7fff))
+		goto drop;
+	/* QP1: the GSI's datagrams go to the MAD layer (hca_gsi.c) */
+	if (xib_bth_dqpn(pkt.bth) == 1) {
+		xib_hca_gsi_recv(hca, skb, &pkt);
+		consume_skb(skb);
+		return;
+	}
+	ibqp = xib_qp_get_by_num(&hca->xdev, xib_bth_dqpn(pkt.bth));
+	if (!ibqp)
+		goto drop;
+	xib_hca_dispatch(to_hca_qp(ibqp), skb, &pkt);
+	xib_qp_put(ibqp);
+	consume_skb(skb);
+	return;
+drop:
+	atomic64_inc(&hca->rx_drop);
+	kfree_skb(skb);
+}
