@@ -227,6 +227,12 @@ for t in "$root"/build/vm/stock-lane*/times "$root"/build/vm/debug-lane*/times; 
 	d=$(basename "$(dirname "$t")")
 	sed "s|\t|\t${d%-*}\t${d#*-}\t|" "$t"
 done | sort -rn | awk -F'\t' '{ printf "#   %5ss  %-5s %s  %s\n", $1, $2, $3, $4 }'
+echo "# the 15 slowest bats tests (seconds, kernel, test):"
+for t in "$root"/build/vm/*/test-times; do
+	[ -f "$t" ] || continue
+	d=$(basename "$(dirname "$t")")
+	sed "s|\t|\t${d%-*}\t|" "$t"
+done | sort -rn | head -n 15 | awk -F'\t' '{ printf "#   %5.0fs  %-5s %s\n", $1 / 1000, $2, $3 }'
 
 skipped=$(wc -l <"$log/skipped")
 passed=$(( $(grep -c '^ok ' "$tap") - skipped ))
