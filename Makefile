@@ -32,7 +32,7 @@ prefix ?= /usr/local
 bindir ?= $(prefix)/bin
 
 .PHONY: all modules modules-vm userspace deps lint check check-harness \
-	vm-shell vm-test kunit bats dkms-check install clean help bench demo
+	vm-shell vm-test kunit bats dkms-check install clean help bench demo soak
 
 all: modules userspace
 
@@ -47,6 +47,7 @@ help:
 	@echo "make kunit T=MODULE           one KUnit module, in the debug VM"
 	@echo "make check-harness            prove the harness catches faults"
 	@echo "make bench        perftest on xib vs rdma_rxe, syscalls per WR (stock VM)"
+	@echo "make soak         the data-path suite with 16x its volumes (stock VM)"
 	@echo "make install      install modules (KDIR), xibctl, xib-run and the"
 	@echo "                  drop-in libraries (under \$$(libdir)/xib)"
 	@echo "make demo         stock verbs tools on xib and against rdma_rxe (VM)"
@@ -81,7 +82,8 @@ modules-vm:
 			  net/ipv6/ip6_udp_tunnel.ko crypto/crc32_generic.ko; do \
 			if [ -f $$kdir/$$ko ]; then install -D -m 0644 $$kdir/$$ko \
 				$(BUILD)/modules/$$krel/extern/$$(basename $$ko) || exit 1; fi; \
-		done
+		done && \
+		XIB_MODDIR=$(BUILD)/modules/$$krel $(VM)/xib-modules order >/dev/null
 
 # --- user space ------------------------------------------------------------
 userspace: $(BUILD)/userspace/xibctl
@@ -154,6 +156,14 @@ bench: userspace
 	$(MAKE) --no-print-directory modules-vm KERNEL=stock
 	$(VM)/vm-test --kernel stock --out $(BUILD)/bench --idle 1800 --timeout 3600 \
 		sh:tests/bench/bench.sh; st=$$?; cat $(BUILD)/bench/bench.out; exit $$st
+
+# Long runs, not part of the gate: the data-path suite with 16 times its
+# volumes in the stock VM (XIB_VERBS_BYTES, XIB_LOSS_BYTES override).
+soak: userspace
+	$(MAKE) --no-print-directory modules-vm KERNEL=stock
+	XIB_VERBS_BYTES=$${XIB_VERBS_BYTES:-256M} XIB_LOSS_BYTES=$${XIB_LOSS_BYTES:-64M} \
+		$(VM)/vm-test --kernel stock --out $(BUILD)/soak --idle 1800 --timeout 7200 \
+		bats:tests/bats/verbs.bats
 
 XIB_MODULES := core/xib_core core/uverbs/xib_uverbs core/cma/xib_cma \
 	core/ucma/xib_ucma drivers/hca/xib_hca

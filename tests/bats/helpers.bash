@@ -65,3 +65,51 @@ xib_unload_rxe() {
 	rmmod rdma_rxe 2>/dev/null || true
 	unset XIB_LOADED_RXE
 }
+
+# xib_ns_pair NSA NSB IFA IFB CIDRA CIDRB: network namespaces NSA and NSB
+# joined by a veth pair, IFA in NSA with address CIDRA and IFB in NSB with
+# CIDRB, loopback and both ends up.  Three processes (ip -batch): process
+# creation is what the debug guest is slowest at (about half a second).
+xib_ns_pair() {
+	printf 'netns add %s\nnetns add %s\nlink add %s netns %s type veth peer name %s netns %s\n' \
+		"$1" "$2" "$3" "$1" "$4" "$2" | ip -batch - || return 1
+	printf 'addr add %s dev %s\nlink set lo up\nlink set %s up\n' "$5" "$3" "$3" |
+		ip -n "$1" -batch - || return 1
+	printf 'addr add %s dev %s\nlink set lo up\nlink set %s up\n' "$6" "$4" "$4" |
+		ip -n "$2" -batch -
+}
+
+# xib_ns_del NS...: delete the namespaces that exist, in one process.
+xib_ns_del() {
+	local ns del=()
+	for ns in "$@"; do
+		[ -e "/run/netns/$ns" ] && del+=("netns del $ns")
+	done
+	[ ${#del[@]} -eq 0 ] || printf '%s\n' "${del[@]}" | ip -force -batch - 2>/dev/null || true
+}
+
+# xib_wait_gone DEV...: wait (at most 30 s) until the xib devices are gone
+# (deleting a namespace removes its devices from a work queue).
+xib_wait_gone() {
+	local d i
+	for d in "$@"; do
+		for ((i = 0; i < 300; i++)); do
+			[ ! -e "/sys/class/xib/$d" ] && break
+			sleep 0.1
+		done
+		[ ! -e "/sys/class/xib/$d" ] || { echo "xib device $d still there after 30 s" >&2; return 1; }
+	done
+}
+
+# xib_wait_no_devices: wait (at most 30 s) until no xib device is left, in
+# any namespace (the teardown of suites that keep the modules loaded).
+xib_wait_no_devices() {
+	local i left
+	for ((i = 0; i < 300; i++)); do
+		left=(/sys/class/xib/*)
+		[ -e "${left[0]}" ] || return 0
+		sleep 0.1
+	done
+	echo "xib devices left after 30 s: ${left[*]##*/}" >&2
+	return 1
+}

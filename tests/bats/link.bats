@@ -7,16 +7,29 @@
 
 load helpers
 
-setup() {
+# The modules stay loaded for the whole file (loading and unloading them
+# for every test costs most of a minute in the debug guest); a test that
+# unloads one gets them back in the next setup.  The runner unloads them
+# after the file and fails it if that is not possible.
+setup_file() {
 	xib_require_vm
 	xib-modules load
+}
+
+teardown_file() {
+	xib-modules unload
+}
+
+setup() {
+	xib_require_vm
+	xib_modules_loaded || xib-modules load
 	xib_veth xv0 xv1
 }
 
 teardown() {
-	ip netns del xibns 2>/dev/null || true
+	xib_ns_del xibns
 	ip link del xv0 2>/dev/null || true
-	xib-modules unload
+	xib_wait_no_devices
 }
 
 @test "link add creates a device that dev show, link show and sysfs report" {

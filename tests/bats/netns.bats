@@ -8,38 +8,32 @@
 
 load helpers
 
-setup() {
+# The modules stay loaded for the whole file (loading and unloading them
+# for every test costs most of a minute in the debug guest); a test that
+# unloads one gets them back in the next setup.  The runner unloads them
+# after the file and fails it if that is not possible.
+setup_file() {
 	xib_require_vm
 	xib-modules load
-	ip netns add xibA
-	ip netns add xibB
-	ip link add xv0 netns xibA type veth peer name xv1 netns xibB
-	ip -n xibA addr add 10.77.0.1/24 dev xv0
-	ip -n xibB addr add 10.77.0.2/24 dev xv1
-	ip -n xibA link set xv0 up
-	ip -n xibB link set xv1 up
+}
+
+teardown_file() {
+	xib-modules unload
+}
+
+setup() {
+	xib_require_vm
+	xib_modules_loaded || xib-modules load
+	xib_ns_pair xibA xibB xv0 xv1 10.77.0.1/24 10.77.0.2/24
 }
 
 teardown() {
 	rdma link delete rxe0 2>/dev/null || true
 	ip link del xv9 2>/dev/null || true
-	ip netns del xibA 2>/dev/null || true
-	ip netns del xibB 2>/dev/null || true
-	xib_wait_gone xibA0 xibA1 xibB0
-	xib-modules unload
+	xib_ns_del xibA xibB
+	xib_wait_no_devices
 	# rdma_rxe keeps UDP port 4791 of the initial namespace while loaded.
 	xib_unload_rxe
-}
-
-# Namespace cleanup is asynchronous: wait until the devices named are gone.
-xib_wait_gone() {
-	local d
-	for d in "$@"; do
-		for _ in $(seq 150); do
-			[ ! -e "/sys/class/xib/$d" ] && break
-			sleep 0.2
-		done
-	done
 }
 
 # Number of sockets bound to UDP port 4791 (0x12B7) in namespace $1 ("" for

@@ -7,9 +7,22 @@
 
 load helpers
 
-setup() {
+# The modules stay loaded for the whole file (loading and unloading them
+# for every test costs most of a minute in the debug guest); a test that
+# unloads one gets them back in the next setup.  The runner unloads them
+# after the file and fails it if that is not possible.
+setup_file() {
 	xib_require_vm
 	xib-modules load
+}
+
+teardown_file() {
+	xib-modules unload
+}
+
+setup() {
+	xib_require_vm
+	xib_modules_loaded || xib-modules load
 	xib_veth xv0 xv1
 	xibctl link add xib0 netdev xv0
 	SMOKE=${XIB_BUILD:-$XIB_ROOT/build}/tests/c/uverbs_smoke
@@ -17,7 +30,7 @@ setup() {
 
 teardown() {
 	ip link del xv0 2>/dev/null || true
-	xib-modules unload
+	xib_wait_no_devices
 }
 
 # Fail unless "res show xib0" reports no object and no context.

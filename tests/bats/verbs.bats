@@ -10,36 +10,41 @@
 # Every xib device lives in a namespace of its own (xibA, xibB), as on a
 # node where rdma_rxe owns UDP port 4791 of the initial namespace.
 #
-# XIB_VERBS_BYTES sets the bytes moved per opcode (default 64M on the stock
-# kernel, 8M on the debug kernel, whose KASAN makes copies slow);
-# XIB_LOSS_BYTES the same for the tests with packet loss (8M, 2M).
+# XIB_VERBS_BYTES sets the bytes moved per opcode (default 16M on the stock
+# kernel, 2M on the debug kernel, whose KASAN makes copies slow);
+# XIB_LOSS_BYTES the same for the tests with packet loss (4M, 1M).
+# Longer runs are make soak's.
 
 load helpers
 
 C=${XIB_BUILD:-${XIB_ROOT:-.}/build}/tests/c
 
+# The modules stay loaded for the whole file (loading and unloading them
+# for every test costs most of a minute in the debug guest); a test that
+# unloads one gets them back in the next setup.  The runner unloads them
+# after the file and fails it if that is not possible.
+setup_file() {
+	xib_require_vm
+	xib-modules load
+}
+
+teardown_file() {
+	xib-modules unload
+}
+
 setup() {
 	xib_require_vm
 	[ -x "$C/xib_rc_test" ] || skip "tests/c not built (make userspace)"
 	if [ -z "${XIB_VERBS_BYTES:-}" ]; then
-		XIB_VERBS_BYTES=64M
-		[ "${XIB_KERNEL:-}" = debug ] && XIB_VERBS_BYTES=8M
+		XIB_VERBS_BYTES=16M
+		[ "${XIB_KERNEL:-}" = debug ] && XIB_VERBS_BYTES=2M
 	fi
-	XIB_LOSS_BYTES=${XIB_LOSS_BYTES:-8M}
-	[ "${XIB_KERNEL:-}" = debug ] && XIB_LOSS_BYTES=${XIB_LOSS_BYTES_DEBUG:-2M}
+	XIB_LOSS_BYTES=${XIB_LOSS_BYTES:-4M}
+	[ "${XIB_KERNEL:-}" = debug ] && XIB_LOSS_BYTES=${XIB_LOSS_BYTES_DEBUG:-1M}
 	bg_pid=
 	export XIB_DEBUG=1
-	xib-modules load
-	ip netns add xibA
-	ip netns add xibB
-	ip link add xv0 netns xibA type veth peer name xv1 netns xibB
-	ip -n xibA addr add 10.211.0.1/24 dev xv0
-	ip -n xibB addr add 10.211.0.2/24 dev xv1
-	for ns in xibA xibB; do
-		ip -n $ns link set lo up
-	done
-	ip -n xibA link set xv0 up
-	ip -n xibB link set xv1 up
+	xib_modules_loaded || xib-modules load
+	xib_ns_pair xibA xibB xv0 xv1 10.211.0.1/24 10.211.0.2/24
 }
 
 teardown() {
@@ -47,9 +52,8 @@ teardown() {
 		kill -9 "$bg_pid" 2>/dev/null || true
 		wait "$bg_pid" 2>/dev/null || true
 	fi
-	ip netns del xibA 2>/dev/null || true
-	ip netns del xibB 2>/dev/null || true
-	xib-modules unload
+	xib_ns_del xibA xibB
+	xib_wait_gone xib0 xib1
 }
 
 # Background programs are started with "ip netns exec" itself, never

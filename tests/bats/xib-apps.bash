@@ -65,15 +65,7 @@ rxe_gid_index() {
 
 xib_apps_topology() {
 	xib-modules load
-	ip netns add xibA
-	ip netns add xibB
-	ip link add xv0 netns xibA type veth peer name xv1 netns xibB
-	ip -n xibA addr add 10.211.0.1/24 dev xv0
-	ip -n xibB addr add 10.211.0.2/24 dev xv1
-	ip -n xibA link set lo up
-	ip -n xibB link set lo up
-	ip -n xibA link set xv0 up
-	ip -n xibB link set xv1 up
+	xib_ns_pair xibA xibB xv0 xv1 10.211.0.1/24 10.211.0.2/24 || return 1
 	inA xibctl link add xib0 netdev xv0
 	inB xibctl link add xib1 netdev xv1
 	GIDA=$(xib_gid_index xibA xib0 10.211.0.1) || return 1
@@ -102,15 +94,8 @@ xib_apps_teardown() {
 	xib_bg_stop
 	rdma link delete rxe0 2>/dev/null || true
 	ip link del xr0 2>/dev/null || true
-	ip netns del xibA 2>/dev/null || true
-	ip netns del xibB 2>/dev/null || true
-	local d
-	for d in xib0 xib1 xib2; do
-		for _ in $(seq 150); do
-			[ ! -e "/sys/class/xib/$d" ] && break
-			sleep 0.2
-		done
-	done
+	xib_ns_del xibA xibB
+	xib_wait_gone xib0 xib1 xib2
 	xib-modules unload
 	xib_unload_rxe
 }

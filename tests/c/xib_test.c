@@ -31,11 +31,16 @@ void xt_check(int err, const char *what)
 		xt_fail("%s: %s", what, strerror(err < 0 ? -err : err));
 }
 
+/* Each line says when, in seconds since the first: where the time goes. */
 void xt_info(const char *fmt, ...)
 {
+	static uint64_t t0;
+	uint64_t now = xt_now_ns();
 	va_list ap;
 
-	printf("%s: ", xt_prog);
+	if (!t0)
+		t0 = now;
+	printf("%s: [%7.3f] ", xt_prog, (now - t0) / 1e9);
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
 	va_end(ap);
