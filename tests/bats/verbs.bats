@@ -40,7 +40,12 @@ setup() {
 		[ "${XIB_KERNEL:-}" = debug ] && XIB_VERBS_BYTES=2M
 	fi
 	XIB_LOSS_BYTES=${XIB_LOSS_BYTES:-4M}
-	[ "${XIB_KERNEL:-}" = debug ] && XIB_LOSS_BYTES=${XIB_LOSS_BYTES_DEBUG:-1M}
+	# the debug kernel's quick mode: 5 queue refills instead of 50
+	RC_QUICK=()
+	if [ "${XIB_KERNEL:-}" = debug ]; then
+		XIB_LOSS_BYTES=${XIB_LOSS_BYTES_DEBUG:-1M}
+		RC_QUICK=(-q)
+	fi
 	bg_pid=
 	export XIB_DEBUG=1
 	xib_modules_loaded || xib-modules load
@@ -143,7 +148,7 @@ wait_res_zero() {
 
 @test "RC loopback on one device: every opcode and size, content verified" {
 	one_device
-	run inA "$C/xib_rc_test" -d "$dev0" -t "$XIB_VERBS_BYTES"
+	run inA "$C/xib_rc_test" -d "$dev0" -t "$XIB_VERBS_BYTES" "${RC_QUICK[@]}"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *PASS* ]]
@@ -151,7 +156,7 @@ wait_res_zero() {
 
 @test "RC between two devices in two namespaces over veth" {
 	two_devices
-	run inA "$C/xib_rc_test" -d "$dev0" -D "$dev1" -t "$XIB_VERBS_BYTES"
+	run inA "$C/xib_rc_test" -d "$dev0" -D "$dev1" -t "$XIB_VERBS_BYTES" "${RC_QUICK[@]}"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *PASS* ]]
@@ -167,7 +172,7 @@ tx_loss() {
 	two_devices
 	tx_loss 50
 	# every opcode, 1 MiB messages included; checksums compared
-	run inA "$C/xib_rc_test" -d "$dev0" -D "$dev1" -t "$XIB_LOSS_BYTES"
+	run inA "$C/xib_rc_test" -d "$dev0" -D "$dev1" -t "$XIB_LOSS_BYTES" "${RC_QUICK[@]}"
 	tx_loss 0
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -179,7 +184,7 @@ tx_loss() {
 	ip netns exec xibA tc qdisc add dev xv0 root netem loss 2%
 	ip netns exec xibB tc qdisc add dev xv1 root netem loss 2%
 	two_devices
-	run inA "$C/xib_rc_test" -d "$dev0" -D "$dev1" -t "$XIB_LOSS_BYTES"
+	run inA "$C/xib_rc_test" -d "$dev0" -D "$dev1" -t "$XIB_LOSS_BYTES" "${RC_QUICK[@]}"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *PASS* ]]

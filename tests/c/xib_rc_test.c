@@ -2,7 +2,7 @@
 /*
  * xib_rc_test: move data between two RC QPs and check every byte.
  *
- *   xib_rc_test [-d DEV] [-D DEV2] [-g IDX] [-G IDX] [-t BYTES] [-o OPS]
+ *   xib_rc_test [-d DEV] [-D DEV2] [-g IDX] [-G IDX] [-t BYTES] [-o OPS] [-q]
  *   xib_rc_test -b WRS [-O write|send] [-s SIZE]   (sustained load)
  *
  * Without -D both QPs are on DEV (loopback); with -D the second QP is on
@@ -17,7 +17,10 @@
  * last one is.  It checks each completion (status, opcode, wr_id order,
  * byte_len, immediate data) and compares a checksum of what arrived with
  * one of what was sent.  Then it checks inline SENDs and RDMA WRITEs,
- * whose source buffer is overwritten right after the post.
+ * whose source buffer is overwritten right after the post, completion
+ * events, an SRQ, and that the send and receive queues can be refilled
+ * at once after their completions, 50 times (5 with -q, the debug
+ * kernel's quick mode).
  *
  * With -b it runs WRS RDMA WRITEs (or SENDs) of SIZE bytes (default 64)
  * back to back, 1 in 16 signaled, and prints how many WRs were posted and
@@ -539,7 +542,7 @@ static void run_srq(struct pair *p)
  * its outstanding WRs): fill the queue, wait for the last completion, and
  * refill it at once, many times.
  */
-static void run_refill(struct pair *p)
+static void run_refill(struct pair *p, unsigned int rounds)
 {
 	const uint32_t depth = p->qa->cap.max_send_wr;
 	struct xib_sge sge = { (uintptr_t)p->abuf, 8, p->amr->lkey };
@@ -555,7 +558,7 @@ static void run_refill(struct pair *p)
 	wr.num_sge = 1;
 	wr.wr.rdma.remote_addr = (uintptr_t)p->bbuf;
 	wr.wr.rdma.rkey = p->bmr->rkey;
-	for (round = 0; round < 200; round++) {
+	for (round = 0; round < rounds * 4; round++) {
 		for (i = 0; i < depth; i++) {
 			wr.wr_id = i;
 			wr.send_flags = i == depth - 1 ? XIB_HCA_SEND_SIGNALED : 0;
@@ -570,7 +573,7 @@ static void run_refill(struct pair *p)
 		check_wc(&wc, depth - 1, XIB_HCA_WC_RDMA_WRITE, "refill", round);
 	}
 	/* the same for the receive queue */
-	for (round = 0; round < 50; round++) {
+	for (round = 0; round < rounds; round++) {
 		struct xib_sge rsge = { (uintptr_t)p->bbuf, 8, p->bmr->lkey };
 		struct xib_recv_wr rwr = { .sg_list = &rsge, .num_sge = 1 }, *rbad;
 		uint32_t rdepth = p->qb->cap.max_recv_wr;
@@ -709,7 +712,7 @@ static void run_bench(struct pair *p, uint64_t count, uint32_t size, bool send)
 static void usage(void)
 {
 	fprintf(stderr, "usage: xib_rc_test [-d DEV] [-D DEV2] [-g IDX] [-G IDX] "
-		"[-t BYTES] [-o send,send_imm,write,write_imm,read]\n"
+		"[-t BYTES] [-o send,send_imm,write,write_imm,read] [-q]\n"
 		"       xib_rc_test -b WRS [-O write|send] [-s SIZE] [-d DEV] [-D DEV2]\n");
 	exit(2);
 }
@@ -721,10 +724,11 @@ int main(int argc, char **argv)
 	uint64_t target = 64u << 20, bench = 0;
 	bool do_bench = false, bench_send = false;
 	uint32_t size = 64;
+	unsigned int refill_rounds = 50;
 	struct pair p;
 
 	xt_prog = "xib_rc_test";
-	while ((c = getopt(argc, argv, "d:D:g:G:t:o:b:O:s:v")) != -1) {
+	while ((c = getopt(argc, argv, "d:D:g:G:t:o:b:O:s:qv")) != -1) {
 		switch (c) {
 		case 'd': dev_a = optarg; break;
 		case 'D': dev_b = optarg; break;
@@ -735,6 +739,7 @@ int main(int argc, char **argv)
 		case 'b': bench = xt_parse_size(optarg); do_bench = true; break;
 		case 'O': bench_send = !strcmp(optarg, "send"); break;
 		case 's': size = xt_parse_size(optarg); break;
+		case 'q': refill_rounds = 5; break;
 		case 'v': xt_verbose++; break;
 		default: usage();
 		}
@@ -762,7 +767,7 @@ int main(int argc, char **argv)
 		run_op(&p, op, target);
 	}
 	run_inline(&p);
-	run_refill(&p);
+	run_refill(&p, refill_rounds);
 	run_events(&p);
 	run_srq(&p);
 	close_pair(&p);
