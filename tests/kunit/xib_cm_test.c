@@ -1203,6 +1203,13 @@ static void xib_cm_proto_connect(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cmt_sent(0, XIB_CM_ATTR_DREQ), 1U);
 	KUNIT_EXPECT_EQ(test, cmt_sent(1, XIB_CM_ATTR_DREP), 1U);
 	KUNIT_EXPECT_EQ(test, cmt_sent(1, XIB_CM_ATTR_REJ), 0U);
+	/* REP and RTU carry the REQ's transaction ID, DREP the DREQ's */
+	KUNIT_EXPECT_EQ(test, cmt.last[1][XIB_CM_ATTR_REP & 31].hdr.tid,
+			cmt.last[0][XIB_CM_ATTR_REQ & 31].hdr.tid);
+	KUNIT_EXPECT_EQ(test, cmt.last[0][XIB_CM_ATTR_RTU & 31].hdr.tid,
+			cmt.last[0][XIB_CM_ATTR_REQ & 31].hdr.tid);
+	KUNIT_EXPECT_EQ(test, cmt.last[1][XIB_CM_ATTR_DREP & 31].hdr.tid,
+			cmt.last[0][XIB_CM_ATTR_DREQ & 31].hdr.tid);
 	cmt_destroy(a);
 	cmt_destroy(b);
 	cmt_destroy(l);
@@ -1237,9 +1244,11 @@ static void xib_cm_proto_req_timeout(struct kunit *test)
 	struct xib_cm_rej_msg *rej;
 	struct xib_cm_req_param req;
 	struct cmt_end *a, *l;
+	struct xib_mad *fake;
 
 	rej = kunit_kzalloc(test, sizeof(*rej), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, rej);
+	fake = kunit_kzalloc(test, sizeof(*fake), GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, rej && fake);
 	l = cmt_listen(test, 1, CMT_SID);
 	a = cmt_id(test, 0);
 	cmt.drop_attr[0] = XIB_CM_ATTR_REQ;
@@ -1248,6 +1257,13 @@ static void xib_cm_proto_req_timeout(struct kunit *test)
 	req.max_cm_retries = 3;
 	req.remote_cm_response_timeout = 12;	/* ~17 ms + 2 ms */
 	KUNIT_ASSERT_EQ(test, xib_cm_send_req(a->id, &req), 0);
+	/*
+	 * A made-up response with the REQ's TID does not end the REQ's
+	 * retries (XIB_MAD_SEND_NO_MATCH): REQ_ERROR still comes.
+	 */
+	memcpy(fake, &cmt.last[0][XIB_CM_ATTR_REQ & 31], sizeof(*fake));
+	fake->hdr.method |= XIB_MGMT_METHOD_RESP;
+	cmt_deliver(1, 0, NULL, fake);
 	KUNIT_ASSERT_TRUE(test, cmt_wait(a, XIB_CM_REQ_ERROR, 1));
 	KUNIT_EXPECT_EQ(test, cmt_sent(0, XIB_CM_ATTR_REQ), 4U);
 	KUNIT_EXPECT_EQ(test, a->id->state, XIB_CM_IDLE);
