@@ -1449,12 +1449,13 @@ static void xib_cm_proto_sidr(struct kunit *test)
 	/* and one whose answer is lost: SIDR_REQ_ERROR after the retries */
 	a = cmt_id(test, 0);
 	cmt.drop_attr[1] = XIB_CM_ATTR_SIDR_REP;
+	req.service_id = cpu_to_be64(CMT_SID);
 	req.timeout_ms = 20;
 	KUNIT_ASSERT_EQ(test, xib_cm_send_sidr_req(a->id, &req), 0);
 	KUNIT_ASSERT_TRUE(test, cmt_wait(a, XIB_CM_SIDR_REQ_ERROR, 1));
 	KUNIT_EXPECT_EQ(test, cmt_sent(0, XIB_CM_ATTR_SIDR_REQ), 2U + 3U);
 	/* its retransmissions reached the listener once */
-	KUNIT_EXPECT_TRUE(test, cmt_wait(l, XIB_CM_SIDR_REQ_RECEIVED, 2));
+	KUNIT_ASSERT_TRUE(test, cmt_wait(l, XIB_CM_SIDR_REQ_RECEIVED, 2));
 	msleep(20);
 	KUNIT_EXPECT_EQ(test, cmt_count(l, XIB_CM_SIDR_REQ_RECEIVED), 2U);
 	b = cmt_child(l);
