@@ -1393,6 +1393,73 @@ static void xib_cm_proto_refuse_stale(struct kunit *test)
 	cmt_destroy(l);
 }
 
+/*
+ * The consumer's MRA, establish and REJ: the passive side asks for time
+ * (MRA_RECEIVED with its timeout and private data), its QP declares the
+ * connection established before the (lost) RTU, it disconnects; an
+ * active side abandons its REQ with REJ.
+ */
+static void xib_cm_proto_mra_establish(struct kunit *test)
+{
+	struct xib_cm_rep_param rep = { .qp_num = 0x77 };
+	struct xib_cm_req_param req;
+	struct cmt_end *a, *b, *l;
+
+	l = cmt_listen(test, 1, CMT_SID);
+	a = cmt_id(test, 0);
+	cmt_req(&req, 0, 1, CMT_SID);
+	cmt_fix_path(&req.path);
+	KUNIT_ASSERT_EQ(test, xib_cm_send_req(a->id, &req), 0);
+	KUNIT_ASSERT_TRUE(test, cmt_wait(l, XIB_CM_REQ_RECEIVED, 1));
+	b = cmt_child(l);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	KUNIT_EXPECT_EQ(test, xib_cm_send_mra(b->id, 32, NULL, 0), -EINVAL);
+	KUNIT_ASSERT_EQ(test, xib_cm_send_mra(b->id, 10, "wait", 5), 0);
+	KUNIT_EXPECT_EQ(test, b->id->state, XIB_CM_MRA_REQ_SENT);
+	KUNIT_EXPECT_EQ(test, xib_cm_send_mra(b->id, 10, NULL, 0), -EINVAL);
+	KUNIT_ASSERT_TRUE(test, cmt_wait(a, XIB_CM_MRA_RECEIVED, 1));
+	KUNIT_EXPECT_STREQ(test, (char *)a->pdata, "wait");
+	KUNIT_EXPECT_EQ(test, a->id->state, XIB_CM_MRA_REQ_RCVD);
+
+	cmt.drop_attr[0] = XIB_CM_ATTR_RTU;
+	KUNIT_ASSERT_EQ(test, xib_cm_send_rep(b->id, &rep), 0);
+	KUNIT_ASSERT_TRUE(test, cmt_wait(a, XIB_CM_REP_RECEIVED, 1));
+	KUNIT_ASSERT_EQ(test, xib_cm_send_rtu(a->id, NULL, 0), 0);
+	KUNIT_EXPECT_EQ(test, xib_cm_establish(a->id), 0);	/* no-op */
+	KUNIT_ASSERT_EQ(test, xib_cm_establish(b->id), 0);
+	KUNIT_EXPECT_EQ(test, b->id->state, XIB_CM_ESTABLISHED);
+	KUNIT_ASSERT_TRUE(test, cmt_wait(b, XIB_CM_USER_ESTABLISHED, 1));
+	KUNIT_EXPECT_EQ(test, cmt_count(b, XIB_CM_RTU_RECEIVED), 0U);
+
+	/* the passive side disconnects */
+	KUNIT_ASSERT_EQ(test, xib_cm_send_dreq(b->id, NULL, 0), 0);
+	KUNIT_ASSERT_TRUE(test, cmt_wait(a, XIB_CM_DREQ_RECEIVED, 1));
+	KUNIT_EXPECT_EQ(test, xib_cm_send_dreq(a->id, NULL, 0), -EINVAL);
+	KUNIT_ASSERT_EQ(test, xib_cm_send_drep(a->id, NULL, 0), 0);
+	KUNIT_ASSERT_TRUE(test, cmt_wait(b, XIB_CM_DREP_RECEIVED, 1));
+	cmt_destroy(a);
+	cmt_destroy(b);
+
+	/* an active side that gives up: REJ from REQ_SENT */
+	cmt.drop_attr[1] = XIB_CM_ATTR_REP;
+	a = cmt_id(test, 0);
+	KUNIT_ASSERT_EQ(test, xib_cm_send_req(a->id, &req), 0);
+	KUNIT_ASSERT_TRUE(test, cmt_wait(l, XIB_CM_REQ_RECEIVED, 2));
+	b = cmt_child(l);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	KUNIT_ASSERT_EQ(test, xib_cm_send_rep(b->id, &rep), 0);
+	KUNIT_ASSERT_EQ(test, xib_cm_send_rej(a->id, XIB_CM_REJ_CONSUMER_DEFINED,
+					      NULL, 0, "no", 3), 0);
+	KUNIT_EXPECT_EQ(test, a->id->state, XIB_CM_IDLE);
+	KUNIT_ASSERT_TRUE(test, cmt_wait(b, XIB_CM_REJ_RECEIVED, 1));
+	KUNIT_EXPECT_EQ(test, b->rej_reason, XIB_CM_REJ_CONSUMER_DEFINED);
+	KUNIT_EXPECT_STREQ(test, (char *)b->pdata, "no");
+	KUNIT_EXPECT_EQ(test, b->id->state, XIB_CM_IDLE);
+	cmt_destroy(a);
+	cmt_destroy(b);
+	cmt_destroy(l);
+}
+
 /* SIDR: a request answered by the listener's consumer; one nobody serves. */
 static void xib_cm_proto_sidr(struct kunit *test)
 {
@@ -1532,6 +1599,7 @@ static struct kunit_case xib_cm_proto_cases[] = {
 	KUNIT_CASE(xib_cm_proto_req_timeout),
 	KUNIT_CASE(xib_cm_proto_duplicates),
 	KUNIT_CASE(xib_cm_proto_refuse_stale),
+	KUNIT_CASE(xib_cm_proto_mra_establish),
 	KUNIT_CASE(xib_cm_proto_sidr),
 	KUNIT_CASE(xib_cm_proto_garbage),
 	{}
