@@ -1420,8 +1420,12 @@ static void xib_cm_recv_rej(struct xib_cm_port *port,
 	xib_cm_rej_decode(&recv->mad, m);
 	if (xib_cm_rej_check(m))
 		goto drop;
-	if (m->reason == XIB_CM_REJ_TIMEOUT && m->local_comm_id) {
-		/* the peer may not know our comm ID: find it by its own */
+	if ((m->reason == XIB_CM_REJ_TIMEOUT || !m->remote_comm_id) &&
+	    m->local_comm_id) {
+		/*
+		 * The peer may not know our comm ID (it gave up before our
+		 * REP reached it): find the connection by the peer's own.
+		 */
 		p = xib_cm_find_remote(port->cdev, port->port_num, recv->sgid,
 				       m->local_comm_id);
 		if (p)
