@@ -1480,7 +1480,7 @@ static void xib_cm_proto_sidr(struct kunit *test)
 	cmt_path(&req.path, 0, 1);
 	cmt_fix_path(&req.path);
 	req.service_id = cpu_to_be64(CMT_SID);
-	req.timeout_ms = 100;
+	req.timeout_ms = 1000;
 	req.max_cm_retries = 2;
 	req.private_data = ask;
 	req.private_data_len = sizeof(ask);
