@@ -56,6 +56,8 @@
  * @port_num: the port of @cdev
  * @path: the path; the GIDs are set once the address is resolved
  * @have_path: route resolved
+ * @bound_any: bound to the wildcard address (the address @src gets from
+ *	address resolution is given back if resolution fails)
  * @dmac: the peer's MAC address
  * @cm_id: the IB CM id of a connection or SIDR exchange
  * @passive: the id was created by a connection request
@@ -86,6 +88,7 @@ struct xib_cma_priv {
 	u32 port_num;
 	struct xib_cm_path path;
 	bool have_path;
+	bool bound_any;
 	u8 dmac[ETH_ALEN];
 	struct xib_cm_id *cm_id;
 	bool passive;
@@ -371,6 +374,22 @@ static int xib_cma_reserve_port(struct xib_cma_priv *p)
 	return ret;
 }
 
+/*
+ * Change @p->src's address (its port stays); ports are compared under
+ * xib_cma_bind_lock, so a bound id's address changes under it too.
+ */
+static void xib_cma_set_src(struct xib_cma_priv *p,
+			    const struct sockaddr_storage *src)
+{
+	u16 port = xib_cma_port(&p->src);
+
+	lockdep_assert_held(&p->lock);
+	mutex_lock(&xib_cma_bind_lock);
+	p->src = *src;
+	xib_cma_set_port(&p->src, port);
+	mutex_unlock(&xib_cma_bind_lock);
+}
+
 static void xib_cma_release_port(struct xib_cma_priv *p)
 {
 	mutex_lock(&xib_cma_bind_lock);
@@ -548,6 +567,7 @@ static int xib_cma_bind_locked(struct xib_cma_priv *p,
 	ret = xib_cma_reserve_port(p);
 	if (ret)
 		goto err_detach;
+	p->bound_any = xib_cma_any(&p->src);
 	xib_cma_move(p, XIB_CMA_OP_BIND);
 	return 0;
 
@@ -594,13 +614,16 @@ static int xib_cma_deliver(struct xib_cma_priv *p,
 /* --- address resolution -------------------------------------------------- */
 
 /*
- * Look the route to @p->dst up: the interface, the source address (kept
- * in @p->src, its port untouched, if @p->src is the wildcard) and the
- * peer's MAC.  -EAGAIN while the neighbour is being resolved.
+ * Look the route to @p->dst up: the interface, the source address (in
+ * @saddr, a copy of @p->src whose address is filled in if it is the
+ * wildcard) and the peer's MAC.  -EAGAIN while the neighbour is being
+ * resolved.
  */
-static int xib_cma_route4(struct xib_cma_priv *p, struct net_device **ndevp)
+static int xib_cma_route4(struct xib_cma_priv *p,
+			  struct sockaddr_storage *saddr,
+			  struct net_device **ndevp)
 {
-	struct sockaddr_in *src = (struct sockaddr_in *)&p->src;
+	struct sockaddr_in *src = (struct sockaddr_in *)saddr;
 	struct sockaddr_in *dst = (struct sockaddr_in *)&p->dst;
 	struct flowi4 fl4 = {
 		.daddr = dst->sin_addr.s_addr,
@@ -653,9 +676,11 @@ out:
 }
 
 #if IS_ENABLED(CONFIG_IPV6)
-static int xib_cma_route6(struct xib_cma_priv *p, struct net_device **ndevp)
+static int xib_cma_route6(struct xib_cma_priv *p,
+			  struct sockaddr_storage *saddr,
+			  struct net_device **ndevp)
 {
-	struct sockaddr_in6 *src = (struct sockaddr_in6 *)&p->src;
+	struct sockaddr_in6 *src = (struct sockaddr_in6 *)saddr;
 	struct sockaddr_in6 *dst = (struct sockaddr_in6 *)&p->dst;
 	struct flowi6 fl6 = {
 		.daddr = dst->sin6_addr,
@@ -713,7 +738,9 @@ out:
 	return ret;
 }
 #else
-static int xib_cma_route6(struct xib_cma_priv *p, struct net_device **ndevp)
+static int xib_cma_route6(struct xib_cma_priv *p,
+			  struct sockaddr_storage *saddr,
+			  struct net_device **ndevp)
 {
 	return -EAFNOSUPPORT;
 }
@@ -735,20 +762,22 @@ static int xib_cma_gid_index(struct xib_device *xdev, u32 port,
 
 static int xib_cma_addr_lookup(struct xib_cma_priv *p)
 {
+	struct sockaddr_storage saddr = p->src;
 	struct net_device *ndev = NULL;
 	int ret, idx;
 
 	lockdep_assert_held(&p->lock);
 	if (p->dst.ss_family == AF_INET)
-		ret = xib_cma_route4(p, &ndev);
+		ret = xib_cma_route4(p, &saddr, &ndev);
 	else
-		ret = xib_cma_route6(p, &ndev);
+		ret = xib_cma_route6(p, &saddr, &ndev);
 	if (ret)
 		return ret;
 	ret = xib_cma_attach(p, ndev);
 	dev_put(ndev);
 	if (ret)
 		return ret;
+	xib_cma_set_src(p, &saddr);
 	memset(&p->path, 0, sizeof(p->path));
 	xib_cma_ip_gid(&p->src, p->path.sgid);
 	xib_cma_ip_gid(&p->dst, p->path.dgid);
@@ -782,9 +811,19 @@ static void xib_cma_addr_work(struct xib_cma_priv *p)
 		ret = -ETIMEDOUT;
 	}
 	if (ret) {
-		/* Back to bound; a wildcard-bound id forgets the device. */
-		if (xib_cma_any(&p->src) || p->passive)
+		/*
+		 * Back to bound; an id bound to the wildcard address gets it
+		 * back and forgets the device.
+		 */
+		if (p->bound_any) {
+			struct sockaddr_storage any = {
+				.ss_family = p->src.ss_family,
+			};
+
+			xib_cma_set_port(&any, xib_cma_port(&p->src));
+			xib_cma_set_src(p, &any);
 			xib_cma_detach(p);
+		}
 		xib_cma_move(p, XIB_CMA_OP_ADDR_FAIL);
 		ev.event = XIB_CMA_EVENT_ADDR_ERROR;
 		ev.status = ret;
@@ -1418,19 +1457,26 @@ EXPORT_SYMBOL_GPL(xib_cma_accept);
 /**
  * xib_cma_reject() - refuse a connection request
  * @id: the id of a CONNECT_REQUEST
+ * @reason: the REJ's reason: CONSUMER_DEFINED, or
+ *	VENDOR_OPTION_NOT_SUPPORTED (ECE refused); UD ids send a SIDR_REP
+ *	with status REJECT whatever it is
  * @private_data: sent in the REJ (or SIDR_REP)
  * @len: up to 148 bytes (136 for UD)
  *
  * Return: 0, -EINVAL, or the IB CM's error.
  */
-int xib_cma_reject(struct xib_cma_id *id, const void *private_data, u8 len)
+int xib_cma_reject(struct xib_cma_id *id, enum xib_cm_rej_reason reason,
+		   const void *private_data, u8 len)
 {
 	struct xib_cma_priv *p = to_priv(id);
 	bool ud = id->qp_type == XIB_QPT_UD;
 	int ret;
 
 	if (len > (ud ? XIB_CM_SIDR_REP_PRIVATE_DATA_SIZE :
-		   XIB_CM_REJ_PRIVATE_DATA_SIZE))
+		   XIB_CM_REJ_PRIVATE_DATA_SIZE) ||
+	    (len && !private_data) ||
+	    (reason != XIB_CM_REJ_CONSUMER_DEFINED &&
+	     reason != XIB_CM_REJ_VENDOR_OPTION_NOT_SUPPORTED))
 		return -EINVAL;
 	mutex_lock(&p->lock);
 	ret = xib_cma_check(p, XIB_CMA_OP_REJECT);
@@ -1447,8 +1493,8 @@ int xib_cma_reject(struct xib_cma_id *id, const void *private_data, u8 len)
 
 		ret = xib_cm_send_sidr_rep(p->cm_id, &rep);
 	} else {
-		ret = xib_cm_send_rej(p->cm_id, XIB_CM_REJ_CONSUMER_DEFINED,
-				      NULL, 0, private_data, len);
+		ret = xib_cm_send_rej(p->cm_id, reason, NULL, 0, private_data,
+				      len);
 	}
 	if (!ret) {
 		xib_cma_move(p, XIB_CMA_OP_REJECT);

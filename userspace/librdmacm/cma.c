@@ -1364,7 +1364,7 @@ XCM_EXPORT int rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_
 	memset(&cmd, 0, sizeof(cmd));
 	if (xcm_conn_to_k(xid, &cmd.param, conn_param,
 			  id->qp_type == IBV_QPT_UD ? XIB_UCMA_SIDR_PDATA_MAX :
-			  XIB_UCMA_MAX_PRIVATE_DATA, 0xff, 0xff))
+			  XIB_UCMA_CONN_PDATA_MAX, 0xff, 0xff))
 		return -1;
 	cmd.id = xid->handle;
 	if (xcm_ioctl(xid->chan->ch.fd, XIB_UCMA_CONNECT, &cmd))
