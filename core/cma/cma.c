@@ -1089,8 +1089,9 @@ static void xib_cma_req_param(struct xib_cma_event *ev,
 		pdata + XIB_CMA_HDR_SIZE : NULL;
 	ev->param.private_data_len = len > XIB_CMA_HDR_SIZE ?
 		len - XIB_CMA_HDR_SIZE : 0;
-	ev->param.responder_resources = req->responder_resources;
-	ev->param.initiator_depth = req->initiator_depth;
+	/* From the receiver's side (rdma_cm_event): what it is asked for. */
+	ev->param.responder_resources = req->initiator_depth;
+	ev->param.initiator_depth = req->responder_resources;
 	ev->param.flow_control = req->flow_control;
 	ev->param.retry_count = req->retry_count;
 	ev->param.rnr_retry_count = req->rnr_retry_count;
@@ -1238,8 +1239,9 @@ static int xib_cma_cm_handler(struct xib_cm_id *cm_id,
 			goto out_unlock;
 		op = XIB_CMA_OP_REP_RCVD;
 		ev.event = XIB_CMA_EVENT_CONNECT_RESPONSE;
-		ev.param.responder_resources = cev->rep.responder_resources;
-		ev.param.initiator_depth = cev->rep.initiator_depth;
+		/* the receiver's side, as for a request */
+		ev.param.responder_resources = cev->rep.initiator_depth;
+		ev.param.initiator_depth = cev->rep.responder_resources;
 		ev.param.flow_control = cev->rep.flow_control;
 		ev.param.rnr_retry_count = cev->rep.rnr_retry_count;
 		ev.param.srq = cev->rep.srq;

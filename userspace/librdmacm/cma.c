@@ -1293,7 +1293,9 @@ XCM_EXPORT void rdma_destroy_srq(struct rdma_cm_id *id)
 
 /*
  * rdma_conn_param for the kernel.  @req_init/@req_resp: on accept, the
- * request's values (the most the peer can take), else 0xff.  0xff
+ * connection request event's initiator_depth and responder_resources
+ * (already from our side: its initiator_depth is the peer's responder
+ * resources, the most we may initiate), else 0xff.  0xff
  * (RDMA_MAX_INIT_DEPTH, RDMA_MAX_RESP_RES) means "as many as allowed".
  */
 static int xcm_conn_to_k(struct xcm_id *xid, struct xib_ucma_conn_param *k,
@@ -1303,11 +1305,12 @@ static int xcm_conn_to_k(struct xcm_id *xid, struct xib_ucma_conn_param *k,
 	struct xcm_dev *dev = xcm_dev_of(xid->id.verbs);
 	unsigned int max_resp = dev ? (unsigned int)dev->attr.max_qp_rd_atom : 0;
 	unsigned int max_init = dev ? (unsigned int)dev->attr.max_qp_init_rd_atom : 0;
+
 	memset(k, 0, sizeof(*k));
-	if (req_resp < max_init)
-		max_init = req_resp;	/* the peer's responder resources */
-	if (req_init < max_resp)
-		max_resp = req_init;
+	if (req_init < max_init)
+		max_init = req_init;
+	if (req_resp < max_resp)
+		max_resp = req_resp;
 	if (c) {
 		unsigned int resp, init;
 
