@@ -161,6 +161,8 @@ static void xib_mad_deliver(struct xib_mad_dev *mdev,
 	if (ap && xib_mad_is_response(&recv->mad.hdr)) {
 		list_for_each_entry(send, &mdev->wait, list) {
 			if (send->agent == &ap->agent &&
+			    !(send->flags & (XIB_MAD_SEND_KEEP_TID |
+					     XIB_MAD_SEND_NO_MATCH)) &&
 			    xib_mad_matches(&send->mad.hdr, &recv->mad.hdr)) {
 				req = send;
 				list_del_init(&send->list);
@@ -390,10 +392,11 @@ EXPORT_SYMBOL_GPL(xib_mad_free_send);
  * @send: filled in by the agent, not posted
  *
  * Any context.  The TID's high 32 bits become the agent's; a zero low
- * half is assigned.  @send_done follows exactly once when 0 is returned.
+ * half is assigned (unless @send->flags has XIB_MAD_SEND_KEEP_TID).
+ * @send_done follows exactly once when 0 is returned.
  *
- * Return: 0; -EINVAL for a send already posted, a bad base version or a
- * retry count without timeout; -ESHUTDOWN while the agent unregisters.
+ * Return: 0; -EINVAL for a send already posted, a bad base version or
+ * unknown flags; -ESHUTDOWN while the agent unregisters.
  */
 int xib_mad_post_send(struct xib_mad_send *send)
 {
@@ -403,20 +406,23 @@ int xib_mad_post_send(struct xib_mad_send *send)
 	u32 lo;
 	int ret;
 
-	if (send->mad.hdr.base_version != XIB_MAD_BASE_VERSION)
+	if (send->mad.hdr.base_version != XIB_MAD_BASE_VERSION ||
+	    send->flags & ~XIB_MAD_SEND_FLAGS)
 		return -EINVAL;
 	spin_lock_irqsave(&mdev->lock, flags);
 	if (send->posted || ap->dying) {
 		spin_unlock_irqrestore(&mdev->lock, flags);
 		return send->posted ? -EINVAL : -ESHUTDOWN;
 	}
-	lo = be64_to_cpu(send->mad.hdr.tid) & 0xffffffff;
-	if (!lo) {
-		lo = ap->next_lo++;
-		if (!ap->next_lo)
-			ap->next_lo = 1;
+	if (!(send->flags & XIB_MAD_SEND_KEEP_TID)) {
+		lo = be64_to_cpu(send->mad.hdr.tid) & 0xffffffff;
+		if (!lo) {
+			lo = ap->next_lo++;
+			if (!ap->next_lo)
+				ap->next_lo = 1;
+		}
+		send->mad.hdr.tid = xib_mad_tid_make(ap->hi, lo);
 	}
-	send->mad.hdr.tid = xib_mad_tid_make(ap->hi, lo);
 	send->posted = true;
 	send->status = 0;
 	send->sent = 1;
@@ -516,16 +522,21 @@ int xib_mad_addr_reply(struct xib_device *dev, const struct xib_mad_recv *recv,
 		       struct xib_mad_addr *addr)
 {
 	u8 gid[16];
+	int ret;
 	u32 i;
 
 	memset(addr, 0, sizeof(*addr));
-	for (i = 0; i < 256; i++) {
-		if (xib_query_gid(dev, recv->port_num, i, gid))
+	/* entries keep their index while they exist: skip the holes */
+	for (i = 0; i < XIB_PORT_GID_TBL_LEN; i++) {
+		ret = xib_query_gid(dev, recv->port_num, i, gid);
+		if (ret == -ENOENT)
+			continue;
+		if (ret)
 			return -EADDRNOTAVAIL;
 		if (!memcmp(gid, recv->dgid, sizeof(gid)))
 			break;
 	}
-	if (i == 256)
+	if (i == XIB_PORT_GID_TBL_LEN)
 		return -EADDRNOTAVAIL;
 	addr->ah.sgid_index = i;
 	addr->ah.port_num = recv->port_num;

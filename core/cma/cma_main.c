@@ -15,6 +15,7 @@
 #include <linux/mutex.h>
 #include <linux/slab.h>
 
+#include "cm_priv.h"
 #include "cma_priv.h"
 
 #define XIB_CMA_IP_SERVICE_ID	0x0000000001000000ULL
@@ -92,9 +93,13 @@ static int __init xib_cma_init(void)
 {
 	int ret;
 
-	ret = xib_cma_ids_init();
+	/* The IB CM's client first: added before ours, removed after. */
+	ret = xib_cm_init();
 	if (ret)
 		return ret;
+	ret = xib_cma_ids_init();
+	if (ret)
+		goto err_cm_exit;
 	ret = xib_register_client(&xib_cma_client);
 	if (ret)
 		goto err_ids_exit;
@@ -102,6 +107,8 @@ static int __init xib_cma_init(void)
 
 err_ids_exit:
 	xib_cma_ids_exit();
+err_cm_exit:
+	xib_cm_exit();
 	return ret;
 }
 
@@ -109,6 +116,7 @@ static void __exit xib_cma_exit(void)
 {
 	xib_unregister_client(&xib_cma_client);
 	xib_cma_ids_exit();
+	xib_cm_exit();
 }
 
 module_init(xib_cma_init);

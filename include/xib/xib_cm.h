@@ -16,16 +16,21 @@
  * addresses, subnet-local 0 for routed RoCEv2); timeouts come from the
  * REQ's CM response timeout fields and max CM retries; duplicates of REQ,
  * REP and DREQ are answered again (REP, MRA, RTU, DREP as the state says)
- * and never delivered twice; a REQ for a connection in timewait is
- * rejected with STALE_CONN.
+ * and never delivered twice (a duplicate REQ or REP that finds the
+ * consumer still deciding gets an MRA, as the Linux RDMA CM sends); a REQ
+ * for a connection in timewait is rejected with STALE_CONN.
+ * Documentation/cm.rst describes the protocol and the state table.
  *
  * Events: delivered by calling the id's handler in process context, one
  * at a time per id (never concurrently for the same id).  The handler may
  * call xib_cm_send_*() and xib_cm_init_qp_attr() on the id, but must not
  * destroy it; returning non-zero from the handler destroys the id after
  * the handler returns (used to refuse a new connection's id from
- * XIB_CM_REQ_RECEIVED).  Private data in an event points into memory
- * valid only during the call.
+ * XIB_CM_REQ_RECEIVED).  For a request the value picks the answer:
+ * -ENOMEM or -ENOBUFS none (the peer retries), -ENOENT REJ
+ * INVALID_SERVICE_ID (SIDR_REP UNSUPPORTED), anything else REJ
+ * CONSUMER_DEFINED (SIDR_REP REJECT).  Private data in an event points
+ * into memory valid only during the call.
  *
  * Destroy: xib_cm_destroy_id() may sleep.  It ends the protocol as the
  * state requires (REJ for an unanswered REQ/REP, DREQ for an established
@@ -109,6 +114,7 @@ enum xib_cm_rej_reason {
 	XIB_CM_REJ_INVALID_TRAFFIC_CLASS	= 15,
 	XIB_CM_REJ_INVALID_HOP_LIMIT		= 16,
 	XIB_CM_REJ_INVALID_PACKET_RATE		= 17,
+	XIB_CM_REJ_INVALID_ALT_GID		= 18,
 	XIB_CM_REJ_PORT_CM_REDIRECT		= 24,
 	XIB_CM_REJ_PORT_REDIRECT		= 25,
 	XIB_CM_REJ_INVALID_MTU			= 26,

@@ -30,7 +30,10 @@
  *  - -ECANCELED when xib_mad_cancel() (or unregistration) ended it.
  * Protocols whose replies are not "response" methods (the IB CM: REP
  * answers REQ, both method Send) cancel their send when the reply comes,
- * and xib_mad_modify() stretches the wait (an MRA).
+ * and xib_mad_modify() stretches the wait (an MRA); they set
+ * XIB_MAD_SEND_NO_MATCH so that no datagram a peer makes up can complete
+ * the send early, and XIB_MAD_SEND_KEEP_TID on a message that answers
+ * the peer's, which carries the peer's TID unchanged.
  * @send_done is called exactly once per posted send, in process context
  * (the MAD layer's workqueue), never from inside xib_mad_post_send(),
  * xib_mad_cancel() or xib_mad_modify(); after it returns the agent may
@@ -58,6 +61,7 @@
 #ifndef _XIB_MAD_H
 #define _XIB_MAD_H
 
+#include <linux/bits.h>
 #include <linux/types.h>
 #include <xib/xib_verbs.h>
 
@@ -163,6 +167,16 @@ struct xib_mad_recv {
 
 struct xib_mad_agent;
 
+/*
+ * Flags of a send.  KEEP_TID: the TID is sent as the agent set it (a
+ * message in the peer's transaction); such a send is never matched by a
+ * response.  NO_MATCH: no response completes the send; it ends by
+ * timeout or xib_mad_cancel().
+ */
+#define XIB_MAD_SEND_KEEP_TID	BIT(0)
+#define XIB_MAD_SEND_NO_MATCH	BIT(1)
+#define XIB_MAD_SEND_FLAGS	(XIB_MAD_SEND_KEEP_TID | XIB_MAD_SEND_NO_MATCH)
+
 /**
  * struct xib_mad_send - one MAD to send, owned by its agent
  * @agent: set by xib_mad_alloc_send()
@@ -170,6 +184,7 @@ struct xib_mad_agent;
  * @addr: where to
  * @timeout_ms: 0: no response is awaited; else the wait per attempt
  * @retries: attempts after the first when no response comes
+ * @flags: XIB_MAD_SEND_*
  * @context: the agent's
  *
  * The remaining fields are private to the MAD layer.
@@ -180,6 +195,7 @@ struct xib_mad_send {
 	struct xib_mad_addr addr;
 	unsigned int timeout_ms;
 	unsigned int retries;
+	unsigned int flags;
 	void *context;
 
 	/* private to the MAD layer */
