@@ -236,10 +236,14 @@ static int xib_ucma_conn_request(struct xib_cma_id *id,
 		goto out;
 	}
 	mutex_lock(&file->mutex);
-	if (file->closing || file->nr_ids >= READ_ONCE(xib_ucma_max_ids) ||
-	    file->nr_events >= READ_ONCE(xib_ucma_max_events)) {
-		mutex_unlock(&file->mutex);
+	/* Over a limit the peer may retry (-ENOMEM sends no REJ). */
+	if (file->closing)
+		ret = -ECONNREFUSED;
+	else if (file->nr_ids >= READ_ONCE(xib_ucma_max_ids) ||
+		 file->nr_events >= READ_ONCE(xib_ucma_max_events))
 		ret = -ENOMEM;
+	if (ret) {
+		mutex_unlock(&file->mutex);
 		goto out;
 	}
 	ctx->cm_id = id;
