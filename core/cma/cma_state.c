@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The rdma_cm_id state machine: one table of (state, operation) -> next
- * state.  Documentation/state-machines.rst shows it in readable form;
+ * state.  Documentation/rdma-cm.rst shows it in readable form;
  * tests/kunit/xib_cma_test.c checks it against an oracle written from
  * the librdmacm pages.
  */
