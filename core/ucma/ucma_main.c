@@ -91,7 +91,7 @@ static void xib_ucma_unqueue(struct xib_ucma_file *file,
 {
 	lockdep_assert_held(&file->mutex);
 	list_del_init(&e->list);
-	file->nr_events--;
+	WRITE_ONCE(file->nr_events, file->nr_events - 1);
 	if (e->reading)
 		e->purged = true;
 	else
@@ -315,7 +315,9 @@ static bool xib_ucma_has_events(struct xib_ucma_file *file)
 
 /*
  * The first event, with file->read_mutex and file->mutex held, or an
- * error with neither held.
+ * error with neither held.  Events of an id being destroyed (out of the
+ * handles already, and not the request of a new id) are dropped on the
+ * way: their destroy would drop them anyway.
  */
 static struct xib_ucma_kevent *xib_ucma_first(struct file *filp,
 					      struct xib_ucma_file *file)
@@ -326,8 +328,11 @@ static struct xib_ucma_kevent *xib_ucma_first(struct file *filp,
 		if (mutex_lock_interruptible(&file->read_mutex))
 			return ERR_PTR(-EINTR);
 		mutex_lock(&file->mutex);
-		e = list_first_entry_or_null(&file->events,
-					     struct xib_ucma_kevent, list);
+		while ((e = list_first_entry_or_null(&file->events,
+						     struct xib_ucma_kevent,
+						     list)) &&
+		       !e->listen && !e->ctx->visible)
+			xib_ucma_unqueue(file, e);
 		if (e)
 			return e;
 		mutex_unlock(&file->mutex);
@@ -368,6 +373,7 @@ int xib_ucma_get_event(struct file *filp, struct xib_ucma_event *ev,
 		return PTR_ERR(e);
 	ctx = e->ctx;
 	if (!ctx->visible) {
+		/* a request's new id: user space learns of it now */
 		ret = xa_alloc(&file->handles, &handle, ctx, xa_limit_31b,
 			       GFP_KERNEL_ACCOUNT);
 		if (ret) {
