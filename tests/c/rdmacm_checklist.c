@@ -1185,7 +1185,7 @@ static void c_rc(const char *server, int port)
 	cp.flow_control = 1;
 	cp.retry_count = 5;
 	cp.rnr_retry_count = 6;
-	ok(rdma_connect(s.id, &cp) == 0, "#149 rdma_connect (RC): 0 (started)");
+	ok(rdma_connect(s.id, &cp) == 0, "#149 rdma_connect (RC): 0 (started) (%s)", strerror(errno));
 	memset(pd, 0, sizeof(pd));	/* #152: copied at the call */
 	ev = expect(s.id->channel, RDMA_CM_EVENT_ESTABLISHED, CONN_MS, "#161 active side with a QP");
 	if (!ev)
@@ -1225,7 +1225,7 @@ static void c_reject(const char *server, int port)
 
 	if (!client_id(server, port, RDMA_PS_TCP, &s, 0))
 		goto out;
-	ok(rdma_connect(s.id, &cp) == 0, "#149 rdma_connect without a QP: 0");
+	ok(rdma_connect(s.id, &cp) == 0, "#149 rdma_connect without a QP: 0 (%s)", strerror(errno));
 	ev = expect(s.id->channel, RDMA_CM_EVENT_REJECTED, CONN_MS, "#162 a rejected request");
 	if (ev) {
 		ok(ev->status == 28, "#162 REJECTED: status 28 (consumer defined), got %d", ev->status);
@@ -1356,7 +1356,7 @@ static void s_rc(struct rdma_event_channel *ch, struct rdma_cm_id *lid, const ch
 	cp.initiator_depth = 2;
 	cp.rnr_retry_count = 7;
 	/* #151: the event is acknowledged only after the accept */
-	ok(rdma_accept(s.id, &cp) == 0, "#150 rdma_accept on the new id: 0");
+	ok(rdma_accept(s.id, &cp) == 0, "#150 rdma_accept on the new id: 0 (%s)", strerror(errno));
 	rdma_ack_cm_event(ev);
 	ev = expect(ch, RDMA_CM_EVENT_ESTABLISHED, CONN_MS, "#161 #186 passive side");
 	if (ev) {

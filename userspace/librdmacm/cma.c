@@ -11,8 +11,9 @@
  * a call changes them.
  *
  * QPs made with rdma_create_qp are moved by the library: INIT at
- * creation (and RTR, RTS for UD), RTR and RTS before rdma_accept and on
- * the CONNECT_RESPONSE of an active id (reported as ESTABLISHED once
+ * creation (and RTR, RTS for UD), RTR before rdma_accept's REP and RTS
+ * after it (the CM knows our PSN and the negotiated depths once the REP
+ * is sent), RTR and RTS on the CONNECT_RESPONSE of an active id (reported as ESTABLISHED once
  * XIB_UCMA_ESTABLISH sent the RTU), the error state on rdma_disconnect,
  * REJECTED, DISCONNECTED and connection errors.  The attributes always
  * come from the kernel (XIB_UCMA_INIT_QP_ATTR).
@@ -572,8 +573,13 @@ XCM_EXPORT int rdma_init_qp_attr(struct rdma_cm_id *id, struct ibv_qp_attr *qp_a
 	return 0;
 }
 
-/* Moves the id's QP to @state with the kernel's attributes. */
-static int xcm_qp_move(struct xcm_id *xid, enum ibv_qp_state state)
+/*
+ * Moves the id's QP to @state with the kernel's attributes; @rd_atomic,
+ * unless 0xff, replaces the RDMA READ depth the state sets (RTR: what the
+ * peer may issue, an accept's responder resources before the REP made
+ * them the connection's).
+ */
+static int xcm_qp_move_rd(struct xcm_id *xid, enum ibv_qp_state state, uint8_t rd_atomic)
 {
 	struct ibv_qp_attr attr;
 	int mask, ret;
@@ -587,12 +593,19 @@ static int xcm_qp_move(struct xcm_id *xid, enum ibv_qp_state state)
 	} else if (rdma_init_qp_attr(&xid->id, &attr, &mask)) {
 		return -1;
 	}
+	if (rd_atomic != 0xff && (mask & IBV_QP_MAX_DEST_RD_ATOMIC))
+		attr.max_dest_rd_atomic = rd_atomic;
 	ret = ibv_modify_qp(xid->id.qp, &attr, mask);
 	if (ret) {
 		errno = ret;
 		return -1;
 	}
 	return 0;
+}
+
+static int xcm_qp_move(struct xcm_id *xid, enum ibv_qp_state state)
+{
+	return xcm_qp_move_rd(xid, state, 0xff);
 }
 
 static int xcm_qp_rtr_rts(struct xcm_id *xid)
@@ -1427,7 +1440,13 @@ XCM_EXPORT int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_p
 		return -1;
 	if (ud && id->qp)
 		cmd.param.qkey = 0;	/* the kernel's Q_Key of the port space */
-	if (!ud && id->qp && xcm_qp_rtr_rts(xid))
+	/*
+	 * RTR before the REP, so the QP takes the peer's first packets; RTS
+	 * once the REP is sent: the CM knows our starting PSN and the
+	 * negotiated depths only then.
+	 */
+	if (!ud && id->qp &&
+	    xcm_qp_move_rd(xid, IBV_QPS_RTR, cmd.param.responder_resources))
 		goto err_qp;
 	cmd.uid = (uintptr_t)xid;
 	cmd.id = xid->handle;
@@ -1435,6 +1454,16 @@ XCM_EXPORT int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_p
 		goto err_qp;
 	if (ud)
 		return 0;
+	if (id->qp && xcm_qp_move(xid, IBV_QPS_RTS)) {
+		struct xib_ucma_disconnect d;
+
+		err = errno;
+		memset(&d, 0, sizeof(d));
+		d.id = xid->handle;
+		(void)xcm_ioctl(xid->chan->ch.fd, XIB_UCMA_DISCONNECT, &d);
+		errno = err;
+		goto err_qp;
+	}
 	return xcm_complete(xid);
 
 err_qp:
