@@ -1219,13 +1219,15 @@ out:
 /* Scenario 2: the server rejects with private data. */
 static void c_reject(const char *server, int port)
 {
-	struct rdma_conn_param cp = { .private_data = "reject-me:0", .private_data_len = 12 };
+	struct rdma_conn_param cp = { .private_data = "reject-me:0", .private_data_len = 12,
+				      .qp_num = 0x4321 };
 	struct rdma_cm_event *ev;
 	struct side s;
 
 	if (!client_id(server, port, RDMA_PS_TCP, &s, 0))
 		goto out;
-	ok(rdma_connect(s.id, &cp) == 0, "#149 rdma_connect without a QP: 0 (%s)", strerror(errno));
+	ok(rdma_connect(s.id, &cp) == 0, "#149 rdma_connect without a QP (qp_num given): 0 (%s)",
+	   strerror(errno));
 	ev = expect(s.id->channel, RDMA_CM_EVENT_REJECTED, CONN_MS, "#162 a rejected request");
 	if (ev) {
 		ok(ev->status == 28, "#162 REJECTED: status 28 (consumer defined), got %d", ev->status);
@@ -1384,7 +1386,7 @@ static void s_reject(struct rdma_event_channel *ch, struct rdma_cm_id *lid)
 	id = ev->id;
 	ok(pdata_is(ev->param.conn.private_data, ev->param.conn.private_data_len, "reject-me", NULL),
 	   "#152 the request's data");
-	ok(ev->param.conn.qp_num == 0, "#158 without a QP the request says qp_num %u (conn_param's)",
+	ok(ev->param.conn.qp_num == 0x4321, "#158 without a QP the request says conn_param's qp_num (0x%x)",
 	   ev->param.conn.qp_num);
 	ok(rdma_reject(id, "no-thanks:0", 12) == 0, "#162 rdma_reject with private data: 0");
 	rdma_ack_cm_event(ev);
