@@ -1796,6 +1796,9 @@ XCM_EXPORT int rdma_create_ep(struct rdma_cm_id **id, struct rdma_addrinfo *res,
 	if (xcm_create(NULL, &cm_id, NULL, res->ai_port_space, qp_type))
 		return -1;
 	xid = to_xid(cm_id);
+	/* the QP is of the endpoint's type, whatever the caller left there */
+	if (qp_init_attr)
+		qp_init_attr->qp_type = qp_type;
 	if (res->ai_flags & RAI_PASSIVE) {
 		if (rdma_bind_addr(cm_id, res->ai_src_addr))
 			goto destroy;
