@@ -61,6 +61,11 @@
  * @dmac: the peer's MAC address
  * @cm_id: the IB CM id of a connection or SIDR exchange
  * @passive: the id was created by a connection request
+ * @sq_psn: passive: the starting PSN the REP will carry, chosen with the
+ *	id so that the QP can go to RTS before the REP (as rdma-core and
+ *	the Linux RDMA CM move it)
+ * @req_retry: @req_rnr_retry: @req_depth: passive: the request's retry
+ *	counts and responder resources (the most this end may initiate)
  * @rep_rcvd: the active side got the REP
  * @dreq_rcvd: the peer sent a DREQ not yet answered
  * @tos: @tos_set: @reuseaddr: @afonly: @ack_timeout: options
@@ -92,6 +97,10 @@ struct xib_cma_priv {
 	u8 dmac[ETH_ALEN];
 	struct xib_cm_id *cm_id;
 	bool passive;
+	u32 sq_psn;
+	u8 req_retry;
+	u8 req_rnr_retry;
+	u8 req_depth;
 	bool rep_rcvd;
 	bool dreq_rcvd;
 	u8 tos;
@@ -1160,6 +1169,12 @@ int xib_cma_cm_req_handler(struct xib_cm_id *cm_id,
 	c->port_num = path->port_num;
 	c->cm_id = cm_id;
 	c->tos = path->traffic_class;
+	c->sq_psn = get_random_u32() & 0xffffff;
+	if (!ud) {
+		c->req_retry = event->req.retry_count;
+		c->req_rnr_retry = event->req.rnr_retry_count;
+		c->req_depth = event->req.responder_resources;
+	}
 	xib_cma_move(c, XIB_CMA_OP_REQ_RCVD);
 	mutex_lock(&xib_cma_lock);
 	c->cdev = cdev;
@@ -1434,7 +1449,7 @@ int xib_cma_accept(struct xib_cma_id *id,
 	} else {
 		struct xib_cm_rep_param rep = {
 			.qp_num = param->qp_num,
-			.starting_psn = get_random_u32() & 0xffffff,
+			.starting_psn = p->sq_psn,
 			.private_data = param->private_data,
 			.private_data_len = param->private_data_len,
 			.responder_resources = param->responder_resources,
@@ -1568,6 +1583,30 @@ out:
 }
 EXPORT_SYMBOL_GPL(xib_cma_disconnect);
 
+/*
+ * RTS of a passive id whose REP is not sent yet: the PSN the REP will
+ * carry, the request's retry counts, and as many RDMA READs as the
+ * requester answers (the consumer may lower it).
+ */
+static void xib_cma_rts_before_rep(struct xib_cma_priv *p,
+				   struct xib_uverbs_qp_attr *attr, u32 *mask)
+{
+	lockdep_assert_held(&p->lock);
+	attr->sq_psn = p->sq_psn;
+	attr->retry_cnt = p->req_retry;
+	attr->rnr_retry = p->req_rnr_retry;
+	attr->max_rd_atomic = p->req_depth;
+	*mask = XIB_QP_STATE | XIB_QP_SQ_PSN | XIB_QP_RETRY_CNT |
+		XIB_QP_RNR_RETRY | XIB_QP_MAX_QP_RD_ATOMIC;
+	if (p->id.qp_type == XIB_QPT_RC)
+		return;
+	/* UC has no retries or RDMA READ */
+	attr->retry_cnt = 0;
+	attr->rnr_retry = 0;
+	attr->max_rd_atomic = 0;
+	*mask = XIB_QP_STATE | XIB_QP_SQ_PSN;
+}
+
 /**
  * xib_cma_init_qp_attr() - the attributes for the next move of the id's QP
  * @id: the id
@@ -1623,7 +1662,14 @@ int xib_cma_init_qp_attr(struct xib_cma_id *id,
 			break;
 		}
 		ret = xib_cm_init_qp_attr(p->cm_id, attr, mask);
-		if (!ret && state == XIB_QPS_RTS && p->ack_timeout) {
+		if (ret && state == XIB_QPS_RTS && p->passive &&
+		    p->state == XIB_CMA_CONNECT) {
+			/* Before the REP: what the REP will say. */
+			xib_cma_rts_before_rep(p, attr, mask);
+			ret = 0;
+		}
+		if (!ret && state == XIB_QPS_RTS && p->ack_timeout &&
+		    id->qp_type == XIB_QPT_RC) {
 			attr->timeout = p->ack_timeout;
 			*mask |= XIB_QP_TIMEOUT;
 		}
