@@ -1393,22 +1393,52 @@ static void s_reject(struct rdma_event_channel *ch, struct rdma_cm_id *lid)
 	ok(rdma_destroy_id(id) == 0, "the rejected id goes");
 }
 
+/* Move @qp (not the id's) with the attributes rdma_init_qp_attr gives. */
+static int app_move(struct rdma_cm_id *id, struct ibv_qp *qp, enum ibv_qp_state state)
+{
+	struct ibv_qp_attr attr;
+	int mask;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = state;
+	if (rdma_init_qp_attr(id, &attr, &mask))
+		return -1;
+	return ibv_modify_qp(qp, &attr, mask) ? -1 : 0;
+}
+
+/*
+ * Scenario 3, passive side: the application's own QP (ibv_create_qp),
+ * moved to RTS with rdma_init_qp_attr before rdma_accept, as rping -q and
+ * cmtime do.
+ */
 static void s_response(struct rdma_event_channel *ch, struct rdma_cm_id *lid)
 {
 	struct rdma_conn_param cp = { .private_data = "accept:0", .private_data_len = 9 };
 	struct rdma_cm_event *ev = s_request(ch, lid, "#148 scenario 3 (client without QP)");
-	struct side s = { 0 };
+	struct ibv_qp_init_attr a = qp_attr(IBV_QPT_RC);
+	struct rdma_cm_id *id;
+	struct ibv_pd *pd = NULL;
+	struct ibv_cq *cq = NULL;
+	struct ibv_qp *qp = NULL;
 
 	if (!ev)
 		return;
-	s.id = ev->id;
+	id = ev->id;
 	ok(ev->param.conn.qp_num == 0x1234, "#158 conn_param.qp_num of a QP-less id reaches the peer");
-	if (side_qp(&s, IBV_QPT_RC) == 0 && rdma_accept(s.id, &cp) == 0) {
+	pd = ibv_alloc_pd(id->verbs);
+	cq = pd ? ibv_create_cq(id->verbs, 8, NULL, NULL, 0) : NULL;
+	a.send_cq = a.recv_cq = cq;
+	qp = cq ? ibv_create_qp(pd, &a) : NULL;
+	ok(qp && app_move(id, qp, IBV_QPS_INIT) == 0 && app_move(id, qp, IBV_QPS_RTR) == 0 &&
+	   app_move(id, qp, IBV_QPS_RTS) == 0 && qp_state(qp) == IBV_QPS_RTS,
+	   "rdma_init_qp_attr: INIT, RTR and RTS of the application's QP before rdma_accept");
+	cp.qp_num = qp ? qp->qp_num : 0x2345;
+	if (rdma_accept(id, &cp) == 0) {
 		rdma_ack_cm_event(ev);
 		ev = expect(ch, RDMA_CM_EVENT_ESTABLISHED, CONN_MS, "#161 after rdma_establish");
 		if (ev)
 			rdma_ack_cm_event(ev);
-		ok(rdma_disconnect(s.id) == 0, "#188 the passive side disconnects: 0");
+		ok(rdma_disconnect(id) == 0, "#188 the passive side disconnects: 0");
 		ev = expect(ch, RDMA_CM_EVENT_DISCONNECTED, CONN_MS, "#164 the side that disconnected");
 		if (ev)
 			rdma_ack_cm_event(ev);
@@ -1416,7 +1446,13 @@ static void s_response(struct rdma_event_channel *ch, struct rdma_cm_id *lid)
 		ok(0, "server: accept in scenario 3: %s", strerror(errno));
 		rdma_ack_cm_event(ev);
 	}
-	side_free(&s);
+	rdma_destroy_id(id);
+	if (qp)
+		ibv_destroy_qp(qp);
+	if (cq)
+		ibv_destroy_cq(cq);
+	if (pd)
+		ibv_dealloc_pd(pd);
 }
 
 static void s_ud(struct rdma_event_channel *ch, struct rdma_cm_id *ulid)
