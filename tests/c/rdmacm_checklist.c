@@ -973,6 +973,24 @@ static void t_abi(const char *local, const char *peer)
 
 /* --- limits ----------------------------------------------------------------- */
 
+/* The events queued on @ch, as its fdinfo says; -1 if it cannot be read. */
+static int queued(struct rdma_event_channel *ch)
+{
+	char path[64], line[128];
+	int n = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", ch->fd);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "events: %d", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
 static void t_limits(const char *peer, int max_ids, int max_events)
 {
 	struct rdma_event_channel *ch = channel(), *ch2 = channel();
@@ -1002,7 +1020,9 @@ static void t_limits(const char *peer, int max_ids, int max_events)
 	}
 	for (i = 0; i < max_events; i++)
 		rdma_resolve_addr(ids[i], NULL, SA(dst), 2000);
-	sleep(1);
+	for (i = 0; i < 100 && queued(ch) < max_events; i++)
+		usleep(100000);
+	ok(queued(ch) == max_events, "limits: the channel's fdinfo counts %d queued events", queued(ch));
 	errno = 0;
 	r = rdma_resolve_addr(ids[max_events], NULL, SA(dst), 2000);
 	ok(r == -1 && errno == ENOMEM,
