@@ -30,7 +30,8 @@
 #include "cma_priv.h"
 
 #define XIB_CMA_MAX_TIMEOUT_MS		3600000
-#define XIB_CMA_NEIGH_POLL_MS		10
+#define XIB_CMA_NEIGH_POLL_MS		10	/* first look again after */
+#define XIB_CMA_NEIGH_POLL_MAX_MS	500	/* doubling up to */
 #define XIB_CMA_DEFAULT_BACKLOG		128
 #define XIB_CMA_MAX_BACKLOG		1024
 #define XIB_CMA_CM_RESPONSE_TIMEOUT	20	/* 4.096 us * 2^20: ~4.3 s */
@@ -73,6 +74,8 @@
  * @pending: a listener's unanswered requests
  * @listener: a child still counted in its listener's @pending
  * @timeout: when address resolution gives up (jiffies)
+ * @poll_ms: how long address resolution waits before looking at the
+ *	neighbour again
  * @work: address and route resolution
  * @bound: on xib_cma_binds (under xib_cma_bind_lock)
  * @bind_list: on xib_cma_binds
@@ -112,6 +115,7 @@ struct xib_cma_priv {
 	atomic_t pending;
 	struct xib_cma_priv *listener;
 	unsigned long timeout;
+	unsigned int poll_ms;
 	struct delayed_work work;
 
 	bool bound;
@@ -812,8 +816,12 @@ static void xib_cma_addr_work(struct xib_cma_priv *p)
 	ret = xib_cma_addr_lookup(p);
 	if (ret == -EAGAIN) {
 		if (time_before(jiffies, p->timeout)) {
+			/* Look again, less often the longer it takes. */
 			queue_delayed_work(xib_cma_wq, &p->work,
-					   msecs_to_jiffies(XIB_CMA_NEIGH_POLL_MS));
+					   min(msecs_to_jiffies(p->poll_ms),
+					       p->timeout - jiffies));
+			p->poll_ms = min(2 * p->poll_ms,
+					 XIB_CMA_NEIGH_POLL_MAX_MS);
 			mutex_unlock(&p->lock);
 			goto out;
 		}
@@ -891,6 +899,7 @@ int xib_cma_resolve_addr(struct xib_cma_id *id, const struct sockaddr *src,
 	memcpy(&p->dst, dst, xib_cma_addr_len(dst->sa_family));
 	p->have_path = false;
 	p->timeout = jiffies + msecs_to_jiffies(timeout_ms);
+	p->poll_ms = XIB_CMA_NEIGH_POLL_MS;
 	xib_cma_move(p, XIB_CMA_OP_RESOLVE_ADDR);
 	queue_delayed_work(xib_cma_wq, &p->work, 0);
 out:
