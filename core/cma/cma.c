@@ -30,7 +30,8 @@
 #include "cma_priv.h"
 
 #define XIB_CMA_MAX_TIMEOUT_MS		3600000
-#define XIB_CMA_NEIGH_POLL_MS		10
+#define XIB_CMA_NEIGH_POLL_MS		10	/* first look again after */
+#define XIB_CMA_NEIGH_POLL_MAX_MS	500	/* doubling up to */
 #define XIB_CMA_DEFAULT_BACKLOG		128
 #define XIB_CMA_MAX_BACKLOG		1024
 #define XIB_CMA_CM_RESPONSE_TIMEOUT	20	/* 4.096 us * 2^20: ~4.3 s */
@@ -56,9 +57,16 @@
  * @port_num: the port of @cdev
  * @path: the path; the GIDs are set once the address is resolved
  * @have_path: route resolved
+ * @bound_any: bound to the wildcard address (the address @src gets from
+ *	address resolution is given back if resolution fails)
  * @dmac: the peer's MAC address
  * @cm_id: the IB CM id of a connection or SIDR exchange
  * @passive: the id was created by a connection request
+ * @sq_psn: passive: the starting PSN the REP will carry, chosen with the
+ *	id so that the QP can go to RTS before the REP (as rdma-core and
+ *	the Linux RDMA CM move it)
+ * @req_retry: @req_rnr_retry: @req_depth: passive: the request's retry
+ *	counts and responder resources (the most this end may initiate)
  * @rep_rcvd: the active side got the REP
  * @dreq_rcvd: the peer sent a DREQ not yet answered
  * @tos: @tos_set: @reuseaddr: @afonly: @ack_timeout: options
@@ -66,6 +74,8 @@
  * @pending: a listener's unanswered requests
  * @listener: a child still counted in its listener's @pending
  * @timeout: when address resolution gives up (jiffies)
+ * @poll_ms: how long address resolution waits before looking at the
+ *	neighbour again
  * @work: address and route resolution
  * @bound: on xib_cma_binds (under xib_cma_bind_lock)
  * @bind_list: on xib_cma_binds
@@ -86,9 +96,14 @@ struct xib_cma_priv {
 	u32 port_num;
 	struct xib_cm_path path;
 	bool have_path;
+	bool bound_any;
 	u8 dmac[ETH_ALEN];
 	struct xib_cm_id *cm_id;
 	bool passive;
+	u32 sq_psn;
+	u8 req_retry;
+	u8 req_rnr_retry;
+	u8 req_depth;
 	bool rep_rcvd;
 	bool dreq_rcvd;
 	u8 tos;
@@ -100,6 +115,7 @@ struct xib_cma_priv {
 	atomic_t pending;
 	struct xib_cma_priv *listener;
 	unsigned long timeout;
+	unsigned int poll_ms;
 	struct delayed_work work;
 
 	bool bound;
@@ -371,6 +387,22 @@ static int xib_cma_reserve_port(struct xib_cma_priv *p)
 	return ret;
 }
 
+/*
+ * Change @p->src's address (its port stays); ports are compared under
+ * xib_cma_bind_lock, so a bound id's address changes under it too.
+ */
+static void xib_cma_set_src(struct xib_cma_priv *p,
+			    const struct sockaddr_storage *src)
+{
+	u16 port = xib_cma_port(&p->src);
+
+	lockdep_assert_held(&p->lock);
+	mutex_lock(&xib_cma_bind_lock);
+	p->src = *src;
+	xib_cma_set_port(&p->src, port);
+	mutex_unlock(&xib_cma_bind_lock);
+}
+
 static void xib_cma_release_port(struct xib_cma_priv *p)
 {
 	mutex_lock(&xib_cma_bind_lock);
@@ -548,6 +580,7 @@ static int xib_cma_bind_locked(struct xib_cma_priv *p,
 	ret = xib_cma_reserve_port(p);
 	if (ret)
 		goto err_detach;
+	p->bound_any = xib_cma_any(&p->src);
 	xib_cma_move(p, XIB_CMA_OP_BIND);
 	return 0;
 
@@ -594,13 +627,16 @@ static int xib_cma_deliver(struct xib_cma_priv *p,
 /* --- address resolution -------------------------------------------------- */
 
 /*
- * Look the route to @p->dst up: the interface, the source address (kept
- * in @p->src, its port untouched, if @p->src is the wildcard) and the
- * peer's MAC.  -EAGAIN while the neighbour is being resolved.
+ * Look the route to @p->dst up: the interface, the source address (in
+ * @saddr, a copy of @p->src whose address is filled in if it is the
+ * wildcard) and the peer's MAC.  -EAGAIN while the neighbour is being
+ * resolved.
  */
-static int xib_cma_route4(struct xib_cma_priv *p, struct net_device **ndevp)
+static int xib_cma_route4(struct xib_cma_priv *p,
+			  struct sockaddr_storage *saddr,
+			  struct net_device **ndevp)
 {
-	struct sockaddr_in *src = (struct sockaddr_in *)&p->src;
+	struct sockaddr_in *src = (struct sockaddr_in *)saddr;
 	struct sockaddr_in *dst = (struct sockaddr_in *)&p->dst;
 	struct flowi4 fl4 = {
 		.daddr = dst->sin_addr.s_addr,
@@ -653,9 +689,11 @@ out:
 }
 
 #if IS_ENABLED(CONFIG_IPV6)
-static int xib_cma_route6(struct xib_cma_priv *p, struct net_device **ndevp)
+static int xib_cma_route6(struct xib_cma_priv *p,
+			  struct sockaddr_storage *saddr,
+			  struct net_device **ndevp)
 {
-	struct sockaddr_in6 *src = (struct sockaddr_in6 *)&p->src;
+	struct sockaddr_in6 *src = (struct sockaddr_in6 *)saddr;
 	struct sockaddr_in6 *dst = (struct sockaddr_in6 *)&p->dst;
 	struct flowi6 fl6 = {
 		.daddr = dst->sin6_addr,
@@ -713,7 +751,9 @@ out:
 	return ret;
 }
 #else
-static int xib_cma_route6(struct xib_cma_priv *p, struct net_device **ndevp)
+static int xib_cma_route6(struct xib_cma_priv *p,
+			  struct sockaddr_storage *saddr,
+			  struct net_device **ndevp)
 {
 	return -EAFNOSUPPORT;
 }
@@ -735,20 +775,22 @@ static int xib_cma_gid_index(struct xib_device *xdev, u32 port,
 
 static int xib_cma_addr_lookup(struct xib_cma_priv *p)
 {
+	struct sockaddr_storage saddr = p->src;
 	struct net_device *ndev = NULL;
 	int ret, idx;
 
 	lockdep_assert_held(&p->lock);
 	if (p->dst.ss_family == AF_INET)
-		ret = xib_cma_route4(p, &ndev);
+		ret = xib_cma_route4(p, &saddr, &ndev);
 	else
-		ret = xib_cma_route6(p, &ndev);
+		ret = xib_cma_route6(p, &saddr, &ndev);
 	if (ret)
 		return ret;
 	ret = xib_cma_attach(p, ndev);
 	dev_put(ndev);
 	if (ret)
 		return ret;
+	xib_cma_set_src(p, &saddr);
 	memset(&p->path, 0, sizeof(p->path));
 	xib_cma_ip_gid(&p->src, p->path.sgid);
 	xib_cma_ip_gid(&p->dst, p->path.dgid);
@@ -774,17 +816,31 @@ static void xib_cma_addr_work(struct xib_cma_priv *p)
 	ret = xib_cma_addr_lookup(p);
 	if (ret == -EAGAIN) {
 		if (time_before(jiffies, p->timeout)) {
+			/* Look again, less often the longer it takes. */
 			queue_delayed_work(xib_cma_wq, &p->work,
-					   msecs_to_jiffies(XIB_CMA_NEIGH_POLL_MS));
+					   min(msecs_to_jiffies(p->poll_ms),
+					       p->timeout - jiffies));
+			p->poll_ms = min(2 * p->poll_ms,
+					 XIB_CMA_NEIGH_POLL_MAX_MS);
 			mutex_unlock(&p->lock);
 			goto out;
 		}
 		ret = -ETIMEDOUT;
 	}
 	if (ret) {
-		/* Back to bound; a wildcard-bound id forgets the device. */
-		if (xib_cma_any(&p->src) || p->passive)
+		/*
+		 * Back to bound; an id bound to the wildcard address gets it
+		 * back and forgets the device.
+		 */
+		if (p->bound_any) {
+			struct sockaddr_storage any = {
+				.ss_family = p->src.ss_family,
+			};
+
+			xib_cma_set_port(&any, xib_cma_port(&p->src));
+			xib_cma_set_src(p, &any);
 			xib_cma_detach(p);
+		}
 		xib_cma_move(p, XIB_CMA_OP_ADDR_FAIL);
 		ev.event = XIB_CMA_EVENT_ADDR_ERROR;
 		ev.status = ret;
@@ -843,6 +899,7 @@ int xib_cma_resolve_addr(struct xib_cma_id *id, const struct sockaddr *src,
 	memcpy(&p->dst, dst, xib_cma_addr_len(dst->sa_family));
 	p->have_path = false;
 	p->timeout = jiffies + msecs_to_jiffies(timeout_ms);
+	p->poll_ms = XIB_CMA_NEIGH_POLL_MS;
 	xib_cma_move(p, XIB_CMA_OP_RESOLVE_ADDR);
 	queue_delayed_work(xib_cma_wq, &p->work, 0);
 out:
@@ -1050,8 +1107,9 @@ static void xib_cma_req_param(struct xib_cma_event *ev,
 		pdata + XIB_CMA_HDR_SIZE : NULL;
 	ev->param.private_data_len = len > XIB_CMA_HDR_SIZE ?
 		len - XIB_CMA_HDR_SIZE : 0;
-	ev->param.responder_resources = req->responder_resources;
-	ev->param.initiator_depth = req->initiator_depth;
+	/* From the receiver's side (rdma_cm_event): what it is asked for. */
+	ev->param.responder_resources = req->initiator_depth;
+	ev->param.initiator_depth = req->responder_resources;
 	ev->param.flow_control = req->flow_control;
 	ev->param.retry_count = req->retry_count;
 	ev->param.rnr_retry_count = req->rnr_retry_count;
@@ -1120,6 +1178,12 @@ int xib_cma_cm_req_handler(struct xib_cm_id *cm_id,
 	c->port_num = path->port_num;
 	c->cm_id = cm_id;
 	c->tos = path->traffic_class;
+	c->sq_psn = get_random_u32() & 0xffffff;
+	if (!ud) {
+		c->req_retry = event->req.retry_count;
+		c->req_rnr_retry = event->req.rnr_retry_count;
+		c->req_depth = event->req.responder_resources;
+	}
 	xib_cma_move(c, XIB_CMA_OP_REQ_RCVD);
 	mutex_lock(&xib_cma_lock);
 	c->cdev = cdev;
@@ -1199,8 +1263,9 @@ static int xib_cma_cm_handler(struct xib_cm_id *cm_id,
 			goto out_unlock;
 		op = XIB_CMA_OP_REP_RCVD;
 		ev.event = XIB_CMA_EVENT_CONNECT_RESPONSE;
-		ev.param.responder_resources = cev->rep.responder_resources;
-		ev.param.initiator_depth = cev->rep.initiator_depth;
+		/* the receiver's side, as for a request */
+		ev.param.responder_resources = cev->rep.initiator_depth;
+		ev.param.initiator_depth = cev->rep.responder_resources;
 		ev.param.flow_control = cev->rep.flow_control;
 		ev.param.rnr_retry_count = cev->rep.rnr_retry_count;
 		ev.param.srq = cev->rep.srq;
@@ -1393,7 +1458,7 @@ int xib_cma_accept(struct xib_cma_id *id,
 	} else {
 		struct xib_cm_rep_param rep = {
 			.qp_num = param->qp_num,
-			.starting_psn = get_random_u32() & 0xffffff,
+			.starting_psn = p->sq_psn,
 			.private_data = param->private_data,
 			.private_data_len = param->private_data_len,
 			.responder_resources = param->responder_resources,
@@ -1418,19 +1483,26 @@ EXPORT_SYMBOL_GPL(xib_cma_accept);
 /**
  * xib_cma_reject() - refuse a connection request
  * @id: the id of a CONNECT_REQUEST
+ * @reason: the REJ's reason: CONSUMER_DEFINED, or
+ *	VENDOR_OPTION_NOT_SUPPORTED (ECE refused); UD ids send a SIDR_REP
+ *	with status REJECT whatever it is
  * @private_data: sent in the REJ (or SIDR_REP)
  * @len: up to 148 bytes (136 for UD)
  *
  * Return: 0, -EINVAL, or the IB CM's error.
  */
-int xib_cma_reject(struct xib_cma_id *id, const void *private_data, u8 len)
+int xib_cma_reject(struct xib_cma_id *id, enum xib_cm_rej_reason reason,
+		   const void *private_data, u8 len)
 {
 	struct xib_cma_priv *p = to_priv(id);
 	bool ud = id->qp_type == XIB_QPT_UD;
 	int ret;
 
 	if (len > (ud ? XIB_CM_SIDR_REP_PRIVATE_DATA_SIZE :
-		   XIB_CM_REJ_PRIVATE_DATA_SIZE))
+		   XIB_CM_REJ_PRIVATE_DATA_SIZE) ||
+	    (len && !private_data) ||
+	    (reason != XIB_CM_REJ_CONSUMER_DEFINED &&
+	     reason != XIB_CM_REJ_VENDOR_OPTION_NOT_SUPPORTED))
 		return -EINVAL;
 	mutex_lock(&p->lock);
 	ret = xib_cma_check(p, XIB_CMA_OP_REJECT);
@@ -1447,8 +1519,8 @@ int xib_cma_reject(struct xib_cma_id *id, const void *private_data, u8 len)
 
 		ret = xib_cm_send_sidr_rep(p->cm_id, &rep);
 	} else {
-		ret = xib_cm_send_rej(p->cm_id, XIB_CM_REJ_CONSUMER_DEFINED,
-				      NULL, 0, private_data, len);
+		ret = xib_cm_send_rej(p->cm_id, reason, NULL, 0, private_data,
+				      len);
 	}
 	if (!ret) {
 		xib_cma_move(p, XIB_CMA_OP_REJECT);
@@ -1520,6 +1592,30 @@ out:
 }
 EXPORT_SYMBOL_GPL(xib_cma_disconnect);
 
+/*
+ * RTS of a passive id whose REP is not sent yet: the PSN the REP will
+ * carry, the request's retry counts, and as many RDMA READs as the
+ * requester answers (the consumer may lower it).
+ */
+static void xib_cma_rts_before_rep(struct xib_cma_priv *p,
+				   struct xib_uverbs_qp_attr *attr, u32 *mask)
+{
+	lockdep_assert_held(&p->lock);
+	attr->sq_psn = p->sq_psn;
+	attr->retry_cnt = p->req_retry;
+	attr->rnr_retry = p->req_rnr_retry;
+	attr->max_rd_atomic = p->req_depth;
+	*mask = XIB_QP_STATE | XIB_QP_SQ_PSN | XIB_QP_RETRY_CNT |
+		XIB_QP_RNR_RETRY | XIB_QP_MAX_QP_RD_ATOMIC;
+	if (p->id.qp_type == XIB_QPT_RC)
+		return;
+	/* UC has no retries or RDMA READ */
+	attr->retry_cnt = 0;
+	attr->rnr_retry = 0;
+	attr->max_rd_atomic = 0;
+	*mask = XIB_QP_STATE | XIB_QP_SQ_PSN;
+}
+
 /**
  * xib_cma_init_qp_attr() - the attributes for the next move of the id's QP
  * @id: the id
@@ -1575,7 +1671,14 @@ int xib_cma_init_qp_attr(struct xib_cma_id *id,
 			break;
 		}
 		ret = xib_cm_init_qp_attr(p->cm_id, attr, mask);
-		if (!ret && state == XIB_QPS_RTS && p->ack_timeout) {
+		if (ret && state == XIB_QPS_RTS && p->passive &&
+		    p->state == XIB_CMA_CONNECT) {
+			/* Before the REP: what the REP will say. */
+			xib_cma_rts_before_rep(p, attr, mask);
+			ret = 0;
+		}
+		if (!ret && state == XIB_QPS_RTS && p->ack_timeout &&
+		    id->qp_type == XIB_QPT_RC) {
 			attr->timeout = p->ack_timeout;
 			*mask |= XIB_QP_TIMEOUT;
 		}

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The rdma_cm_id state machine: one table of (state, operation) -> next
- * state.  Documentation/state-machines.rst shows it in readable form;
+ * state.  Documentation/rdma-cm.rst shows it in readable form;
  * tests/kunit/xib_cma_test.c checks it against an oracle written from
  * the librdmacm pages.
  */
@@ -30,6 +30,7 @@ static const u8 xib_cma_table[XIB_CMA_STATE_MAX][XIB_CMA_OP_MAX] = {
 	[XIB_CMA_ADDR_QUERY] = {
 		[XIB_CMA_OP_ADDR_DONE]		= TO(XIB_CMA_ADDR_RESOLVED),
 		[XIB_CMA_OP_ADDR_FAIL]		= TO(XIB_CMA_ADDR_BOUND),
+		[XIB_CMA_OP_DEVICE_REMOVAL]	= TO(XIB_CMA_DEVICE_REMOVAL),
 		[XIB_CMA_OP_DESTROY]		= TO(XIB_CMA_DESTROYING),
 	},
 	[XIB_CMA_ADDR_RESOLVED] = {

@@ -218,7 +218,8 @@ int xib_cma_connect(struct xib_cma_id *id,
 		    const struct xib_cma_conn_param *param);
 int xib_cma_accept(struct xib_cma_id *id,
 		   const struct xib_cma_conn_param *param);
-int xib_cma_reject(struct xib_cma_id *id, const void *private_data, u8 len);
+int xib_cma_reject(struct xib_cma_id *id, enum xib_cm_rej_reason reason,
+		   const void *private_data, u8 len);
 int xib_cma_establish(struct xib_cma_id *id);
 int xib_cma_disconnect(struct xib_cma_id *id);
 int xib_cma_init_qp_attr(struct xib_cma_id *id,

@@ -7,6 +7,7 @@
 # Outputs:
 #   $(BUILD)/lib/xib/librdmacm.so.1
 #   $(BUILD)/tests/c/rdmacm_host       what needs no kernel (host bats)
+#   $(BUILD)/tests/c/rdmacm_checklist  the seed's rdma_cm checklist (VM bats)
 
 LIBRDMACM := $(BUILD)/lib/xib/librdmacm.so.1
 LIBRDMACM_SRCS := $(addprefix userspace/librdmacm/,cma.c addrinfo.c util.c rsocket.c)
@@ -15,7 +16,7 @@ LIBRDMACM_HDRS := userspace/librdmacm/rdmacm.h include/uapi/xib/ucma.h include/u
 LIBRDMACM_CFLAGS := $(XIB_CFLAGS) -fPIC -fvisibility=hidden -Iuserspace/librdmacm
 
 .PHONY: librdmacm
-userspace: librdmacm $(BUILD)/tests/c/rdmacm_host
+userspace: librdmacm $(BUILD)/tests/c/rdmacm_host $(BUILD)/tests/c/rdmacm_checklist
 librdmacm: $(LIBRDMACM)
 
 $(BUILD)/userspace/librdmacm/%.pic.o: userspace/librdmacm/%.c $(LIBRDMACM_HDRS)
@@ -37,3 +38,10 @@ $(BUILD)/tests/c/rdmacm_host: tests/c/rdmacm_host.c $(LIBRDMACM) $(BUILD)/usersp
 	$(CC) $(CFLAGS) $(XIB_CFLAGS) -Iuserspace/librdmacm -Wall -Wextra -Werror -std=gnu11 \
 		-o $@ $< $(BUILD)/userspace/librdmacm/util.pic.o \
 		-L$(dir $(LIBRDMACM)) -l:librdmacm.so.1 -l:libibverbs.so.1
+
+# The checklist is an rdma-core program: the system's <rdma/rdma_cma.h>,
+# linked against our two libraries (and <xib/ucma.h> for its raw ABI checks).
+$(BUILD)/tests/c/rdmacm_checklist: tests/c/rdmacm_checklist.c $(LIBRDMACM) include/uapi/xib/ucma.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(XIB_CFLAGS) -o $@ $< \
+		-L$(dir $(LIBRDMACM)) -l:librdmacm.so.1 -l:libibverbs.so.1 -lpthread

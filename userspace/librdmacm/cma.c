@@ -11,8 +11,9 @@
  * a call changes them.
  *
  * QPs made with rdma_create_qp are moved by the library: INIT at
- * creation (and RTR, RTS for UD), RTR and RTS before rdma_accept and on
- * the CONNECT_RESPONSE of an active id (reported as ESTABLISHED once
+ * creation (and RTR, RTS for UD), RTR before rdma_accept's REP and RTS
+ * after it (the CM knows our PSN and the negotiated depths once the REP
+ * is sent), RTR and RTS on the CONNECT_RESPONSE of an active id (reported as ESTABLISHED once
  * XIB_UCMA_ESTABLISH sent the RTU), the error state on rdma_disconnect,
  * REJECTED, DISCONNECTED and connection errors.  The attributes always
  * come from the kernel (XIB_UCMA_INIT_QP_ATTR).
@@ -572,8 +573,13 @@ XCM_EXPORT int rdma_init_qp_attr(struct rdma_cm_id *id, struct ibv_qp_attr *qp_a
 	return 0;
 }
 
-/* Moves the id's QP to @state with the kernel's attributes. */
-static int xcm_qp_move(struct xcm_id *xid, enum ibv_qp_state state)
+/*
+ * Moves the id's QP to @state with the kernel's attributes; @rd_atomic,
+ * unless 0xff, replaces the RDMA READ depth the state sets (RTR: what the
+ * peer may issue, an accept's responder resources before the REP made
+ * them the connection's).
+ */
+static int xcm_qp_move_rd(struct xcm_id *xid, enum ibv_qp_state state, uint8_t rd_atomic)
 {
 	struct ibv_qp_attr attr;
 	int mask, ret;
@@ -587,12 +593,19 @@ static int xcm_qp_move(struct xcm_id *xid, enum ibv_qp_state state)
 	} else if (rdma_init_qp_attr(&xid->id, &attr, &mask)) {
 		return -1;
 	}
+	if (rd_atomic != 0xff && (mask & IBV_QP_MAX_DEST_RD_ATOMIC))
+		attr.max_dest_rd_atomic = rd_atomic;
 	ret = ibv_modify_qp(xid->id.qp, &attr, mask);
 	if (ret) {
 		errno = ret;
 		return -1;
 	}
 	return 0;
+}
+
+static int xcm_qp_move(struct xcm_id *xid, enum ibv_qp_state state)
+{
+	return xcm_qp_move_rd(xid, state, 0xff);
 }
 
 static int xcm_qp_rtr_rts(struct xcm_id *xid)
@@ -1293,7 +1306,9 @@ XCM_EXPORT void rdma_destroy_srq(struct rdma_cm_id *id)
 
 /*
  * rdma_conn_param for the kernel.  @req_init/@req_resp: on accept, the
- * request's values (the most the peer can take), else 0xff.  0xff
+ * connection request event's initiator_depth and responder_resources
+ * (already from our side: its initiator_depth is the peer's responder
+ * resources, the most we may initiate), else 0xff.  0xff
  * (RDMA_MAX_INIT_DEPTH, RDMA_MAX_RESP_RES) means "as many as allowed".
  */
 static int xcm_conn_to_k(struct xcm_id *xid, struct xib_ucma_conn_param *k,
@@ -1303,11 +1318,12 @@ static int xcm_conn_to_k(struct xcm_id *xid, struct xib_ucma_conn_param *k,
 	struct xcm_dev *dev = xcm_dev_of(xid->id.verbs);
 	unsigned int max_resp = dev ? (unsigned int)dev->attr.max_qp_rd_atom : 0;
 	unsigned int max_init = dev ? (unsigned int)dev->attr.max_qp_init_rd_atom : 0;
+
 	memset(k, 0, sizeof(*k));
-	if (req_resp < max_init)
-		max_init = req_resp;	/* the peer's responder resources */
-	if (req_init < max_resp)
-		max_resp = req_init;
+	if (req_init < max_init)
+		max_init = req_init;
+	if (req_resp < max_resp)
+		max_resp = req_resp;
 	if (c) {
 		unsigned int resp, init;
 
@@ -1364,7 +1380,7 @@ XCM_EXPORT int rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_
 	memset(&cmd, 0, sizeof(cmd));
 	if (xcm_conn_to_k(xid, &cmd.param, conn_param,
 			  id->qp_type == IBV_QPT_UD ? XIB_UCMA_SIDR_PDATA_MAX :
-			  XIB_UCMA_MAX_PRIVATE_DATA, 0xff, 0xff))
+			  XIB_UCMA_CONN_PDATA_MAX, 0xff, 0xff))
 		return -1;
 	cmd.id = xid->handle;
 	if (xcm_ioctl(xid->chan->ch.fd, XIB_UCMA_CONNECT, &cmd))
@@ -1424,7 +1440,13 @@ XCM_EXPORT int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_p
 		return -1;
 	if (ud && id->qp)
 		cmd.param.qkey = 0;	/* the kernel's Q_Key of the port space */
-	if (!ud && id->qp && xcm_qp_rtr_rts(xid))
+	/*
+	 * RTR before the REP, so the QP takes the peer's first packets; RTS
+	 * once the REP is sent: the CM knows our starting PSN and the
+	 * negotiated depths only then.
+	 */
+	if (!ud && id->qp &&
+	    xcm_qp_move_rd(xid, IBV_QPS_RTR, cmd.param.responder_resources))
 		goto err_qp;
 	cmd.uid = (uintptr_t)xid;
 	cmd.id = xid->handle;
@@ -1432,6 +1454,16 @@ XCM_EXPORT int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_p
 		goto err_qp;
 	if (ud)
 		return 0;
+	if (id->qp && xcm_qp_move(xid, IBV_QPS_RTS)) {
+		struct xib_ucma_disconnect d;
+
+		err = errno;
+		memset(&d, 0, sizeof(d));
+		d.id = xid->handle;
+		(void)xcm_ioctl(xid->chan->ch.fd, XIB_UCMA_DISCONNECT, &d);
+		errno = err;
+		goto err_qp;
+	}
 	return xcm_complete(xid);
 
 err_qp:
@@ -1764,6 +1796,9 @@ XCM_EXPORT int rdma_create_ep(struct rdma_cm_id **id, struct rdma_addrinfo *res,
 	if (xcm_create(NULL, &cm_id, NULL, res->ai_port_space, qp_type))
 		return -1;
 	xid = to_xid(cm_id);
+	/* the QP is of the endpoint's type, whatever the caller left there */
+	if (qp_init_attr)
+		qp_init_attr->qp_type = qp_type;
 	if (res->ai_flags & RAI_PASSIVE) {
 		if (rdma_bind_addr(cm_id, res->ai_src_addr))
 			goto destroy;

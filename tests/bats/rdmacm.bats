@@ -1,0 +1,256 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+#
+# The RDMA CM from user space: /dev/xib/rdma_cm (xib_ucma over xib_cma)
+# through xib's librdmacm.so.1, with an xib device in each of two network
+# namespaces joined by a veth pair (the topology of xib-apps.bash):
+#   xibA: xv0 10.211.0.1/24, xib0        xibB: xv1 10.211.0.2/24, xib1
+#
+# - the seed's checklist (tests/c/rdmacm_checklist.c): what one device
+#   answers, the per-file limits, then both sides of the connection
+#   scenarios;
+# - rdmacm-utils run unmodified through xib-run, xib <-> xib across the
+#   namespaces: ucmatose, rping, udaddy, cmtime, rdma_server/rdma_client;
+# - failure paths: nobody listens (REJECTED in bounded time), the peer
+#   process killed (DISCONNECTED), the device removed (DEVICE_REMOVAL),
+#   and a killed process leaves no id or QP behind.
+#
+# On the debug kernel (KASAN under TCG) the message and connection counts
+# are scaled down (XIB_KERNEL=debug).
+
+load helpers
+load xib-apps
+
+CL=$XIB_BUILD/tests/c/rdmacm_checklist
+A=10.211.0.1
+B=10.211.0.2
+
+setup() {
+	xib_apps_require
+	[ -x "$CL" ] || skip "tests/c/rdmacm_checklist not built (make userspace)"
+	MSGS=10 CONNS=4 TIMES=20
+	if [ "${XIB_KERNEL:-}" = debug ]; then
+		MSGS=4 CONNS=2 TIMES=4
+	fi
+	xib_apps_topology
+}
+
+teardown() {
+	xib_apps_teardown
+}
+
+# The checklist's TAP output: print it, fail on any "not ok" or on exit
+# status $2 (default 0) differing.
+tap_ok() {
+	echo "$1"
+	! grep -q '^not ok' <<<"$1" || return 1
+	grep -q '^1\.\.[1-9]' <<<"$1" || { echo "no plan: the checklist died"; return 1; }
+}
+
+# Wait (at most $2 s) until process $1 listens on /dev/xib/rdma_cm (its
+# channel's fdinfo counts a listener).
+wait_cm_listen() {
+	local pid=$1 t=$2 i fd
+	for ((i = 0; i < t * 10; i++)); do
+		for fd in /proc/"$pid"/fd/*; do
+			[ "$(readlink "$fd" 2>/dev/null)" = /dev/xib/rdma_cm ] || continue
+			grep -q '^listeners:[[:space:]]*[1-9]' /proc/"$pid"/fdinfo/"${fd##*/}" 2>/dev/null &&
+				return 0
+		done
+		kill -0 "$pid" 2>/dev/null || { echo "server $pid exited before listening" >&2; return 1; }
+		sleep 0.1
+	done
+	echo "server $pid does not listen after $t s" >&2
+	return 1
+}
+
+# Wait (at most $3 s) until file $1 has a line $2.
+wait_line() {
+	local i
+	for ((i = 0; i < $3 * 10; i++)); do
+		grep -q "^$2" "$1" 2>/dev/null && return 0
+		kill -0 "$bg_pid" 2>/dev/null || { cat "$1"; return 1; }
+		sleep 0.1
+	done
+	echo "no '$2' in $1 after $3 s" >&2
+	cat "$1" >&2
+	return 1
+}
+
+# cm_pair TIMEOUT -- SERVER_CMD... -- CLIENT_CMD...: the server in xibB,
+# once it listens the client in xibA; both through xib-run.  Sets
+# srv_status, cli_status, srv_out, cli_out.
+cm_pair() {
+	local t=$1 srv=() cli=()
+	shift
+	[ "$1" = -- ] && shift
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do srv+=("$1"); shift; done
+	shift
+	cli=("$@")
+	srv_out=$BATS_TEST_TMPDIR/server.out
+	xib_bg xibB "$srv_out" "$XR" "${srv[@]}"
+	if ! wait_cm_listen "$bg_pid" "$t"; then
+		cat "$srv_out"
+		return 1
+	fi
+	cli_status=0
+	cli_out=$(inA timeout "$t" "$XR" "${cli[@]}" 2>&1) || cli_status=$?
+	srv_status=
+	local sw=$t
+	[ "$cli_status" = 0 ] || sw=5
+	if xib_bg_wait "$sw"; then
+		srv_status=$bg_status
+	else
+		xib_bg_stop
+	fi
+	echo "--- server (xibB): ${srv[*]} -> ${srv_status:-still running}"
+	cat "$srv_out"
+	echo "--- client (xibA): ${cli[*]} -> $cli_status"
+	echo "$cli_out"
+}
+
+# The QPs of device $2 in namespace $1 ("res show" counts).
+qp_count() {
+	ip netns exec "$1" xibctl res show "$2" | sed -n 's/.* qp \([0-9]*\).*/\1/p'
+}
+
+@test "/dev/xib/rdma_cm: a misc device anyone may open, one channel per open" {
+	[ -c /dev/xib/rdma_cm ]
+	[ "$(stat -c %a /dev/xib/rdma_cm)" = 666 ]
+	[ -e /sys/class/misc/xib_rdma_cm ]
+	# without xib_ucma the node goes and librdmacm says why
+	rmmod xib_ucma
+	[ ! -e /dev/xib/rdma_cm ]
+	run inA "$XR" "$CL" local $A $B
+	[[ "$output" == *"needs the xib_ucma module"* ]]
+	xib-modules load xib_ucma
+	[ -c /dev/xib/rdma_cm ]
+}
+
+@test "checklist: what one device answers (ids, bind, resolution, acks, errors, ABI)" {
+	run inA "$XR" "$CL" local $A $B
+	tap_ok "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "checklist: per-channel limits on ids and queued events (ENOMEM beyond)" {
+	local p=/sys/module/xib_ucma/parameters
+	[ "$(cat $p/max_ids_per_file)" = 4096 ]
+	[ "$(cat $p/max_events_per_file)" = 4096 ]
+	echo 8 >$p/max_ids_per_file
+	echo 3 >$p/max_events_per_file
+	run inA "$XR" "$CL" limits $A $B 8 3
+	echo 4096 >$p/max_ids_per_file
+	echo 4096 >$p/max_events_per_file
+	tap_ok "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "checklist: an unresolvable address gives ADDR_ERROR" {
+	# (also in "local"; here on its own, as the failure path it is)
+	run inA "$XR" "$CL" local $A $B
+	echo "$output"
+	# the event and its status, for each of the three addresses
+	[ "$(grep -cE '^ok .*(nobody answers|without a route|without xib): ADDR_ERROR' <<<"$output")" -eq 6 ]
+	! grep -qE '^not ok .*ADDR_ERROR' <<<"$output"
+}
+
+@test "device removed: DEVICE_REMOVAL on its ids, which can then be destroyed" {
+	local out=$BATS_TEST_TMPDIR/removal.out
+	xib_bg xibA "$out" "$XR" "$CL" wait-removal $A $B 20
+	wait_line "$out" READY 20
+	inA xibctl link del xib0
+	xib_bg_wait 30
+	cat "$out"
+	[ "$bg_status" -eq 0 ]
+	tap_ok "$(cat "$out")"
+}
+
+@test "checklist: the connection scenarios, both sides (RC, reject, CONNECT_RESPONSE, UD)" {
+	cm_pair 60 -- "$CL" server $B 7471 -- "$CL" client $B 7471
+	[ "$cli_status" -eq 0 ]
+	[ "$srv_status" -eq 0 ]
+	tap_ok "$cli_out"
+	tap_ok "$(cat "$srv_out")"
+}
+
+@test "ucmatose: RC connections, data and disconnect, xib <-> xib" {
+	cm_pair 60 -- ucmatose -b $B -c $CONNS -C $MSGS -- ucmatose -s $B -c $CONNS -C $MSGS
+	[ "$cli_status" -eq 0 ]
+	[ "$srv_status" -eq 0 ]
+	[[ "$cli_out" == *"data transfers complete"* ]]
+	[[ "$cli_out" == *"test complete"* ]]
+	grep -q "test complete" "$srv_out"
+}
+
+@test "rping -v -V -C 10: RDMA read/write ping, validated, xib <-> xib" {
+	cm_pair 60 -- rping -s -v -V -C 10 -a $B -- rping -c -v -V -C 10 -a $B
+	[ "$cli_status" -eq 0 ]
+	[ "$srv_status" -eq 0 ]
+	[ "$(grep -c '^ping data: rdma-ping-' <<<"$cli_out")" -eq 10 ]
+	[ "$(grep -c '^server ping data: rdma-ping-' "$srv_out")" -eq 10 ]
+}
+
+@test "udaddy: UD lookup (SIDR) and datagrams, xib <-> xib" {
+	cm_pair 60 -- udaddy -b $B -c $CONNS -C $MSGS -- udaddy -s $B -c $CONNS -C $MSGS
+	[ "$cli_status" -eq 0 ]
+	[ "$srv_status" -eq 0 ]
+	[[ "$cli_out" == *"test complete"* ]]
+	grep -q "test complete" "$srv_out"
+}
+
+@test "cmtime: many connections set up and torn down, xib <-> xib" {
+	# rdma-core 44's cmtime server keeps listening after the client is
+	# done: it must still be running then (not dead of an error).
+	local out=$BATS_TEST_TMPDIR/cmtime-server.out
+	xib_bg xibB "$out" "$XR" cmtime -b $B -c $TIMES
+	wait_cm_listen "$bg_pid" 30
+	run inA timeout 60 "$XR" cmtime -s $B -c $TIMES
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# every step is timed
+	for step in "create id" "resolve addr" "resolve route" "create qp" \
+		    connect disconnect destroy; do
+		grep -q "^$step *:" <<<"$output"
+	done
+	kill -0 "$bg_pid"
+	xib_bg_stop
+	cat "$out"
+}
+
+@test "rdma_server / rdma_client: the synchronous API (rdma_getaddrinfo, rdma_create_ep)" {
+	cm_pair 60 -- rdma_server -s $B -- rdma_client -s $B
+	[ "$cli_status" -eq 0 ]
+	[ "$srv_status" -eq 0 ]
+	[[ "$cli_out" == *"rdma_client: end 0"* ]]
+	grep -q "rdma_server: end 0" "$srv_out"
+}
+
+@test "connect where nobody listens: REJECTED within 10 s" {
+	run inA "$XR" "$CL" no-listener $B 7999 10
+	tap_ok "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "the peer process killed: DISCONNECTED; it leaves no id or QP behind" {
+	local out=$BATS_TEST_TMPDIR/client.out srv cli
+	xib_bg xibB "$BATS_TEST_TMPDIR/hold.out" "$XR" "$CL" hold $B 7472
+	srv=$bg_pid
+	wait_cm_listen "$srv" 30
+	xib_bg xibA "$out" "$XR" "$CL" wait-disconnect $B 7472 30
+	cli=$bg_pid
+	wait_line "$out" ESTABLISHED 30
+	[ "$(qp_count xibB xib1)" -eq 1 ]
+	kill -9 "$srv"
+	wait "$srv" 2>/dev/null || true
+	xib_bg_wait 40
+	cat "$out"
+	[ "$bg_status" -eq 0 ]
+	tap_ok "$(cat "$out")"
+	# nothing of the dead server is left: no QP, and its port is free
+	[ "$(qp_count xibB xib1)" -eq 0 ]
+	xib_bg xibB "$BATS_TEST_TMPDIR/hold2.out" "$XR" "$CL" hold $B 7472
+	wait_cm_listen "$bg_pid" 30
+	xib_bg_stop
+	[ "$(qp_count xibB xib1)" -eq 0 ]
+}
