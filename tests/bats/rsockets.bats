@@ -31,15 +31,17 @@ setup_file() {
 	[ -f "$RSLIB" ] || skip "librsocket-sys.so not built (make userspace)"
 	export RSLIB
 	if [ "${XIB_KERNEL:-}" = debug ]; then
-		RS_SIZES=${XIB_RS_SIZES:-"64 4k 64k"}
+		RS_SIZES=${XIB_RS_SIZES:-"64 4096 65536"}
 		RS_COUNT=${XIB_RS_COUNT:-20}
+		RS_BYTES=${XIB_RS_BYTES:-1048576}
 		RS_FILE_KB=${XIB_RS_FILE_KB:-256}
 	else
-		RS_SIZES=${XIB_RS_SIZES:-"64 4k 64k 1m"}
+		RS_SIZES=${XIB_RS_SIZES:-"64 4096 65536 1048576"}
 		RS_COUNT=${XIB_RS_COUNT:-100}
+		RS_BYTES=${XIB_RS_BYTES:-16777216}
 		RS_FILE_KB=${XIB_RS_FILE_KB:-2048}
 	fi
-	export RS_SIZES RS_COUNT RS_FILE_KB
+	export RS_SIZES RS_COUNT RS_BYTES RS_FILE_KB
 	xib_load_rxe || return 1
 	# the stock kernel has the RDMA CM as modules, the debug kernel built in
 	modprobe -q rdma_ucm 2>/dev/null || true
@@ -134,20 +136,35 @@ rs_pair() {
 	sed 's/^/#   /' <<<"$cli_out"
 }
 
-# rstream between SERVER_WHO and CLIENT_WHO for every size, options $3...
-rstream_matrix() {
-	local s=$1 c=$2 size
-	shift 2
+# Transfers of $1 bytes: $RS_COUNT, fewer for big sizes (RS_BYTES in all).
+rs_count() {
+	local n=$((RS_BYTES / $1))
+	[ "$n" -gt "$RS_COUNT" ] && n=$RS_COUNT
+	[ "$n" -lt 2 ] && n=2
+	echo $n
+}
+
+# PROGRAM between SERVER_WHO and CLIENT_WHO for every size, options $4...
+# Both sides print "custom SIZE TRANSFERS ..." once all data went through
+# (and, with -T v, was verified).
+rs_matrix() {
+	local prog=$1 s=$2 c=$3 size n
+	shift 3
 	for size in $RS_SIZES; do
-		rs_pair "$s" "$c" 120 -- rstream -b $RS_IP -p "$RS_PORT" -C "$RS_COUNT" -S "$size" "$@" \
-			-- rstream -s $RS_IP -p "$RS_PORT" -C "$RS_COUNT" -S "$size" "$@"
+		n=$(rs_count "$size")
+		rs_pair "$s" "$c" 120 -- "$prog" -b $RS_IP -p "$RS_PORT" -C "$n" -S "$size" "$@" \
+			-- "$prog" -s $RS_IP -p "$RS_PORT" -C "$n" -S "$size" "$@"
 		[ "$cli_status" -eq 0 ]
 		[ "$srv_status" = 0 ]
-		# the client's line: size, bytes, transfers, iterations, ...
-		grep -Eq "^[0-9.]+[kmg]?[[:space:]]+[0-9.]+[kmg]?[[:space:]]+$RS_COUNT[[:space:]]" <<<"$cli_out"
+		grep -Eq "^custom[[:space:]]+$size[[:space:]]+$n[[:space:]]" <<<"$cli_out"
+		grep -Eq "^custom[[:space:]]+$size[[:space:]]+$n[[:space:]]" "$srv_out"
 		RS_PORT=$((RS_PORT + 1))
 		echo $RS_PORT >"$RS_PORT_FILE"
 	done
+}
+
+rstream_matrix() {
+	rs_matrix rstream "$@"
 }
 
 @test "rstream -T v (verify, nonblocking+poll): stock server, xib client" {
@@ -159,15 +176,15 @@ rstream_matrix() {
 }
 
 @test "rstream -T bv (blocking, verify): stock server, xib client" {
-	rstream_matrix stock xib -T bv
+	rstream_matrix stock xib -T b -T v
 }
 
 @test "rstream -T bv (blocking, verify): xib server, stock client" {
-	rstream_matrix xib stock -T bv
+	rstream_matrix xib stock -T b -T v
 }
 
 @test "rstream -T av (async: rpoll, verify): xib server, xib client" {
-	rstream_matrix xib xib -T av
+	rstream_matrix xib xib -T a -T v
 }
 
 # rcopy FILE to a server of SERVER_WHO from a client of CLIENT_WHO.
@@ -193,16 +210,7 @@ rcopy_check() {
 
 # riostream: riomap/riowrite between SERVER_WHO and CLIENT_WHO.
 riostream_check() {
-	local size
-	for size in $RS_SIZES; do
-		rs_pair "$1" "$2" 120 -- riostream -b $RS_IP -p "$RS_PORT" -C "$RS_COUNT" -S "$size" -T v \
-			-- riostream -s $RS_IP -p "$RS_PORT" -C "$RS_COUNT" -S "$size" -T v
-		[ "$cli_status" -eq 0 ]
-		[ "$srv_status" = 0 ]
-		grep -Eq "[[:space:]]$RS_COUNT[[:space:]]" <<<"$cli_out"
-		RS_PORT=$((RS_PORT + 1))
-		echo $RS_PORT >"$RS_PORT_FILE"
-	done
+	rs_matrix riostream "$1" "$2" -T v
 }
 
 @test "riostream -T v (iomap writes): stock server, xib client" {
@@ -211,4 +219,43 @@ riostream_check() {
 
 @test "riostream -T v (iomap writes): xib server, stock client" {
 	riostream_check xib stock
+}
+
+# udpong (datagram rsockets over UD) with echo: SERVER_WHO, CLIENT_WHO.
+# The server runs until killed; the client exits 0 once every message
+# came back.
+udpong_check() {
+	local size=${3:-1000} n=${4:-200}
+	rs_run "$1" udpong -b $RS_IP -p "$RS_PORT" >"$BATS_TEST_TMPDIR/server.out" 2>&1 &
+	bg_pid=$!
+	xib_wait_udp "$RS_PORT" 20 || { cat "$BATS_TEST_TMPDIR/server.out"; return 1; }
+	run rs_run "$2" timeout 120 udpong -s $RS_IP -p "$RS_PORT" -C "$n" -S "$size" -T e
+	echo "$output"
+	sed 's/^/# server: /' "$BATS_TEST_TMPDIR/server.out"
+	[ "$status" -eq 0 ]
+	grep -Eq "^custom[[:space:]]+$size[[:space:]]+$n[[:space:]]" <<<"$output"
+}
+
+# Wait (at most $2 s) for a UDP socket on port $1 (a datagram rsocket's).
+xib_wait_udp() {
+	local i
+	for ((i = 0; i < $2 * 10; i++)); do
+		ss -lunH "sport = :$1" | grep -q . && return 0
+		kill -0 "$bg_pid" 2>/dev/null || { echo "server exited" >&2; return 1; }
+		sleep 0.1
+	done
+	echo "no UDP socket on port $1 after $2 s" >&2
+	return 1
+}
+
+@test "udpong -T e (datagrams over UD): xib server, xib client" {
+	udpong_check xib xib
+}
+
+@test "udpong -T e (datagrams over UD): stock server, xib client" {
+	udpong_check stock xib
+}
+
+@test "udpong -T e (datagrams over UD): xib server, stock client" {
+	udpong_check xib stock
 }
