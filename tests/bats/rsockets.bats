@@ -85,7 +85,9 @@ xib_cm_probe() {
 }
 
 teardown_file() {
-	[ -n "${XIB_MODDIR:-}" ] || return 0
+	if [ -z "${XIB_MODDIR:-}" ]; then
+		return 0
+	fi
 	xib_apps_teardown
 	# (every test's teardown stopped its server: a server left behind
 	# would keep rxs0 busy and its removal waiting)
