@@ -1281,11 +1281,12 @@ out:
 static size_t xrs_copy_out(struct xrs *rs, uint8_t *buf, size_t len, int peek)
 {
 	int head = rs->rq_head;
-	uint32_t off = rs->r_off, n, end;
+	uint32_t off = rs->r_off, end;
 	size_t done = 0;
 
 	while (done < len && head != rs->rq_tail) {
-		n = rs->rq[head];
+		uint32_t n = rs->rq[head];
+
 		if (n > len - done) {
 			n = (uint32_t)(len - done);
 			if (!peek)
@@ -1450,10 +1451,9 @@ struct xrs_src {
 
 static void xrs_src_copy(struct xrs_src *s, uint8_t *dst, size_t len)
 {
-	size_t n;
-
 	while (len) {
-		n = s->iov->iov_len - s->off;
+		size_t n = s->iov->iov_len - s->off;
+
 		if (n > len)
 			n = len;
 		memcpy(dst, (const uint8_t *)s->iov->iov_base + s->off, n);
@@ -1501,7 +1501,6 @@ static int xrs_post_data(struct xrs *rs, struct xrs_src *s, uint32_t len, int wi
 {
 	struct ibv_sge sg[2];
 	const void *direct;
-	uint32_t first;
 	int n = 1;
 
 	direct = len <= rs->sq_inline ? xrs_src_peek(s, len) : NULL;
@@ -1511,7 +1510,8 @@ static int xrs_post_data(struct xrs *rs, struct xrs_src *s, uint32_t len, int wi
 		sg[0].lkey = 0;
 		xrs_src_skip(s, len);
 	} else {
-		first = rs->sbuf_size - rs->s_head;
+		uint32_t first = rs->sbuf_size - rs->s_head;
+
 		if (first > len)
 			first = len;
 		sg[0].addr = (uintptr_t)rs->sbuf + rs->s_head;
@@ -1746,12 +1746,12 @@ again:
 
 static int xrs_poll_check(struct pollfd *fds, nfds_t nfds, int arm)
 {
-	struct xrs *rs;
 	nfds_t i;
 	int cnt = 0;
 
 	for (i = 0; i < nfds; i++) {
-		rs = xrs_get(fds[i].fd);
+		struct xrs *rs = xrs_get(fds[i].fd);
+
 		if (rs) {
 			fds[i].revents = xrs_poll_one(rs, fds[i].events, arm);
 		} else {
@@ -1769,7 +1769,7 @@ XRS_EXPORT int rpoll(struct pollfd *fds, nfds_t nfds, int timeout)
 {
 	struct pollfd *pf;
 	uint64_t start = xrs_now_us(), el;
-	int ret, gfd, sl;
+	int ret, gfd;
 	nfds_t i;
 
 	if (nfds && !fds)
@@ -1800,7 +1800,8 @@ XRS_EXPORT int rpoll(struct pollfd *fds, nfds_t nfds, int timeout)
 		pf[nfds].fd = gfd;
 		pf[nfds].events = POLLIN;
 		pf[nfds].revents = 0;
-		sl = xrs_wake_ms;
+		int sl = xrs_wake_ms;
+
 		if (timeout >= 0) {
 			el = (xrs_now_us() - start) / 1000;
 			if (el >= (uint64_t)timeout) {
@@ -2495,6 +2496,7 @@ out:
 	}
 }
 
+/* cppcheck-suppress constParameter ; the prototype is rdma-core's */
 XRS_EXPORT int riounmap(int socket, void *buf, size_t len)
 {
 	struct xrs *rs = xrs_get(socket);

@@ -538,10 +538,11 @@ static void xds_udp_in(struct xrs *rs)
 	struct xds_dest *d;
 	union xrs_addr from;
 	socklen_t fl;
-	ssize_t n;
-	size_t hl;
 
 	for (;;) {
+		ssize_t n;
+		size_t hl;
+
 		fl = sizeof(from);
 		n = recvfrom(dg->udp, buf, sizeof(buf), 0, &from.sa, &fl);
 		if (n < 0)
