@@ -860,8 +860,10 @@ static void xrs_progress(struct xrs *rs)
 	void *ctx;
 	int got = 0;
 
-	if (rs->type != SOCK_STREAM)
+	if (rs->type != SOCK_STREAM) {
+		xds_progress(rs);
 		return;
+	}
 	while (rs->cmch && !rdma_get_cm_event(rs->cmch, &ev)) {
 		got = 1;
 		if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST && rs->state == XRS_LISTENING) {
@@ -920,6 +922,8 @@ static void xrs_progress(struct xrs *rs)
 /* Arm the CQ for the next sleep; 1 if that found more work. */
 static int xrs_arm(struct xrs *rs)
 {
+	if (rs->type == SOCK_DGRAM)
+		return xds_arm(rs);
 	if (!rs->cq || rs->cq_armed || rs->state == XRS_ACCEPTING)
 		return 0;
 	if (ibv_req_notify_cq(rs->cq, 0))
@@ -932,7 +936,7 @@ static int xrs_arm(struct xrs *rs)
  * Wait, with rs->lock held, until @test is true.  Nonblocking: one pass,
  * then EAGAIN.  Otherwise spin briefly, then sleep on rs->fd.
  */
-static int xrs_wait(struct xrs *rs, int nonblock, int (*test)(struct xrs *rs))
+int xrs_wait(struct xrs *rs, int nonblock, int (*test)(struct xrs *rs))
 {
 	uint64_t start = 0;
 	struct pollfd pfd;
@@ -1331,6 +1335,10 @@ static ssize_t xrs_recv(struct xrs *rs, void *buf, size_t len, int flags)
 	}
 	if (xrs_finish_open(rs, flags)) {
 		ret = -1;
+		goto out;
+	}
+	if (rs->state == XRS_CONNECT_ERROR) {
+		ret = xrs_err(ENOTCONN);
 		goto out;
 	}
 	do {

@@ -614,14 +614,16 @@ static void xds_poll_cqs(struct xrs *rs)
 		xrs_note_event(rs);
 }
 
-static void xds_progress(struct xrs *rs)
+void xds_progress(struct xrs *rs)
 {
+	/* nothing can arrive before rbind, rconnect or the first send */
+	if (!rs->dg || !rs->dg->ready)
+		return;
 	xds_udp_in(rs);
-	if (rs->dg->ready)
-		xds_poll_cqs(rs);
+	xds_poll_cqs(rs);
 }
 
-static int xds_arm(struct xrs *rs)
+int xds_arm(struct xrs *rs)
 {
 	struct xds_qp *qp;
 	int armed = 0;
@@ -643,28 +645,6 @@ static int xds_have_data(struct xrs *rs)
 static int xds_can_send(struct xrs *rs)
 {
 	return rs->dg->nfree > 0;
-}
-
-/* Sleep until @test, as xrs_wait does for streams (rs->lock held). */
-static int xds_wait(struct xrs *rs, int nonblock, int (*test)(struct xrs *rs))
-{
-	struct pollfd p = { .fd = rs->fd, .events = POLLIN };
-	uint64_t v;
-
-	for (;;) {
-		xds_progress(rs);
-		if (test(rs))
-			return 0;
-		if (nonblock)
-			return xrs_err(EAGAIN);
-		if (xds_arm(rs))
-			continue;
-		pthread_mutex_unlock(&rs->lock);
-		poll(&p, 1, 1000);
-		if (read(rs->kick_fd, &v, sizeof(v)) < 0)
-			v = 0;
-		pthread_mutex_lock(&rs->lock);
-	}
 }
 
 static int xds_nonblock(const struct xrs *rs, int flags)
@@ -739,7 +719,7 @@ ssize_t xds_sendto(struct xrs *rs, const struct iovec *iov, int iovcnt, int flag
 		goto out;
 	}
 	if (!xds_can_send(rs)) {
-		ret = xds_wait(rs, xds_nonblock(rs, flags), xds_can_send);
+		ret = xrs_wait(rs, xds_nonblock(rs, flags), xds_can_send);
 		if (ret)
 			goto out;
 	}
@@ -801,7 +781,7 @@ ssize_t xds_recvfrom(struct xrs *rs, void *buf, size_t len, int flags,
 	ret = xds_make_bufs(rs);
 	if (ret)
 		goto out;
-	ret = xds_wait(rs, xds_nonblock(rs, flags), xds_have_data);
+	ret = xrs_wait(rs, xds_nonblock(rs, flags), xds_have_data);
 	if (ret)
 		goto out;
 	if (dg->in_cnt) {

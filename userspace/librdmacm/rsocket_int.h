@@ -149,6 +149,7 @@ int xrs_epoll_add(struct xrs *rs, int fd);
 void xrs_epoll_del(struct xrs *rs, int fd);
 int xrs_set_nonblock(int fd);
 void xrs_note_event(struct xrs *rs);
+int xrs_wait(struct xrs *rs, int nonblock, int (*test)(struct xrs *rs));
 int xrs_err(int e);
 extern uint16_t xrs_def_sqsize, xrs_def_rqsize, xrs_def_inline;
 extern uint32_t xrs_def_mem, xrs_def_wmem;
@@ -166,5 +167,7 @@ short xds_poll(struct xrs *rs, short events, int arm);
 int xds_getname(struct xrs *rs, struct sockaddr *addr, socklen_t *len, int peer);
 int xds_setsockopt(struct xrs *rs, int level, int name, const void *val, socklen_t len);
 void xds_close(struct xrs *rs);
+void xds_progress(struct xrs *rs);
+int xds_arm(struct xrs *rs);
 
 #endif /* XIB_RSOCKET_INT_H */
