@@ -901,7 +901,8 @@ static void xrs_progress(struct xrs *rs)
 			}
 		}
 	}
-	if (rs->cch) {
+	/* an event exists only if the CQ was armed since the last one */
+	if (rs->cch && rs->cq_armed) {
 		while (!ibv_get_cq_event(rs->cch, &cq, &ctx)) {
 			got = 1;
 			rs->cq_armed = 0;
