@@ -247,6 +247,18 @@ void xrs_note_event(struct xrs *rs)
 	pthread_mutex_unlock(&xrs_gate.lock);
 }
 
+/*
+ * Before an rpoll sleeps on @rs: a kick meant for a blocking sleeper that
+ * has already left would keep rs->fd readable; clear it unless one sleeps.
+ */
+void xrs_drain_kick(struct xrs *rs)
+{
+	uint64_t v;
+
+	if (!rs->waiting && read(rs->kick_fd, &v, sizeof(v)) < 0)
+		v = 0;
+}
+
 /* --- allocation ---------------------------------------------------------- */
 
 int xrs_epoll_add(struct xrs *rs, int fd)
@@ -1407,6 +1419,9 @@ static ssize_t xrs_recvv(int socket, const struct iovec *iov, int iovcnt, int fl
 			continue;
 		n = rrecv(socket, iov[i].iov_base, iov[i].iov_len,
 			  total ? flags | MSG_DONTWAIT : flags);
+		/* a peek looks at the same bytes again: one vector only */
+		if (flags & MSG_PEEK)
+			return n;
 		if (n < 0) {
 			if (total)
 				break;
@@ -1747,8 +1762,11 @@ again:
 	default:
 		break;
 	}
-	if (!rev && arm && xrs_arm(rs))
-		goto again;
+	if (!rev && arm) {
+		xrs_drain_kick(rs);
+		if (xrs_arm(rs))
+			goto again;
+	}
 	pthread_mutex_unlock(&rs->lock);
 	return rev;
 }

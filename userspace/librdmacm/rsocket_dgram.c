@@ -844,8 +844,11 @@ again:
 		rev |= events & POLLIN;
 	if (xds_can_send(rs))
 		rev |= events & POLLOUT;
-	if (!rev && arm && xds_arm(rs))
-		goto again;
+	if (!rev && arm) {
+		xrs_drain_kick(rs);
+		if (xds_arm(rs))
+			goto again;
+	}
 	pthread_mutex_unlock(&rs->lock);
 	return rev;
 }

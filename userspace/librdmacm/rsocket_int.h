@@ -149,6 +149,7 @@ int xrs_epoll_add(struct xrs *rs, int fd);
 void xrs_epoll_del(struct xrs *rs, int fd);
 int xrs_set_nonblock(int fd);
 void xrs_note_event(struct xrs *rs);
+void xrs_drain_kick(struct xrs *rs);
 int xrs_wait(struct xrs *rs, int nonblock, int (*test)(struct xrs *rs));
 int xrs_err(int e);
 extern uint16_t xrs_def_sqsize, xrs_def_rqsize, xrs_def_inline;
