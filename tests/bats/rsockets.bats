@@ -298,6 +298,26 @@ xib_wait_udp() {
 	udpong_check xib stock
 }
 
+# tests/c/rsocket_api.c: API semantics, both ends in one process; the
+# same checks against rdma-core's rsockets (the reference) and xib's.
+rs_api() {
+	local bin=${XIB_BUILD:-$XIB_ROOT/build}/tests/c/rsocket_api
+	[ -x "$bin" ] || { echo "rsocket_api not built (make userspace)"; return 1; }
+	run rs_run "$1" timeout 120 "$bin" $RS_IP $((RS_PORT * 10 % 60000 + 1000))
+	echo "$output"
+	[ "$status" -eq 0 ]
+	! grep -q '^not ok' <<<"$output"
+	[ "$(grep -c '^ok' <<<"$output")" -eq 7 ]
+}
+
+@test "rsocket_api (threads, rpoll+pipe, nonblocking, peek, shutdown): rdma-core's" {
+	rs_api stock
+}
+
+@test "rsocket_api (threads, rpoll+pipe, nonblocking, peek, shutdown): xib's" {
+	rs_api xib
+}
+
 # --- part 2: xib <-> xib through xib's librdmacm.so.1 ----------------------
 
 # Until the kernel RDMA CM (branches ucma and cm) is merged these skip, and

@@ -49,3 +49,10 @@ $(RSOCKET_SYS): $(RSOCKET_SRCS) userspace/librdmacm/rsocket_int.h userspace/libr
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(XIB_CFLAGS) -fPIC -fvisibility=hidden -shared -o $@ $(RSOCKET_SRCS) \
 		-Wl,-z,now -Wl,-z,defs -lrdmacm -libverbs -lpthread
+
+# rsockets API semantics, linked with the system's librdmacm: run as is
+# (rdma-core's rsockets, the reference) and with $(RSOCKET_SYS) preloaded.
+userspace: $(BUILD)/tests/c/rsocket_api
+$(BUILD)/tests/c/rsocket_api: tests/c/rsocket_api.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(XIB_CFLAGS) -o $@ $< -lrdmacm -lpthread
