@@ -184,20 +184,32 @@ rs_count() {
 	echo $n
 }
 
+# A size as rstream/riostream print it (common.c's size_str): 4k, 64k, 1m.
+rs_size_str() {
+	if [ "$1" -ge 1048576 ] && [ $(($1 % 1048576)) -eq 0 ]; then
+		echo "$(($1 / 1048576))m"
+	elif [ "$1" -ge 1024 ] && [ $(($1 % 1024)) -eq 0 ]; then
+		echo "$(($1 / 1024))k"
+	else
+		echo "$1"
+	fi
+}
+
 # PROGRAM between SERVER_WHO and CLIENT_WHO for every size, options $4...
 # Both sides print "custom SIZE TRANSFERS ..." once all data went through
 # (and, with -T v, was verified).
 rs_matrix() {
-	local prog=$1 s=$2 c=$3 size n
+	local prog=$1 s=$2 c=$3 size n shown
 	shift 3
 	for size in $RS_SIZES; do
 		n=$(rs_count "$size")
+		shown=$(rs_size_str "$size")
 		rs_pair "$s" "$c" 120 -- "$prog" -b $RS_IP -p "$RS_PORT" -C "$n" -S "$size" "$@" \
 			-- "$prog" -s $RS_IP -p "$RS_PORT" -C "$n" -S "$size" "$@"
 		[ "$cli_status" -eq 0 ]
 		[ "$srv_status" = 0 ]
-		grep -Eq "^custom[[:space:]]+$size[[:space:]]+$n[[:space:]]" <<<"$cli_out"
-		grep -Eq "^custom[[:space:]]+$size[[:space:]]+$n[[:space:]]" "$srv_out"
+		grep -Eq "^custom[[:space:]]+$shown[[:space:]]+$n[[:space:]]" <<<"$cli_out"
+		grep -Eq "^custom[[:space:]]+$shown[[:space:]]+$n[[:space:]]" "$srv_out"
 		RS_PORT=$((RS_PORT + 1))
 		echo $RS_PORT >"$RS_PORT_FILE"
 	done
@@ -262,7 +274,7 @@ riostream_check() {
 
 # udpong (datagram rsockets over UD) with echo: SERVER_WHO, CLIENT_WHO.
 # The server runs until killed; the client exits 0 once every message
-# came back.
+# came back, and counts each message both ways (2 x n transfers).
 udpong_check() {
 	local size=${3:-1000} n=${4:-200}
 	rs_bg "$1" "$BATS_TEST_TMPDIR/server.out" udpong -b $RS_IP -p "$RS_PORT"
@@ -271,7 +283,7 @@ udpong_check() {
 	echo "$output"
 	sed 's/^/# server: /' "$BATS_TEST_TMPDIR/server.out"
 	[ "$status" -eq 0 ]
-	grep -Eq "^custom[[:space:]]+$size[[:space:]]+$n[[:space:]]" <<<"$output"
+	grep -Eq "^custom[[:space:]]+$size[[:space:]]+$((2 * n))[[:space:]]" <<<"$output"
 }
 
 # Wait (at most $2 s) for a UDP socket on port $1 (a datagram rsocket's).
@@ -290,12 +302,19 @@ xib_wait_udp() {
 	udpong_check xib xib
 }
 
-@test "udpong -T e (datagrams over UD): stock server, xib client" {
-	udpong_check stock xib
-}
-
-@test "udpong -T e (datagrams over UD): xib server, stock client" {
-	udpong_check xib stock
+# rdma-core 44's datagram rsockets cannot run over RoCE: each UD QP gets
+# an address handle to itself without a GRH, which a RoCE port refuses, so
+# its rconnect/rsendto fails (ENOENT) before a packet leaves.  Datagram
+# interop with rdma-core is possible only on InfiniBand, which the test VM
+# does not have.  This pins that fact down: should a later rdma-core work
+# here, this fails and the interop tests belong here instead.
+@test "udpong: rdma-core's own datagram rsockets fail on RoCE (rxe), hence no interop test" {
+	rs_bg xib "$BATS_TEST_TMPDIR/server.out" udpong -b $RS_IP -p "$RS_PORT"
+	xib_wait_udp "$RS_PORT" 20
+	run timeout 60 udpong -s $RS_IP -p "$RS_PORT" -C 10 -S 100 -T e
+	echo "$output"
+	[ "$status" -ne 0 ]
+	grep -q "rconnect: No such file or directory" <<<"$output"
 }
 
 # tests/c/rsocket_api.c: API semantics, both ends in one process; the
@@ -357,7 +376,7 @@ xib_pair_rs() {
 			-- rstream -s 10.211.0.1 -p "$RS_PORT" -C "$n" -S "$size" -T v
 		[ "$cli_status" -eq 0 ]
 		[ "$srv_status" = 0 ]
-		grep -Eq "^custom[[:space:]]+$size[[:space:]]+$n[[:space:]]" <<<"$cli_out"
+		grep -Eq "^custom[[:space:]]+$(rs_size_str "$size")[[:space:]]+$n[[:space:]]" <<<"$cli_out"
 		RS_PORT=$((RS_PORT + 1))
 	done
 }
