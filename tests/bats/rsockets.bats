@@ -322,15 +322,17 @@ xib_wait_udp() {
 rs_api() {
 	local bin=${XIB_BUILD:-$XIB_ROOT/build}/tests/c/rsocket_api
 	[ -x "$bin" ] || { echo "rsocket_api not built (make userspace)"; return 1; }
-	run rs_run "$1" timeout 120 "$bin" $RS_IP $((RS_PORT * 10 % 60000 + 1000))
+	run rs_run "$1" timeout 120 "$bin" $RS_IP $((RS_PORT * 10 % 60000 + 1000)) ${2:-}
 	echo "$output"
 	[ "$status" -eq 0 ]
 	! grep -q '^not ok' <<<"$output"
 	[ "$(grep -c '^ok' <<<"$output")" -eq 7 ]
 }
 
-@test "rsocket_api (threads, rpoll+pipe, nonblocking, peek, shutdown): rdma-core's" {
-	rs_api stock
+# rdma-core 44 stalls now and then with a blocking sender and a blocking
+# receiver on one socket (one of two runs here): no reference for that one.
+@test "rsocket_api (rpoll+pipe, nonblocking, peek, shutdown; no threads): rdma-core's" {
+	rs_api stock nothreads
 }
 
 @test "rsocket_api (threads, rpoll+pipe, nonblocking, peek, shutdown): xib's" {

@@ -3,7 +3,10 @@
  * rsockets API semantics, one process, both ends: run against rdma-core's
  * librdmacm (the reference) and with xib's rsockets preloaded, and the two
  * must agree (tests/bats/rsockets.bats).  Usage: rsocket_api IPV4 PORT.
- * Prints TAP lines; exits 1 if any failed.
+ * Prints TAP lines; exits 1 if any failed.  A third argument "nothreads"
+ * reports the two-thread check as skipped: rdma-core 44's rsockets stall
+ * in it now and then (seen in one of two VM runs), so that run cannot be
+ * the reference for it.
  *
  *   accept/connect and the names each end sees;
  *   one socket used by two threads at once (a blocking sender and a
@@ -28,6 +31,7 @@
 static struct sockaddr_in srv_addr;
 static int failed;
 static int port_base;
+static int nothreads;
 
 static void tap(int ok, const char *what)
 {
@@ -339,16 +343,21 @@ static int test_options(void)
 
 int main(int argc, char **argv)
 {
-	if (argc != 3) {
-		fprintf(stderr, "usage: %s IPV4 PORT\n", argv[0]);
+	if (argc != 3 && argc != 4) {
+		fprintf(stderr, "usage: %s IPV4 PORT [nothreads]\n", argv[0]);
 		return 2;
 	}
 	srv_addr.sin_family = AF_INET;
 	if (inet_pton(AF_INET, argv[1], &srv_addr.sin_addr) != 1)
 		return 2;
 	port_base = atoi(argv[2]);
+	nothreads = argc == 4 && !strcmp(argv[3], "nothreads");
 	tap(test_names(), "accept/connect: each end sees the other's address");
-	tap(test_threads(), "two threads on one socket (blocking send + receive, echo): 4 MiB intact");
+	if (nothreads)
+		printf("ok - rsocket_api: two threads on one socket # skip not run (nothreads)\n");
+	else
+		tap(test_threads(),
+		    "two threads on one socket (blocking send + receive, echo): 4 MiB intact");
 	tap(test_nonblock_poll(), "O_NONBLOCK/MSG_DONTWAIT: EAGAIN; rpoll over an rsocket and a pipe");
 	tap(test_peek(), "MSG_PEEK leaves the data queued");
 	tap(test_shut_wr(), "SHUT_WR: the peer reads end of stream and can still answer");
