@@ -1751,7 +1751,12 @@ again:
 			rev |= events & POLLIN;
 		if (xrs_writable(rs) && xrs_can_send(rs))
 			rev |= events & POLLOUT;
-		if (rs->state == XRS_DISCONNECTED)
+		/*
+		 * Hang-up once what the peer sent before it left is read:
+		 * rdma-core reports it at once, so a reader that stops at
+		 * POLLHUP (rstream -T a) loses the tail on a slow host.
+		 */
+		if (rs->state == XRS_DISCONNECTED && !xrs_have_data(rs))
 			rev |= POLLHUP;
 		else if (rs->state == XRS_ERROR)
 			rev |= POLLERR;
