@@ -13,7 +13,7 @@
  *   blocking receiver, against an echo server): data intact;
  *   non-blocking: EAGAIN, rpoll over an rsocket and a pipe;
  *   MSG_PEEK; SHUT_WR (peer reads end of stream, can still answer);
- *   rclose (peer reads end of stream); SOL_RDMA options.
+ *   rclose (queued data, then end of stream); SOL_RDMA options.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -310,7 +310,7 @@ static int test_close(void)
 	/* queued data is still delivered, then end of stream */
 	REQUIRE(rrecv(p.srv, buf, 1, 0) == 1 && buf[0] == 'z');
 	REQUIRE(rrecv(p.srv, buf, sizeof(buf), 0) == 0);
-	REQUIRE(rsend(p.srv, "x", 1, 0) == -1);
+	/* a send may still be accepted here (rdma-core's is, as TCP's first is) */
 	close_pair(&p);
 	return 1;
 }
@@ -361,7 +361,7 @@ int main(int argc, char **argv)
 	tap(test_nonblock_poll(), "O_NONBLOCK/MSG_DONTWAIT: EAGAIN; rpoll over an rsocket and a pipe");
 	tap(test_peek(), "MSG_PEEK leaves the data queued");
 	tap(test_shut_wr(), "SHUT_WR: the peer reads end of stream and can still answer");
-	tap(test_close(), "rclose: queued data delivered, then end of stream, sends fail");
+	tap(test_close(), "rclose: queued data delivered, then end of stream");
 	tap(test_options(), "SOL_RDMA and SOL_SOCKET options; EBADF for a non-rsocket");
 	return failed;
 }
