@@ -4,7 +4,7 @@
  * build machine (tests/bats/host/rdmacm.bats runs it through xib-run):
  * rdma_event_str, rdma_set_option's argument checks, rdma_getaddrinfo,
  * the address conversions, the errors of a missing /dev/xib/rdma_cm and
- * of NULL arguments, rsockets' ENOSYS.  Prints TAP; exits 1 on any
+ * of NULL arguments, what rsockets decide without a connection.  Prints TAP; exits 1 on any
  * failure.
  */
 #define _GNU_SOURCE
@@ -245,12 +245,31 @@ static void test_no_kernel(void)
 	rdma_destroy_ep(NULL);
 	rdma_free_devices(NULL);
 	ok(1, "the void destructors take NULL");
+	/* rsockets (rsocket.c): what needs no connection */
 	errno = 0;
-	ok(rsocket(AF_INET, SOCK_STREAM, 0) == -1 && errno == ENOSYS,
-	   "rsocket: -1, ENOSYS (rsockets not implemented)");
+	ok(rsocket(AF_INET, SOCK_STREAM, 0) == -1 && errno == ENODEV,
+	   "rsocket(SOCK_STREAM) without /dev/xib/rdma_cm: -1, ENODEV");
 	errno = 0;
-	ok(riowrite(3, "", 1, 0, 0) == (size_t)-1 && errno == ENOSYS,
-	   "riowrite: (size_t)-1, ENOSYS");
+	ok(rsocket(AF_INET, SOCK_RAW, 0) == -1 && errno == ENOTSUP,
+	   "rsocket(SOCK_RAW): -1, ENOTSUP");
+	errno = 0;
+	ok(rsocket(AF_UNIX, SOCK_STREAM, 0) == -1 && errno == EAFNOSUPPORT,
+	   "rsocket(AF_UNIX): -1, EAFNOSUPPORT");
+	errno = 0;
+	ok(riowrite(0, "", 1, 0, 0) == (size_t)-1 && errno == EBADF,
+	   "riowrite on a descriptor that is not an rsocket: (size_t)-1, EBADF");
+	errno = 0;
+	ok(rsend(0, "", 1, 0) == -1 && errno == EBADF && rclose(0) == -1 && errno == EBADF,
+	   "rsend, rclose on a descriptor that is not an rsocket: EBADF");
+	{
+		struct pollfd pf = { .fd = 0, .events = 0 };
+		int dg = rsocket(AF_INET, SOCK_DGRAM, 0);
+
+		/* a normal descriptor through rpoll: poll()'s answer */
+		ok(rpoll(&pf, 1, 0) == 0, "rpoll of a normal descriptor, no events: 0");
+		/* a datagram rsocket needs no CM until it is bound or used */
+		ok(dg >= 0 && rclose(dg) == 0, "rsocket(SOCK_DGRAM) and rclose without a device");
+	}
 }
 
 int main(void)

@@ -10,9 +10,9 @@
 #   $(BUILD)/tests/c/rdmacm_checklist  the seed's rdma_cm checklist (VM bats)
 
 LIBRDMACM := $(BUILD)/lib/xib/librdmacm.so.1
-LIBRDMACM_SRCS := $(addprefix userspace/librdmacm/,cma.c addrinfo.c util.c rsocket.c)
+LIBRDMACM_SRCS := $(addprefix userspace/librdmacm/,cma.c addrinfo.c util.c rsocket.c rsocket_dgram.c)
 LIBRDMACM_OBJS := $(patsubst userspace/librdmacm/%.c,$(BUILD)/userspace/librdmacm/%.pic.o,$(LIBRDMACM_SRCS))
-LIBRDMACM_HDRS := userspace/librdmacm/rdmacm.h include/uapi/xib/ucma.h include/uapi/xib/uverbs.h
+LIBRDMACM_HDRS := userspace/librdmacm/rdmacm.h userspace/librdmacm/rsocket_int.h userspace/librdmacm/rsocket_wire.h include/uapi/xib/ucma.h include/uapi/xib/uverbs.h
 LIBRDMACM_CFLAGS := $(XIB_CFLAGS) -fPIC -fvisibility=hidden -Iuserspace/librdmacm
 
 .PHONY: librdmacm
@@ -45,3 +45,22 @@ $(BUILD)/tests/c/rdmacm_checklist: tests/c/rdmacm_checklist.c $(LIBRDMACM) inclu
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(XIB_CFLAGS) -o $@ $< \
 		-L$(dir $(LIBRDMACM)) -l:librdmacm.so.1 -l:libibverbs.so.1 -lpthread
+
+# The rsockets sources again, linked against the system's librdmacm and
+# libibverbs: preloaded under rdma-core's own rstream/rcopy/riostream, it
+# runs xib's rsockets over rdma_rxe against rdma-core's (tests/bats/
+# rsockets.bats), so the wire protocol is tested without xib's CM.
+RSOCKET_SYS := $(BUILD)/tests/lib/librsocket-sys.so
+RSOCKET_SRCS := userspace/librdmacm/rsocket.c userspace/librdmacm/rsocket_dgram.c
+userspace: $(RSOCKET_SYS)
+$(RSOCKET_SYS): $(RSOCKET_SRCS) userspace/librdmacm/rsocket_int.h userspace/librdmacm/rsocket_wire.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(XIB_CFLAGS) -fPIC -fvisibility=hidden -shared -o $@ $(RSOCKET_SRCS) \
+		-Wl,-z,now -Wl,-z,defs -lrdmacm -libverbs -lpthread
+
+# rsockets API semantics, linked with the system's librdmacm: run as is
+# (rdma-core's rsockets, the reference) and with $(RSOCKET_SYS) preloaded.
+userspace: $(BUILD)/tests/c/rsocket_api
+$(BUILD)/tests/c/rsocket_api: tests/c/rsocket_api.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(XIB_CFLAGS) -o $@ $< -lrdmacm -lpthread
