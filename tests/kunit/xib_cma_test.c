@@ -75,9 +75,11 @@ static int xib_test_oracle(enum xib_cma_state s, enum xib_cma_op op)
 		/* either side, once connecting, and again to answer a DREQ */
 		return xib_test_connected(s) ? XIB_CMA_DISCONNECT : -EINVAL;
 	case XIB_CMA_OP_DISCONNECTED:
-		/* the peer's DREQ or DREP: only after the connection was made */
-		return s == XIB_CMA_ESTABLISHED || s == XIB_CMA_DISCONNECT ?
-			XIB_CMA_DISCONNECT : -EINVAL;
+		/*
+		 * the peer's DREQ or DREP; the IB CM takes a DREQ in
+		 * REP_SENT (the RTU lost), which ends the connection too
+		 */
+		return xib_test_connected(s) ? XIB_CMA_DISCONNECT : -EINVAL;
 	default:
 		return -EINVAL;
 	}
