@@ -46,12 +46,13 @@ for f in tests/bats/*.bats; do
 	[[ " ${bats_items[*]} " == *" bats:$f "* ]] || bats_items+=("bats:$f")
 done
 # Suites the debug kernel does not run.  They drive stock programs
-# (rdma-core's utilities, perftest, rdma_rxe as the peer) over kernel
-# paths that the debug kernel's suites cover (verbs, uverbs-smoke,
-# ibverbs-ex, port); what they add, the programs' behaviour and the wire
-# against rdma_rxe, does not depend on KASAN, lockdep or kmemleak, and
-# at half a second per process there they would double the gate.
-debug_skip=(ibverbs-utils perftest rxe-interop)
+# (rdma-core's utilities, perftest, rsockets' tools, rdma_rxe as the
+# peer) over kernel paths that the debug kernel's suites cover (verbs,
+# uverbs-smoke, ibverbs-ex, port, rdmacm); what they add, the programs'
+# behaviour, user-space protocols and the wire against rdma_rxe, does
+# not depend on KASAN, lockdep or kmemleak, and at half a second per
+# process there they would double the gate.
+debug_skip=(ibverbs-utils perftest rxe-interop rsockets)
 stock_items=("${bats_items[@]}")
 debug_items=("${kunit_items[@]}")
 for i in "${bats_items[@]}"; do
