@@ -158,12 +158,15 @@ bench: userspace
 		sh:tests/bench/bench.sh; st=$$?; cat $(BUILD)/bench/bench.out; exit $$st
 
 # Long runs, not part of the gate: the data-path suite with 16 times its
-# volumes in the stock VM (XIB_VERBS_BYTES, XIB_LOSS_BYTES override).
+# volumes and rsockets with every size, 64 times the gate's bytes, in the
+# stock VM (XIB_VERBS_BYTES, XIB_LOSS_BYTES, XIB_RS_* override).
 soak: userspace
 	$(MAKE) --no-print-directory modules-vm KERNEL=stock
 	XIB_VERBS_BYTES=$${XIB_VERBS_BYTES:-256M} XIB_LOSS_BYTES=$${XIB_LOSS_BYTES:-64M} \
+	XIB_RS_SIZES="$${XIB_RS_SIZES:-64 4096 65536 1048576}" \
+	XIB_RS_COUNT=$${XIB_RS_COUNT:-10000} XIB_RS_BYTES=$${XIB_RS_BYTES:-268435456} \
 		$(VM)/vm-test --kernel stock --out $(BUILD)/soak --idle 1800 --timeout 7200 \
-		bats:tests/bats/verbs.bats
+		bats:tests/bats/verbs.bats bats:tests/bats/rsockets.bats
 
 XIB_MODULES := core/xib_core core/uverbs/xib_uverbs core/cma/xib_cma \
 	core/ucma/xib_ucma drivers/hca/xib_hca
