@@ -148,7 +148,7 @@ wait_cm_listen() {
 	local pid=$1 t=$2 i fd dev
 	for ((i = 0; i < t * 10; i++)); do
 		for fd in /proc/"$pid"/fd/*; do
-			dev=$(readlink "$fd" 2>/dev/null)
+			dev=$(readlink "$fd" 2>/dev/null) || continue
 			if [ "$dev" = /dev/xib/rdma_cm ]; then
 				grep -q '^listeners:[[:space:]]*[1-9]' \
 					/proc/"$pid"/fdinfo/"${fd##*/}" 2>/dev/null && return 0
