@@ -131,7 +131,10 @@ struct xib_cm_dev {
  * @qp_type: XIB_QPT_RC or XIB_QPT_UC
  * @remote_ca_guid: the peer's CA GUID
  * @local_qpn: @remote_qpn: the two QPs
- * @sq_psn: @rq_psn: our first send PSN, the peer's
+ * @sq_psn: @rq_psn: our QP's first send PSN and first expected PSN.  As
+ *	in Linux's ib_cm, a REQ's or REP's starting PSN is the PSN its sender
+ *	expects to receive: the peer's @sq_psn, the sender's @rq_psn (0 on
+ *	the passive side until its REP says it)
  * @responder_resources: @initiator_depth: this end's, as negotiated
  * @peer_resources: @peer_depth: what the REQ offered (passive side)
  * @retry_count: @rnr_retry_count: for this end's QP
@@ -1192,7 +1195,7 @@ static void xib_cm_recv_req(struct xib_cm_port *port,
 		XIB_QPT_RC : XIB_QPT_UC;
 	p->remote_ca_guid = m->local_ca_guid;
 	p->remote_qpn = m->local_qpn;
-	p->rq_psn = m->starting_psn;
+	p->sq_psn = m->starting_psn;
 	p->peer_resources = m->responder_resources;
 	p->peer_depth = m->initiator_depth;
 	/* until the REP says otherwise (the QP may go to RTR before it) */
@@ -1292,7 +1295,7 @@ static void xib_cm_recv_rep(struct xib_cm_port *port,
 		goto out_free;
 	}
 	p->remote_ca_guid = m->local_ca_guid;
-	p->rq_psn = m->starting_psn;
+	p->sq_psn = m->starting_psn;
 	p->initiator_depth = m->responder_resources;
 	p->responder_resources = m->initiator_depth;
 	p->rnr_retry_count = m->rnr_retry_count;
@@ -1950,7 +1953,7 @@ int xib_cm_send_req(struct xib_cm_id *id, const struct xib_cm_req_param *pr)
 	p->id.service_id = pr->service_id;
 	p->qp_type = pr->qp_type;
 	p->local_qpn = pr->qp_num;
-	p->sq_psn = pr->starting_psn;
+	p->rq_psn = pr->starting_psn;
 	p->responder_resources = pr->responder_resources;
 	p->initiator_depth = pr->initiator_depth;
 	p->retry_count = pr->retry_count;
@@ -2020,7 +2023,7 @@ int xib_cm_send_rep(struct xib_cm_id *id, const struct xib_cm_rep_param *pr)
 		goto out;
 	xib_cm_keep_reply(p, &mad, XIB_CM_ATTR_REQ);
 	p->local_qpn = pr->qp_num;
-	p->sq_psn = pr->starting_psn;
+	p->rq_psn = pr->starting_psn;
 	p->responder_resources = m->responder_resources;
 	p->initiator_depth = m->initiator_depth;
 	xib_cm_apply_call(p, XIB_CM_OP_SEND_REP);
@@ -2308,8 +2311,9 @@ EXPORT_SYMBOL_GPL(xib_cm_send_sidr_rep);
  * @mask: out: enum xib_qp_attr_mask of what is set
  *
  * INIT: from REQ sent or received until the disconnection; RTR: once the
- * peer's QP is known (REQ received, REP received); RTS: once both sides
- * have answered (REP sent or received).
+ * peer's QP is known (REQ received, REP received), without the receive PSN
+ * while the passive side's REP is not sent (it is the PSN the REP will
+ * carry); RTS: once both sides have answered (REP sent or received).
  *
  * Return: 0, or -EINVAL for another state or QP state.
  */
@@ -2357,9 +2361,16 @@ int xib_cm_init_qp_attr(struct xib_cm_id *id, struct xib_uverbs_qp_attr *attr,
 		attr->ah_attr.static_rate = p->path.rate;
 		attr->path_mtu = p->path.mtu;
 		attr->dest_qp_num = p->remote_qpn;
-		attr->rq_psn = p->rq_psn;
 		*mask = XIB_QP_STATE | XIB_QP_AV | XIB_QP_PATH_MTU |
-			XIB_QP_DEST_QPN | XIB_QP_RQ_PSN;
+			XIB_QP_DEST_QPN;
+		/*
+		 * Before its REP the passive side has not said which PSN it
+		 * expects: the consumer sets the one the REP will carry.
+		 */
+		if (s != XIB_CM_REQ_RCVD && s != XIB_CM_MRA_REQ_SENT) {
+			attr->rq_psn = p->rq_psn;
+			*mask |= XIB_QP_RQ_PSN;
+		}
 		if (rc) {
 			attr->max_dest_rd_atomic = p->responder_resources;
 			attr->min_rnr_timer = 0;

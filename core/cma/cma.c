@@ -62,9 +62,10 @@
  * @dmac: the peer's MAC address
  * @cm_id: the IB CM id of a connection or SIDR exchange
  * @passive: the id was created by a connection request
- * @sq_psn: passive: the starting PSN the REP will carry, chosen with the
- *	id so that the QP can go to RTS before the REP (as rdma-core and
- *	the Linux RDMA CM move it)
+ * @rep_psn: passive: the starting PSN the REP will carry (the first PSN
+ *	this end's QP expects), chosen with the id so that the QP can go to
+ *	RTR and RTS before the REP (as rdma-core and the Linux RDMA CM move it)
+ * @req_psn: passive: the REQ's starting PSN, this end's first send PSN
  * @req_retry: @req_rnr_retry: @req_depth: passive: the request's retry
  *	counts and responder resources (the most this end may initiate)
  * @rep_rcvd: the active side got the REP
@@ -100,7 +101,8 @@ struct xib_cma_priv {
 	u8 dmac[ETH_ALEN];
 	struct xib_cm_id *cm_id;
 	bool passive;
-	u32 sq_psn;
+	u32 rep_psn;
+	u32 req_psn;
 	u8 req_retry;
 	u8 req_rnr_retry;
 	u8 req_depth;
@@ -1178,8 +1180,9 @@ int xib_cma_cm_req_handler(struct xib_cm_id *cm_id,
 	c->port_num = path->port_num;
 	c->cm_id = cm_id;
 	c->tos = path->traffic_class;
-	c->sq_psn = get_random_u32() & 0xffffff;
+	c->rep_psn = get_random_u32() & 0xffffff;
 	if (!ud) {
+		c->req_psn = event->req.starting_psn;
 		c->req_retry = event->req.retry_count;
 		c->req_rnr_retry = event->req.rnr_retry_count;
 		c->req_depth = event->req.responder_resources;
@@ -1458,7 +1461,7 @@ int xib_cma_accept(struct xib_cma_id *id,
 	} else {
 		struct xib_cm_rep_param rep = {
 			.qp_num = param->qp_num,
-			.starting_psn = p->sq_psn,
+			.starting_psn = p->rep_psn,
 			.private_data = param->private_data,
 			.private_data_len = param->private_data_len,
 			.responder_resources = param->responder_resources,
@@ -1593,15 +1596,15 @@ out:
 EXPORT_SYMBOL_GPL(xib_cma_disconnect);
 
 /*
- * RTS of a passive id whose REP is not sent yet: the PSN the REP will
- * carry, the request's retry counts, and as many RDMA READs as the
- * requester answers (the consumer may lower it).
+ * RTS of a passive id whose REP is not sent yet: the REQ's PSN, the
+ * request's retry counts, and as many RDMA READs as the requester answers
+ * (the consumer may lower it).
  */
 static void xib_cma_rts_before_rep(struct xib_cma_priv *p,
 				   struct xib_uverbs_qp_attr *attr, u32 *mask)
 {
 	lockdep_assert_held(&p->lock);
-	attr->sq_psn = p->sq_psn;
+	attr->sq_psn = p->req_psn;
 	attr->retry_cnt = p->req_retry;
 	attr->rnr_retry = p->req_rnr_retry;
 	attr->max_rd_atomic = p->req_depth;
@@ -1671,6 +1674,12 @@ int xib_cma_init_qp_attr(struct xib_cma_id *id,
 			break;
 		}
 		ret = xib_cm_init_qp_attr(p->cm_id, attr, mask);
+		if (!ret && state == XIB_QPS_RTR && p->passive &&
+		    !(*mask & XIB_QP_RQ_PSN)) {
+			/* Before the REP: the PSN it will carry. */
+			attr->rq_psn = p->rep_psn;
+			*mask |= XIB_QP_RQ_PSN;
+		}
 		if (ret && state == XIB_QPS_RTS && p->passive &&
 		    p->state == XIB_CMA_CONNECT) {
 			/* Before the REP: what the REP will say. */

@@ -176,7 +176,8 @@ struct xib_cm_path {
  * @service_id: the service the REQ is for
  * @qp_num: the sender's QP
  * @qp_type: XIB_QPT_RC or XIB_QPT_UC
- * @starting_psn: the sender's first send PSN (24 bits)
+ * @starting_psn: the first PSN the sender's QP expects to receive, which
+ *	the receiver's QP sends first (24 bits; Linux's ib_cm reads it so)
  * @private_data: up to XIB_CM_REQ_PRIVATE_DATA_SIZE bytes
  * @private_data_len: its length (received: always the full size)
  * @responder_resources: RDMA READ/atomic the sender answers at once
@@ -216,7 +217,8 @@ struct xib_cm_req_param {
  * struct xib_cm_rep_param - what xib_cm_send_rep() sends and
  *	XIB_CM_REP_RECEIVED reports
  * @qp_num: the sender's QP
- * @starting_psn: the sender's first send PSN
+ * @starting_psn: the first PSN the sender's QP expects to receive, which
+ *	the receiver's QP sends first
  * @private_data: up to XIB_CM_REP_PRIVATE_DATA_SIZE bytes
  * @private_data_len: its length
  * @responder_resources: at most the REQ's initiator depth

@@ -69,23 +69,6 @@ tap_ok() {
 	grep -q '^1\.\.[1-9]' <<<"$1" || { echo "no plan: the checklist died"; return 1; }
 }
 
-# Wait (at most $2 s) until process $1 listens on /dev/xib/rdma_cm (its
-# channel's fdinfo counts a listener).
-wait_cm_listen() {
-	local pid=$1 t=$2 i fd
-	for ((i = 0; i < t * 10; i++)); do
-		for fd in /proc/"$pid"/fd/*; do
-			[ "$(readlink "$fd" 2>/dev/null)" = /dev/xib/rdma_cm ] || continue
-			grep -q '^listeners:[[:space:]]*[1-9]' /proc/"$pid"/fdinfo/"${fd##*/}" 2>/dev/null &&
-				return 0
-		done
-		kill -0 "$pid" 2>/dev/null || { echo "server $pid exited before listening" >&2; return 1; }
-		sleep 0.1
-	done
-	echo "server $pid does not listen after $t s" >&2
-	return 1
-}
-
 # Wait (at most $3 s) until file $1 has a line $2.
 wait_line() {
 	local i

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Helpers of the suites that run stock rdma-core/perftest programs on xib
-# (ibverbs-utils.bats, perftest.bats, rxe-interop.bats) and of make demo
-# (tests/demo/demo-guest.sh).  Loaded after helpers.bash.
+# (ibverbs-utils.bats, perftest.bats, rxe-interop.bats, rdmacm.bats,
+# rdmacm-rxe.bats) and of make demo (tests/demo/demo-guest.sh).  Loaded
+# after helpers.bash.
 #
 # Topology (xib_apps_topology):
 #   namespace xibA: veth xv0 10.211.0.1/24, xib0 on it
@@ -136,6 +137,30 @@ xib_wait_listen() {
 		sleep 0.1
 	done
 	echo "nothing listens on port $port in ${ns:-the initial namespace} after $t s" >&2
+	return 1
+}
+
+# Wait (at most $2 s) until process $1 listens on an RDMA CM: on
+# /dev/xib/rdma_cm (xib's librdmacm; the channel's fdinfo counts its
+# listeners) or on the kernel's /dev/infiniband/rdma_cm (the system's
+# librdmacm over rdma_rxe; "rdma resource show cm_id" lists its ids).
+wait_cm_listen() {
+	local pid=$1 t=$2 i fd dev
+	for ((i = 0; i < t * 10; i++)); do
+		for fd in /proc/"$pid"/fd/*; do
+			dev=$(readlink "$fd" 2>/dev/null) || continue
+			if [ "$dev" = /dev/xib/rdma_cm ]; then
+				grep -q '^listeners:[[:space:]]*[1-9]' \
+					/proc/"$pid"/fdinfo/"${fd##*/}" 2>/dev/null && return 0
+			elif [ "$dev" = /dev/infiniband/rdma_cm ]; then
+				rdma resource show cm_id 2>/dev/null |
+					grep -q "state LISTEN .*pid $pid " && return 0
+			fi
+		done
+		kill -0 "$pid" 2>/dev/null || { echo "server $pid exited before listening" >&2; return 1; }
+		sleep 0.1
+	done
+	echo "server $pid does not listen after $t s" >&2
 	return 1
 }
 

@@ -1007,7 +1007,7 @@ static void cmt_req(struct xib_cm_req_param *req, int from, int to, u64 sid)
 	req->service_id = cpu_to_be64(sid);
 	req->qp_num = 0x1234;
 	req->qp_type = XIB_QPT_RC;
-	req->starting_psn = 0xabcdef;
+	req->starting_psn = 0x457132;	/* the fixture's frame 75 */
 	req->private_data = hello;
 	req->private_data_len = sizeof(hello);
 	req->responder_resources = 4;
@@ -1089,6 +1089,13 @@ static void cmt_fix_path(struct xib_cm_path *path)
 /*
  * REQ -> REP -> RTU -> DREQ -> DREP between two ids, what each side is
  * told, the QP attributes both derive, and timewait.
+ *
+ * The PSNs are those of the fixture's rping (rxe-roce-v2.pcap): REQ
+ * (frame 75) 0x457132, REP (frame 76) 0x61f847.  On that wire the active
+ * side's first SEND (frame 78) has PSN 6420551 = 0x61f847 and the passive
+ * side's first RDMA READ request (frame 80) 4550962 = 0x457132: a REQ's or
+ * REP's starting PSN is what its sender receives first, the PSN its peer
+ * sends from.
  */
 static void xib_cm_proto_connect(struct kunit *test)
 {
@@ -1115,7 +1122,7 @@ static void xib_cm_proto_connect(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, b->count[XIB_CM_REQ_RECEIVED], 1U);
 	KUNIT_EXPECT_EQ(test, b->req.qp_num, 0x1234U);
 	KUNIT_EXPECT_EQ(test, b->req.qp_type, XIB_QPT_RC);
-	KUNIT_EXPECT_EQ(test, b->req.starting_psn, 0xabcdefU);
+	KUNIT_EXPECT_EQ(test, b->req.starting_psn, 0x457132U);
 	KUNIT_EXPECT_EQ(test, be64_to_cpu(b->req.service_id), CMT_SID);
 	KUNIT_EXPECT_EQ(test, b->req.responder_resources, 4);
 	KUNIT_EXPECT_EQ(test, b->req.initiator_depth, 2);
@@ -1131,11 +1138,14 @@ static void xib_cm_proto_connect(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, b->id->state, XIB_CM_REQ_RCVD);
 	KUNIT_EXPECT_EQ(test, b->id->remote_id, a->id->local_id);
 
-	/* the passive side can set up its QP to RTR before it accepts */
+	/*
+	 * The passive side can set up its QP to RTR before it accepts; the
+	 * receive PSN is the one its REP will carry, not known here.
+	 */
 	attr.qp_state = XIB_QPS_RTR;
 	KUNIT_ASSERT_EQ(test, xib_cm_init_qp_attr(b->id, &attr, &mask), 0);
 	KUNIT_EXPECT_EQ(test, attr.dest_qp_num, 0x1234U);
-	KUNIT_EXPECT_EQ(test, attr.rq_psn, 0xabcdefU);
+	KUNIT_EXPECT_FALSE(test, mask & XIB_QP_RQ_PSN);
 	KUNIT_EXPECT_EQ(test, attr.path_mtu, XIB_MTU_1024);
 	KUNIT_EXPECT_EQ(test, memcmp(attr.ah_attr.dgid, cmt.gids[0], 16), 0);
 	KUNIT_EXPECT_TRUE(test, mask & XIB_QP_AV);
@@ -1144,7 +1154,7 @@ static void xib_cm_proto_connect(struct kunit *test)
 			-EINVAL);
 
 	rep.qp_num = 0x5678;
-	rep.starting_psn = 0x123456;
+	rep.starting_psn = 0x61f847;	/* the fixture's frame 76 */
 	rep.responder_resources = 8;	/* capped at the REQ's depth, 2 */
 	rep.initiator_depth = 3;
 	rep.rnr_retry_count = 7;
@@ -1155,7 +1165,7 @@ static void xib_cm_proto_connect(struct kunit *test)
 
 	KUNIT_ASSERT_TRUE(test, cmt_wait(a, XIB_CM_REP_RECEIVED, 1));
 	KUNIT_EXPECT_EQ(test, a->rep.qp_num, 0x5678U);
-	KUNIT_EXPECT_EQ(test, a->rep.starting_psn, 0x123456U);
+	KUNIT_EXPECT_EQ(test, a->rep.starting_psn, 0x61f847U);
 	KUNIT_EXPECT_EQ(test, a->rep.responder_resources, 2);
 	KUNIT_EXPECT_EQ(test, a->rep.initiator_depth, 3);
 	KUNIT_EXPECT_STREQ(test, (char *)a->pdata, "welcome");
@@ -1165,11 +1175,14 @@ static void xib_cm_proto_connect(struct kunit *test)
 	attr.qp_state = XIB_QPS_RTR;
 	KUNIT_ASSERT_EQ(test, xib_cm_init_qp_attr(a->id, &attr, &mask), 0);
 	KUNIT_EXPECT_EQ(test, attr.dest_qp_num, 0x5678U);
-	KUNIT_EXPECT_EQ(test, attr.rq_psn, 0x123456U);
+	/* the active side receives from its REQ's PSN: frame 80 */
+	KUNIT_EXPECT_TRUE(test, mask & XIB_QP_RQ_PSN);
+	KUNIT_EXPECT_EQ(test, attr.rq_psn, 4550962U);
 	KUNIT_EXPECT_EQ(test, attr.max_dest_rd_atomic, 3);
 	attr.qp_state = XIB_QPS_RTS;
 	KUNIT_ASSERT_EQ(test, xib_cm_init_qp_attr(a->id, &attr, &mask), 0);
-	KUNIT_EXPECT_EQ(test, attr.sq_psn, 0xabcdefU);
+	/* and sends from the REP's: frame 78 */
+	KUNIT_EXPECT_EQ(test, attr.sq_psn, 6420551U);
 	KUNIT_EXPECT_EQ(test, attr.max_rd_atomic, 2);
 	KUNIT_EXPECT_EQ(test, attr.retry_cnt, 6);
 	KUNIT_EXPECT_EQ(test, attr.rnr_retry, 7);
@@ -1181,7 +1194,13 @@ static void xib_cm_proto_connect(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, b->id->state, XIB_CM_ESTABLISHED);
 	attr.qp_state = XIB_QPS_RTS;
 	KUNIT_ASSERT_EQ(test, xib_cm_init_qp_attr(b->id, &attr, &mask), 0);
-	KUNIT_EXPECT_EQ(test, attr.sq_psn, 0x123456U);
+	/* the passive side sends from the REQ's PSN (frame 80) */
+	KUNIT_EXPECT_EQ(test, attr.sq_psn, 4550962U);
+	attr.qp_state = XIB_QPS_RTR;
+	KUNIT_ASSERT_EQ(test, xib_cm_init_qp_attr(b->id, &attr, &mask), 0);
+	/* and, its REP sent, receives from the REP's (frame 78) */
+	KUNIT_EXPECT_TRUE(test, mask & XIB_QP_RQ_PSN);
+	KUNIT_EXPECT_EQ(test, attr.rq_psn, 6420551U);
 	KUNIT_EXPECT_EQ(test, attr.rnr_retry, 5);
 	KUNIT_EXPECT_EQ(test, attr.max_rd_atomic, 3);
 
