@@ -130,18 +130,25 @@ struct xib_cm_dev {
  * @path: the primary path, this end's view (the receiver's for a REQ)
  * @qp_type: XIB_QPT_RC or XIB_QPT_UC
  * @remote_ca_guid: the peer's CA GUID
- * @local_qpn: @remote_qpn: the two QPs
- * @sq_psn: @rq_psn: our first send PSN, the peer's
- * @responder_resources: @initiator_depth: this end's, as negotiated
- * @peer_resources: @peer_depth: what the REQ offered (passive side)
- * @retry_count: @rnr_retry_count: for this end's QP
+ * @local_qpn: this end's QP
+ * @remote_qpn: the peer's QP
+ * @sq_psn: this end's first send PSN
+ * @rq_psn: the peer's first send PSN (this end's first expected)
+ * @responder_resources: this end's, as negotiated
+ * @initiator_depth: this end's, as negotiated
+ * @peer_resources: the responder resources the REQ offered (passive side)
+ * @peer_depth: the initiator depth the REQ offered (passive side)
+ * @retry_count: transport retries for this end's QP
+ * @rnr_retry_count: RNR retries for this end's QP
  * @local_ack_timeout: for this end's QP
  * @max_cm_retries: resends of the CM's own requests
  * @timeout_ms: the wait per attempt for an answer
  * @packet_life_time: of the path (4.096 us * 2^n)
  * @service_timeout: of the MRA this end sent
- * @in_remote: @rnode: in xib_cm_remote (by @id.remote_id and @path.dgid)
- * @in_qpn: @qnode: in xib_cm_qpns (by @remote_qpn and @path.dgid)
+ * @in_remote: @rnode is in xib_cm_remote (by @id.remote_id and @path.dgid)
+ * @rnode: the node in xib_cm_remote
+ * @in_qpn: @qnode is in xib_cm_qpns (by @remote_qpn and @path.dgid)
+ * @qnode: the node in xib_cm_qpns
  * @events: queued events (struct xib_cm_evt)
  * @service_mask: a listener's
  * @listen_node: on @cdev->listeners (under @cdev->lock)
