@@ -40,7 +40,7 @@ help:
 	@echo "make              build the modules (KDIR=...) and user space"
 	@echo "make deps         install the Debian packages everything needs"
 	@echo "make check        the whole test gate (lint, builds, KUnit, bats, DKMS)"
-	@echo "make lint         checkpatch --strict, sparse, cppcheck"
+	@echo "make lint         checkpatch --strict, kernel-doc, sparse, cppcheck"
 	@echo "make vm-shell     shell in the test VM with the modules loaded"
 	@echo "                  (KERNEL=stock|debug)"
 	@echo "make bats T=tests/bats/FILE.bats [KERNEL=stock|debug]"

@@ -3,7 +3,7 @@
 #
 # check.sh: the whole test gate ("make check", and so CI).
 #
-#   lint          checkpatch --strict, sparse, cppcheck
+#   lint          checkpatch --strict, kernel-doc, sparse, cppcheck
 #   build         modules for the stock and debug kernels, user space
 #   host          bats suites of user space on this machine
 #   stock VM      bats suites in Debian's 6.1 kernel

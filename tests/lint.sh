@@ -3,9 +3,10 @@
 #
 # lint.sh [--tap]
 #
-# checkpatch.pl --strict (from Debian's linux-source-6.1) over every kernel
-# source file, sparse (C=2) over the modules, cppcheck over user space.
-# Any message fails.  With --tap, prints one TAP line per tool.
+# checkpatch.pl --strict and kernel-doc -none (both from Debian's
+# linux-source-6.1) over every kernel source file, sparse (C=2) over the
+# modules, cppcheck over user space.  Any message fails.  With --tap,
+# prints one TAP line per tool.
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -32,11 +33,24 @@ result() {	# result STATUS NAME LOGFILE
 	fi
 }
 
-checkpatch() {
-	local ver dir
+# The kernel source files checkpatch and kernel-doc read.
+kernel_files() {
+	git ls-files -co --exclude-standard \
+		'core/*.[ch]' 'drivers/*.[ch]' 'include/*.h' 'tests/kunit/*.c' \
+		'tests/vm/selftest/*.c' | grep -v '\.mod\.c$' | sort -u
+}
+
+# Where the scripts of the installed linux-source-6.1 are extracted.
+scripts_dir() {
+	local ver
 	ver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null) || {
-		echo "linux-source-6.1 is not installed (make deps)"; return 1; }
-	dir=$cache/checkpatch-$ver
+		echo "linux-source-6.1 is not installed (make deps)" >&2; return 1; }
+	echo "$cache/checkpatch-$ver"
+}
+
+checkpatch() {
+	local dir
+	dir=$(scripts_dir) || return 1
 	if [ ! -f "$dir/scripts/checkpatch.pl" ]; then
 		mkdir -p "$dir"
 		tar -xJf /usr/src/linux-source-6.1.tar.xz -C "$dir" --strip-components=1 \
@@ -44,12 +58,28 @@ checkpatch() {
 			linux-source-6.1/scripts/spelling.txt \
 			linux-source-6.1/scripts/const_structs.checkpatch || return 1
 	fi
-	mapfile -t files < <(git ls-files -co --exclude-standard \
-		'core/*.[ch]' 'drivers/*.[ch]' 'include/*.h' 'tests/kunit/*.c' \
-		'tests/vm/selftest/*.c' | grep -v '\.mod\.c$' | sort -u)
+	mapfile -t files < <(kernel_files)
 	echo "checkpatch: ${#files[@]} files"
 	# .checkpatch.conf in the repository root supplies the options.
 	perl "$dir/scripts/checkpatch.pl" --quiet --no-summary -f "${files[@]}"
+}
+
+# kernel-doc comments: any warning or error fails (its exit status does
+# not tell with -none).
+kerneldoc_check() {
+	local dir out status
+	dir=$(scripts_dir) || return 1
+	if [ ! -f "$dir/scripts/kernel-doc" ]; then
+		mkdir -p "$dir"
+		tar -xJf /usr/src/linux-source-6.1.tar.xz -C "$dir" --strip-components=1 \
+			linux-source-6.1/scripts/kernel-doc || return 1
+	fi
+	mapfile -t files < <(kernel_files)
+	echo "kernel-doc: ${#files[@]} files"
+	out=$(perl "$dir/scripts/kernel-doc" -none "${files[@]}" 2>&1)
+	status=$?
+	[ -n "$out" ] && echo "$out"
+	[ "$status" = 0 ] && [ -z "$out" ]
 }
 
 sparse_check() {
@@ -76,6 +106,8 @@ cppcheck_check() {
 
 checkpatch >"$log/checkpatch.log" 2>&1
 result $? "checkpatch --strict" "$log/checkpatch.log"
+kerneldoc_check >"$log/kernel-doc.log" 2>&1
+result $? "kernel-doc" "$log/kernel-doc.log"
 sparse_check >"$log/sparse.log" 2>&1
 result $? "sparse (C=2)" "$log/sparse.log"
 cppcheck_check >"$log/cppcheck.log" 2>&1

@@ -130,21 +130,28 @@ struct xib_cm_dev {
  * @path: the primary path, this end's view (the receiver's for a REQ)
  * @qp_type: XIB_QPT_RC or XIB_QPT_UC
  * @remote_ca_guid: the peer's CA GUID
- * @local_qpn: @remote_qpn: the two QPs
- * @sq_psn: @rq_psn: our QP's first send PSN and first expected PSN.  As
- *	in Linux's ib_cm, a REQ's or REP's starting PSN is the PSN its sender
- *	expects to receive: the peer's @sq_psn, the sender's @rq_psn (0 on
- *	the passive side until its REP says it)
- * @responder_resources: @initiator_depth: this end's, as negotiated
- * @peer_resources: @peer_depth: what the REQ offered (passive side)
- * @retry_count: @rnr_retry_count: for this end's QP
+ * @local_qpn: this end's QP
+ * @remote_qpn: the peer's QP
+ * @sq_psn: this end's QP's first send PSN.  As in Linux's ib_cm, a REQ's
+ *	or REP's starting PSN is the PSN its sender expects to receive: the
+ *	peer's @sq_psn
+ * @rq_psn: this end's QP's first expected PSN, the starting PSN of the
+ *	message it sends (0 on the passive side until its REP says it)
+ * @responder_resources: this end's, as negotiated
+ * @initiator_depth: this end's, as negotiated
+ * @peer_resources: the responder resources the REQ offered (passive side)
+ * @peer_depth: the initiator depth the REQ offered (passive side)
+ * @retry_count: transport retries for this end's QP
+ * @rnr_retry_count: RNR retries for this end's QP
  * @local_ack_timeout: for this end's QP
  * @max_cm_retries: resends of the CM's own requests
  * @timeout_ms: the wait per attempt for an answer
  * @packet_life_time: of the path (4.096 us * 2^n)
  * @service_timeout: of the MRA this end sent
- * @in_remote: @rnode: in xib_cm_remote (by @id.remote_id and @path.dgid)
- * @in_qpn: @qnode: in xib_cm_qpns (by @remote_qpn and @path.dgid)
+ * @in_remote: @rnode is in xib_cm_remote (by @id.remote_id and @path.dgid)
+ * @rnode: the node in xib_cm_remote
+ * @in_qpn: @qnode is in xib_cm_qpns (by @remote_qpn and @path.dgid)
+ * @qnode: the node in xib_cm_qpns
  * @events: queued events (struct xib_cm_evt)
  * @service_mask: a listener's
  * @listen_node: on @cdev->listeners (under @cdev->lock)

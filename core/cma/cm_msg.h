@@ -44,11 +44,14 @@ enum {
 /**
  * struct xib_cm_msg_path - a path as a REQ carries it (primary or
  *	alternate; the sender's view: local is the sender)
- * @local_lid: @remote_lid: 0xffff (permissive) on RoCE
- * @local_gid: @remote_gid: the sender's and the receiver's GID
+ * @local_lid: the sender's LID, 0xffff (permissive) on RoCE
+ * @remote_lid: the receiver's LID, 0xffff (permissive) on RoCE
+ * @local_gid: the sender's GID
+ * @remote_gid: the receiver's GID
  * @flow_label: 20 bits
  * @packet_rate: 6 bits
- * @traffic_class: @hop_limit: of the GRH (the IP header on RoCEv2)
+ * @traffic_class: of the GRH (the IP header's DSCP/ECN on RoCEv2)
+ * @hop_limit: of the GRH (the IP header's TTL on RoCEv2)
  * @sl: 4 bits
  * @subnet_local: 1 bit
  * @local_ack_timeout: 5 bits

@@ -51,7 +51,8 @@
  * @handler_mutex: see the file comment
  * @lock: protects the fields below it
  * @state: enum xib_cma_state, moved only through xib_cma_next_state()
- * @src: @dst: local and peer addresses (AF_UNSPEC: none)
+ * @src: the local address (AF_UNSPEC: none)
+ * @dst: the peer's address (AF_UNSPEC: none)
  * @cdev: the device, once bound to one (also on @cdev->ids)
  * @dev_list: on @cdev->ids, under xib_cma_lock
  * @port_num: the port of @cdev
@@ -66,11 +67,18 @@
  *	this end's QP expects), chosen with the id so that the QP can go to
  *	RTR and RTS before the REP (as rdma-core and the Linux RDMA CM move it)
  * @req_psn: passive: the REQ's starting PSN, this end's first send PSN
- * @req_retry: @req_rnr_retry: @req_depth: passive: the request's retry
- *	counts and responder resources (the most this end may initiate)
+ * @req_retry: passive: the request's transport retry count
+ * @req_rnr_retry: passive: the request's RNR retry count
+ * @req_depth: passive: the request's responder resources (the most this
+ *	end may initiate)
  * @rep_rcvd: the active side got the REP
  * @dreq_rcvd: the peer sent a DREQ not yet answered
- * @tos: @tos_set: @reuseaddr: @afonly: @ack_timeout: options
+ * @tos: the type of service (RDMA_OPTION_ID_TOS)
+ * @tos_set: @tos was set by the consumer
+ * @reuseaddr: RDMA_OPTION_ID_REUSEADDR
+ * @afonly: RDMA_OPTION_ID_AFONLY
+ * @ack_timeout: the local ACK timeout for the QP and the REQ
+ *	(RDMA_OPTION_ID_ACK_TIMEOUT; XIB_CMA_DEFAULT_ACK_TIMEOUT until set)
  * @backlog: a listener's limit of unanswered requests
  * @pending: a listener's unanswered requests
  * @listener: a child still counted in its listener's @pending

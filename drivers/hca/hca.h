@@ -203,6 +203,7 @@ struct xib_hca_mr {
 
 /**
  * struct xib_hca_cq - a completion queue
+ * @ibcq: the core's CQ; first member (the core allocates ops->size_cq)
  * @lock: protects everything below
  * @ring: the CQE ring
  * @prod: the trusted producer index (the header's is a copy)
@@ -220,6 +221,7 @@ struct xib_hca_cq {
 
 /**
  * struct xib_hca_srq - a shared receive queue
+ * @ibsrq: the core's SRQ; first member (the core allocates ops->size_srq)
  * @lock: protects @cons and @error
  * @ring: the receive WQE ring
  * @cons: the trusted consumer index
@@ -251,12 +253,16 @@ struct xib_hca_rwqe {
 /**
  * struct xib_hca_swqe - the requester's copy of one send WQE
  * @wqe: the WQE header as copied from the ring (validated)
- * @sge: its SGEs, or @inline_data
+ * @sge: its SGEs (when not inline)
+ * @inline_data: the inline data, copied at fetch (XIB_HCA_SEND_INLINE)
  * @len: message length in bytes
  * @first_psn: PSN of the first packet (RC)
  * @npkts: packets of the request (1 for a READ request)
  * @resp_pkts: packets of the READ response
- * @path: UD: the AH's path; @dqpn: @qkey: UD destination
+ * @path: UD: the AH's path
+ * @dqpn: UD: the destination QP number, from the WQE
+ * @qkey: UD: the Q_Key to send with: the WQE's, or the QP's own when the
+ *	WQE's has its high bit set
  * @rcvd: READ: response packets received
  * @status: XIB_HCA_WC_* to complete with (not SUCCESS: at the head)
  * @acked: RC: acknowledged (READ: all response data arrived)
@@ -315,7 +321,8 @@ struct xib_hca_swqe {
  * @broken: the ring's producer index was impossible; nothing more is read
  */
 struct xib_hca_sq {
-	spinlock_t lock;		/* protects the fields below */
+	/** @lock: protects the fields below */
+	spinlock_t lock;
 	struct xib_hca_ring ring;
 	struct xib_hca_swqe *wqes;
 	u32 cons;
@@ -341,7 +348,9 @@ struct xib_hca_sq {
 /**
  * struct xib_hca_rd_res - one responder resource: an RDMA READ to answer
  * @psn: PSN of the request (and of the first response packet)
- * @va: @rkey: @len: from its RETH
+ * @va: the remote address, from its RETH
+ * @rkey: the R_Key, from its RETH
+ * @len: the DMA length in bytes, from its RETH
  * @sent: response packets sent so far (@npkts: done; a duplicate
  *	request sets it back to the first packet it asks for)
  * @npkts: response packets in all
@@ -370,15 +379,21 @@ struct xib_hca_rd_res {
  * @in_msg: inside a multi-packet SEND or WRITE
  * @has_wqe: @wqe holds the receive WQE of the SEND in progress
  * @wqe: the receive WQE being filled
+ * @is_write: the message in progress (@in_msg) is a WRITE, not a SEND
  * @off: bytes placed so far in the current message
- * @va: @rkey: @wlen: WRITE in progress: target and length
+ * @va: WRITE in progress: the remote address, from its RETH
+ * @rkey: WRITE in progress: the R_Key, from its RETH
+ * @wlen: WRITE in progress: the DMA length in bytes, from its RETH
  * @rd: the read resources, a ring of max_dest_rd_atomic entries
  * @rd_head: oldest resource still to answer (resources before it are
  *	kept for duplicate requests until the ring wraps)
  * @rd_tail: next free resource
  * @ack_held: an ACK or NAK decided while READ responses were still to
  *	send; the worker sends it after them, so that responses stay in
- *	PSN order on the wire (@ack_syn, @ack_psn, @ack_msn)
+ *	PSN order on the wire
+ * @ack_syn: the held ACK's AETH syndrome
+ * @ack_psn: the held ACK's PSN
+ * @ack_msn: the held ACK's MSN
  */
 struct xib_hca_resp {
 	u32 epsn;
@@ -408,7 +423,8 @@ struct xib_hca_resp {
  * @resp: RC responder state
  */
 struct xib_hca_rq {
-	spinlock_t lock;		/* protects the fields below */
+	/** @lock: protects the fields below */
+	spinlock_t lock;
 	struct xib_hca_ring ring;
 	u32 cons;
 	struct xib_hca_resp resp;
@@ -416,20 +432,38 @@ struct xib_hca_rq {
 
 /**
  * struct xib_hca_qp - a queue pair
+ * @ibqp: the core's QP; first member (the core allocates ops->size_qp)
  * @engine_node: on xib_hca_dev.qps; under its qps_lock
  * @state_lock: serialises changes of @hstate and the flush flags
  * @hstate: enum xib_qp_state as the engine sees it (see hca.h top)
  * @dead: destroyed: nothing may touch the QP's queues any more; set
  *	under sq.lock and under rq.lock
- * @flush_sq: @flush_rq: entered ERR; the worker flushes the queue
+ * @flush_sq: entered ERR; the worker flushes the send queue and clears it
+ * @flush_rq: entered ERR; the worker flushes the receive queue and clears
+ *	it
  * @sync_attr: the engine moved the QP to ERR; the worker updates the
  *	core's qp->attr.qp_state (it needs qp->mutex)
  * @mtu: path MTU in bytes (RC), the port's MTU (UD)
  * @path: the primary path (RC)
- * @dest_qpn: @qkey: @access: @sq_psn... the attributes the engine uses
+ * @dest_qpn: the remote QP number (RC, UC)
+ * @qkey: the QP's Q_Key (UD): received datagrams must carry it, and sends
+ *	use it when the WQE asks for it
+ * @access: the remote access the responder allows (enum xib_access_flags)
+ * @retry_cnt: retries after a timeout or a sequence NAK (0 to 7)
  * @timeout: the local ACK timeout attribute (4.096 us * 2^timeout)
+ * @rnr_retry: retries after an RNR NAK (0 to 7; 7: infinite)
+ * @min_rnr_timer: the 5-bit RNR NAK timer code this responder sends in
+ *	its RNR NAKs
+ * @max_rd_atomic: RDMA READs this requester may have outstanding (0
+ *	counts as 1)
+ * @max_dest_rd_atomic: RDMA READs this responder accepts outstanding, and
+ *	keeps resources for
  * @timer: the requester's timer: the RNR wait (sq.stalled) or the local
  *	ACK timeout (sq.rto); armed under sq.lock, see "Timer" above
+ * @req_busy: bit 0 is set while a context runs the requester's transmit
+ *	side (xib_hca_req_run()): the worker or a KICK's caller, never both
+ * @sq: the requester's state
+ * @rq: the receive side's state
  */
 struct xib_hca_qp {
 	struct xib_qp ibqp;
@@ -455,10 +489,6 @@ struct xib_hca_qp {
 	u8 max_dest_rd_atomic;
 
 	struct timer_list timer;
-	/*
-	 * Bit 0 set while a context runs the requester's transmit side
-	 * (xib_hca_req_run()): the worker or a KICK's caller, never both.
-	 */
 	unsigned long req_busy;
 	struct xib_hca_sq sq;
 	struct xib_hca_rq rq;

@@ -51,10 +51,12 @@ u32 xib_hca_resume_pkt(u32 first_psn, u32 npsns, u32 psn)
 
 /**
  * xib_hca_read_rereq() - the RETH of an RDMA READ requested again
- * @va: @len: the READ's remote address and length
+ * @va: the READ's remote address
+ * @len: the READ's length in bytes
  * @mtu: path MTU in bytes
  * @rcvd: response packets received in order so far
- * @nva: @nlen: the address and length still to read
+ * @nva: returns the remote address still to read from
+ * @nlen: returns the bytes still to read
  *
  * IBTA 9.7.5.1.3: a READ whose responses were partly lost is requested
  * again from the first missing response, with the PSN of that response

@@ -470,6 +470,28 @@ static inline const void *xib_hca_pkt_payload(const struct xib_hca_pkt *pkt)
 
 /**
  * struct xib_hca_hdr_fields - every field xib_hca_build() may write
+ * @opcode: BTH: the full opcode (transport and operation); it selects the
+ *	extension headers
+ * @se: BTH: solicited event
+ * @mig: BTH: MigReq
+ * @ackreq: BTH: acknowledge request
+ * @padcnt: BTH: pad bytes after the payload (0 to 3; only on the last or
+ *	only packet of a message with payload)
+ * @pkey: BTH: the partition key
+ * @dqpn: BTH: the destination QP (24 bits)
+ * @psn: BTH: the packet sequence number (24 bits)
+ * @va: RETH, AtomicETH: the remote virtual address
+ * @rkey: RETH, AtomicETH: the R_Key
+ * @dma_len: RETH: the DMA length in bytes
+ * @syndrome: AETH: the syndrome (ACK, RNR NAK or NAK with its value)
+ * @msn: AETH: the message sequence number (24 bits)
+ * @qkey: DETH: the Q_Key
+ * @sqpn: DETH: the source QP (24 bits)
+ * @imm: ImmDt: the immediate data, network order as the consumer gave it
+ * @inv_rkey: IETH: the R_Key to invalidate
+ * @swap_add: AtomicETH: the swap or add operand
+ * @compare: AtomicETH: the compare operand
+ * @orig: AtomicAckETH: the original remote data
  *
  * Only the fields of the headers the opcode carries are used; reserved
  * bits, resv8a and TVer are written as zero.
@@ -483,18 +505,18 @@ struct xib_hca_hdr_fields {
 	u16 pkey;
 	u32 dqpn;
 	u32 psn;
-	u64 va;			/* RETH, AtomicETH */
-	u32 rkey;		/* RETH, AtomicETH */
-	u32 dma_len;		/* RETH */
-	u8 syndrome;		/* AETH */
-	u32 msn;		/* AETH */
-	u32 qkey;		/* DETH */
-	u32 sqpn;		/* DETH */
-	__be32 imm;		/* ImmDt */
-	u32 inv_rkey;		/* IETH */
-	u64 swap_add;		/* AtomicETH */
-	u64 compare;		/* AtomicETH */
-	u64 orig;		/* AtomicAckETH */
+	u64 va;
+	u32 rkey;
+	u32 dma_len;
+	u8 syndrome;
+	u32 msn;
+	u32 qkey;
+	u32 sqpn;
+	__be32 imm;
+	u32 inv_rkey;
+	u64 swap_add;
+	u64 compare;
+	u64 orig;
 };
 
 int xib_hca_build(void *buf, size_t len, const struct xib_hca_hdr_fields *f);

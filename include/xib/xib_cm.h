@@ -345,7 +345,9 @@ typedef int (*xib_cm_handler)(struct xib_cm_id *id,
  * @context: the consumer's
  * @service_id: the service (listener: what it listens on; connection:
  *	what the REQ named)
- * @local_id: @remote_id: the communication IDs of the two ends
+ * @local_id: this end's communication ID
+ * @remote_id: the peer's communication ID (SIDR: the request ID), 0
+ *	until known
  * @state: enum xib_cm_state (read-only for consumers; for diagnostics)
  *
  * The rest is private to the CM.

@@ -121,9 +121,18 @@ __be64 xib_cma_service_id(enum xib_cma_ps ps, u16 port);
  *	what a connection event received
  * @private_data: the user's bytes (the CM header is the CM's)
  * @private_data_len: their length
- * @responder_resources: @initiator_depth: @flow_control: @retry_count:
- *	@rnr_retry_count: @srq: @qp_num: as in struct rdma_conn_param
+ * @responder_resources: RDMA READs and atomics this side answers at once
+ * @initiator_depth: RDMA READs and atomics this side issues at once
+ * @flow_control: nonzero: end-to-end flow control
+ * @retry_count: transport retries of the QP (above 7 is taken as 7)
+ * @rnr_retry_count: RNR retries (7: infinite; above 7 is taken as 7)
+ * @srq: nonzero: the QP receives from an SRQ
+ * @qp_num: the QP number: this side's when sent, the peer's when received
  * @qkey: UD: the Q_Key
+ *
+ * The fields from @responder_resources to @qp_num are those of struct
+ * rdma_conn_param; received values are already turned to this side's
+ * view (the peer's initiator depth is our responder resources).
  */
 struct xib_cma_conn_param {
 	const void *private_data;
@@ -145,7 +154,8 @@ struct xib_cma_conn_param {
  * @listen_id: CONNECT_REQUEST: the listener (the handler's id is new)
  * @param: connection events: what the peer sent
  * @ah_attr: UD events: the peer's address
- * @ud_qp_num: @ud_qkey: UD events: the peer's QP and Q_Key
+ * @ud_qp_num: UD events: the peer's QP number
+ * @ud_qkey: UD events: the peer's Q_Key
  */
 struct xib_cma_event {
 	enum xib_cma_event_type event;
@@ -179,7 +189,8 @@ struct xib_cma_id {
 
 /**
  * struct xib_cma_info - what xib_cma_query() reports
- * @src: @dst: bound and peer addresses (family AF_UNSPEC: none)
+ * @src: the bound address (family AF_UNSPEC: none)
+ * @dst: the peer's address (family AF_UNSPEC: none)
  * @state: enum xib_cma_state
  * @device: the device (a reference the caller drops with
  *	xib_device_put()), or NULL

@@ -186,8 +186,17 @@ struct xib_mad_agent;
  * @retries: attempts after the first when no response comes
  * @flags: XIB_MAD_SEND_*
  * @context: the agent's
+ * @list: private: on the device's list of sends awaiting a response (if
+ *	@timeout_ms), then on its list of completed sends; under the MAD
+ *	layer's per-device lock
+ * @sent: private: transmissions so far (the first and the retries)
+ * @deadline: private: when the current attempt times out (jiffies)
+ * @status: private: what send_done reports (0, -ETIMEDOUT, -ECANCELED or
+ *	the driver's error)
+ * @posted: private: set by xib_mad_post_send(), cleared when the send
+ *	completes, just before send_done
  *
- * The remaining fields are private to the MAD layer.
+ * The fields from @list on are private to the MAD layer.
  */
 struct xib_mad_send {
 	struct xib_mad_agent *agent;
@@ -197,8 +206,6 @@ struct xib_mad_send {
 	unsigned int retries;
 	unsigned int flags;
 	void *context;
-
-	/* private to the MAD layer */
 	struct list_head list;
 	unsigned int sent;
 	unsigned long deadline;

@@ -34,6 +34,9 @@ struct xib_ah;
 struct xib_cq_init_attr;
 struct xib_qp_init_attr;
 struct xib_srq_init_attr;
+struct xib_mad_addr;
+struct xib_mad;
+struct xib_mad_dev;
 
 /**
  * struct xib_gid - one GID table entry
@@ -51,8 +54,9 @@ struct xib_gid {
  * @phys_state: enum xib_port_phys_state
  * @active_mtu: the IB MTU in bytes (256 to 4096) the interface carries
  * @gids: the RoCEv2 GID table; an entry keeps its index while it exists
- * @active_width: @active_speed: IBTA link width and speed last derived
- *	from the interface's Ethernet speed (0: not yet)
+ * @active_width: IBTA link width last derived from the interface's
+ *	Ethernet speed (0: not yet)
+ * @active_speed: IBTA link speed derived with @active_width (0: not yet)
  *
  * For a port bound to a network interface (ops->get_netdev), the core
  * keeps all of it in step with the interface: carrier and admin state,
@@ -104,6 +108,12 @@ struct xib_event_handler {
  *	XIB_CMD_LINK_ADD: unregister @dev and drop the driver's reference
  * @dealloc_driver: optional; called once, from the final put, to free
  *	what the driver allocated beside the device
+ * @size_pd: bytes of the driver's PD structure (0: struct xib_pd alone)
+ * @size_mr: likewise for an MR
+ * @size_cq: likewise for a CQ
+ * @size_qp: likewise for a QP
+ * @size_srq: likewise for an SRQ
+ * @size_ah: likewise for an AH
  *
  * Verbs (all optional as a group: a device without @create_qp has no
  * verbs and xib_uverbs refuses its resource commands with -EOPNOTSUPP).
@@ -124,27 +134,44 @@ struct xib_event_handler {
  * @alloc_ucontext: a user context opens; publish the doorbell page with
  *	xib_mmap_publish() and return its offset and size
  * @kick: user space rang the doorbell of @qp's send queue (engine asleep)
+ * @alloc_pd: optional; set up the driver part of @pd (pdn assigned)
+ * @dealloc_pd: optional; @pd has left the PD table and nothing uses it
  * @reg_mr: @mr->umem is pinned and @mr->lkey/@mr->rkey assigned by the
  *	core; optional.  A re-registration calls it for the replacing MR,
  *	which has the keys of the one it replaces, then @dereg_mr for that
  *	one (see xib_rereg_user_mr())
+ * @dereg_mr: optional; @mr has left the key table.  The core then waits
+ *	for the references taken with xib_mr_get_by_key() and unpins @mr->umem
  * @create_cq: set up @cq->cqe (>= attr->cqe) entries; for a user CQ
  *	(@uctx set) publish the ring and describe it in @ring
  * @resize_cq: grow or shrink to at least @cqe entries, keeping unpolled
  *	CQEs; -EINVAL if they do not fit
+ * @destroy_cq: required with @create_cq; @cq has left the CQ table and no
+ *	QP uses it
+ * @release_cq: optional; free the driver part of @cq after the final put
  * @create_qp: @qp's pd, cqs, srq, type and qp_num are set; adjust
  *	@attr->cap to what was granted (never below the request) and for a
  *	user QP publish the rings
  * @modify_qp: apply @attr/@mask, already checked against the state
  *	machine and the device limits; the core then stores them in
  *	@qp->attr.  Called under @qp->mutex.
- * @create_srq, @modify_srq: likewise for SRQs
+ * @destroy_qp: required with @create_qp; @qp has left the QP table
+ * @release_qp: optional; free the driver part of @qp after the final put
+ * @create_srq: @srq's pd, srqn and srq_limit are set; set up at least
+ *	@attr->max_wr entries of @attr->max_sge SGEs, return in @attr what was
+ *	granted and for a user SRQ publish the ring
+ * @modify_srq: optional; arm the limit at @srq_limit, already stored in
+ *	@srq->srq_limit (the core restores the old one if this fails).
+ *	Called under the core's SRQ mutex.
+ * @destroy_srq: required with @create_srq; @srq has left the SRQ table and
+ *	no QP uses it
+ * @release_srq: optional; free the driver part of @srq after the final put
  * @create_ah: @ah->attr is checked (GID index valid, port 1)
+ * @destroy_ah: optional; @ah has left the AH table
+ * @post_mad: optional; send one GSI datagram (xib_mad.h) from QP1 of
+ *	@addr->ah.port_num.  Any context; must not call back into the MAD
+ *	layer.  0 or a negative errno (the datagram was not sent).
  */
-struct xib_mad_addr;
-struct xib_mad;
-struct xib_mad_dev;
-
 struct xib_device_ops {
 	struct module *owner;
 	const char *driver_name;
@@ -182,11 +209,6 @@ struct xib_device_ops {
 	void (*release_srq)(struct xib_srq *srq);
 	int (*create_ah)(struct xib_ah *ah);
 	void (*destroy_ah)(struct xib_ah *ah);
-	/*
-	 * Send one GSI datagram (xib_mad.h) from QP1 of @addr->ah.port_num.
-	 * Any context; must not call back into the MAD layer.  0 or a
-	 * negative errno (the datagram was not sent).
-	 */
 	int (*post_mad)(struct xib_device *dev, const struct xib_mad_addr *addr,
 			const struct xib_mad *mad);
 };
@@ -230,6 +252,9 @@ enum xib_res_type {
  * @res: per type, the live objects by number (pdn, MR key index, cqn,
  *	qpn, srqn, ahn; contexts by an id); xa_lock protects lookups
  * @res_count: per type, the number of live objects
+ * @mad: the MAD layer's per-device state (core/mad.c): set while the
+ *	MAD layer's client is attached to the device, else NULL; read under
+ *	RCU
  *
  * QP numbers and MR key indices are drawn at random (see core/verbs.c),
  * so the tables keep no allocation cursor.
@@ -258,7 +283,7 @@ struct xib_device {
 	struct xarray res[XIB_RES_MAX];
 	atomic_t res_count[XIB_RES_MAX];
 
-	struct xib_mad_dev __rcu *mad;	/* the MAD layer's (core/mad.c) */
+	struct xib_mad_dev __rcu *mad;
 };
 
 static inline struct xib_device *to_xib_device(struct device *dev)
@@ -280,6 +305,10 @@ static inline struct net *xib_device_net(const struct xib_device *dev)
  * @remove: called before a device goes away or when the client
  *	unregisters; @client_data is what add stored with
  *	xib_set_client_data()
+ * @id: private to xib_core: the index of the client's slot in each
+ *	device's client_data, allocated at registration
+ * @list: private to xib_core: entry in the list of clients, under the
+ *	core's registration lock
  *
  * Callbacks run in process context with the core's registration lock
  * held: they may sleep but must not register or unregister devices or
@@ -289,8 +318,6 @@ struct xib_client {
 	const char *name;
 	int (*add)(struct xib_device *dev);
 	void (*remove)(struct xib_device *dev, void *client_data);
-
-	/* private to xib_core */
 	u32 id;
 	struct list_head list;
 };
@@ -303,6 +330,8 @@ struct xib_client {
  *	negative errno, with a message in @extack when it helps the user.
  *	Called with a reference on @owner and on @ndev, under RTNL-free
  *	process context.
+ * @list: private to xib_core: entry in the list of link types, under the
+ *	core's registration lock
  *
  * The device's own ops->dellink removes what @newlink created.
  */
@@ -311,8 +340,6 @@ struct xib_link_ops {
 	struct module *owner;
 	int (*newlink)(const char *name, struct net_device *ndev,
 		       struct netlink_ext_ack *extack);
-
-	/* private to xib_core */
 	struct list_head list;
 };
 
@@ -453,10 +480,15 @@ struct xib_pd {
 
 /**
  * struct xib_mr - a memory region
+ * @device: the device
+ * @uctx: the owner: the user context of @pd, or NULL for the kernel
+ * @ref: keeps the memory; see "Verbs objects" above
+ * @pd: the PD, which counts the MR in its usecnt until deregistration
  * @iova: address of the first byte in WQEs and RETHs
  * @length: bytes
  * @access: enum xib_access_flags
- * @lkey: == @rkey: (index in the device's MR table << 8) | a tag byte
+ * @lkey: (index in the device's MR table << 8) | a tag byte
+ * @rkey: equal to @lkey
  * @umem: the pinned memory; NULL for a kernel MR (none yet)
  */
 struct xib_mr {
@@ -509,8 +541,15 @@ struct xib_cq {
 
 /**
  * struct xib_qp_init_attr - what creates a QP
+ * @send_cq: the CQ of send completions
+ * @recv_cq: the CQ of receive completions
+ * @srq: the SRQ receives come from, or NULL for a receive queue of the QP
+ * @qp_type: XIB_QPT_RC, XIB_QPT_UC or XIB_QPT_UD
+ * @sq_sig_all: every send WR completes with a CQE, signalled or not
  * @cap: requested capacities; on return, what was granted
  * @event_handler: asynchronous QP events; any context, must not sleep
+ * @context: for the handler
+ * @user_handle: the consumer's name for the QP
  */
 struct xib_qp_init_attr {
 	struct xib_cq *send_cq;
@@ -526,8 +565,29 @@ struct xib_qp_init_attr {
 
 /**
  * struct xib_qp - a queue pair
- * @mutex: serialises modify and query; protects @attr
+ * @device: the device
+ * @uctx: the owner: a user context, or NULL for the kernel
+ * @ref: keeps the memory; see "Verbs objects" above
+ * @pd: the PD
+ * @send_cq: the CQ of send completions
+ * @recv_cq: the CQ of receive completions
+ * @srq: the SRQ receives come from, or NULL
+ * @qp_type: enum xib_qp_type, fixed at creation
+ * @sq_sig_all: every send WR completes with a CQE
+ * @qp_num: the QP number (16 to 2^24 - 1), the key in the device's QP
+ *	table
+ * @cap: the capacities granted at creation; fixed
  * @attr: current attributes as last set by modify (state included)
+ * @event_handler: asynchronous QP events (xib_qp_event()); any context,
+ *	must not sleep
+ * @context: for the handler
+ * @user_handle: the consumer's name for the QP
+ * @release_work: runs the release in process context when the final put
+ *	comes from atomic context; see xib_qp_put()
+ *
+ * @pd, the CQs and the SRQ are set at creation; the QP counts in their
+ * usecnt until it is destroyed and holds a reference on each until its
+ * final put.
  */
 struct xib_qp {
 	struct xib_device *device;
@@ -541,12 +601,13 @@ struct xib_qp {
 	bool sq_sig_all;
 	u32 qp_num;
 	struct xib_uverbs_qp_cap cap;
-	struct mutex mutex;	/* serialises modify/query; protects @attr */
+	/** @mutex: serialises modify and query; protects @attr */
+	struct mutex mutex;
 	struct xib_uverbs_qp_attr attr;
 	void (*event_handler)(struct xib_qp *qp, enum xib_event_type type);
 	void *context;
 	u64 user_handle;
-	struct work_struct release_work;	/* see xib_qp_put() */
+	struct work_struct release_work;
 };
 
 struct xib_srq_init_attr {

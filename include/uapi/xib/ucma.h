@@ -191,13 +191,33 @@ struct xib_ucma_addr {
 /**
  * struct xib_ucma_path - the path of a route, as IBTA PathRecord fields
  *	(the values of struct ibv_sa_path_rec)
+ * @dgid: the destination GID
+ * @sgid: the source GID
+ * @dlid: the destination LID; 0 (RoCE has no LIDs)
+ * @slid: the source LID; 0
+ * @flow_label: the IPv6 flow label, host order, 20 bits
+ * @hop_limit: the IP hop limit (TTL)
+ * @traffic_class: the IP traffic class (TOS)
+ * @reversible: 1: the path is reversible
+ * @numb_path: 1: one path
+ * @pkey: the P_Key
+ * @sl: the service level (0 to 15)
+ * @mtu_selector: 2 ("exactly" @mtu)
+ * @mtu: enum xib_mtu
+ * @rate_selector: 2 ("exactly" @rate)
+ * @rate: the IBTA static rate code
+ * @packet_life_time_selector: 2 ("exactly" @packet_life_time)
+ * @packet_life_time: 4.096 us * 2^@packet_life_time
+ * @preference: 0
+ * @raw_traffic: 0
+ * @reserved: zero
  */
 struct xib_ucma_path {
 	__u8 dgid[16];
 	__u8 sgid[16];
 	__be16 dlid;
 	__be16 slid;
-	__u32 flow_label;		/* host order, 20 bits */
+	__u32 flow_label;
 	__u8 hop_limit;
 	__u8 traffic_class;
 	__u8 reversible;
@@ -205,7 +225,7 @@ struct xib_ucma_path {
 	__be16 pkey;
 	__u8 sl;
 	__u8 mtu_selector;
-	__u8 mtu;			/* enum xib_mtu */
+	__u8 mtu;
 	__u8 rate_selector;
 	__u8 rate;
 	__u8 packet_life_time_selector;
@@ -219,12 +239,22 @@ struct xib_ucma_path {
  * struct xib_ucma_conn_param - rdma_conn_param, and the private data
  * @private_data: the user's bytes
  * @private_data_len: how many
- * @responder_resources: @initiator_depth: @flow_control: @retry_count:
- *	@rnr_retry_count: @srq: @qp_num: as in struct rdma_conn_param
+ * @responder_resources: RDMA READs and atomics this side answers at once
+ * @initiator_depth: RDMA READs and atomics this side issues at once
+ * @flow_control: nonzero: end-to-end flow control
+ * @retry_count: transport retries of the QP (above 7 is taken as 7)
+ * @rnr_retry_count: RNR retries (7: infinite; above 7 is taken as 7)
+ * @srq: nonzero: the QP receives from an SRQ
+ * @reserved0: zero
+ * @qp_num: the QP number (24 bits)
  * @qkey: UD: the Q_Key (SIDR reply, ACCEPT of a UD id)
- * @ece_vendor_id: @ece_attr_mod: enhanced connection establishment
- *	(struct ibv_ece); 0 when unused
+ * @ece_vendor_id: enhanced connection establishment (struct ibv_ece):
+ *	the vendor id; 0 when unused
+ * @ece_attr_mod: ECE: the attribute modifier; 0 when unused
  * @reserved: zero
+ *
+ * The fields from @responder_resources to @qp_num are those of struct
+ * rdma_conn_param.
  */
 struct xib_ucma_conn_param {
 	__u8 private_data[XIB_UCMA_MAX_PRIVATE_DATA];
@@ -301,7 +331,9 @@ struct xib_ucma_resolve_route {
  * @pkey: out: the P_Key
  * @state: out: the id's state, for diagnostics (enum in cma.c)
  * @num_paths: out: paths in @path (0 or 1)
- * @sgid: @dgid: out: source and destination GIDs
+ * @reserved1: zero
+ * @sgid: out: the source GID
+ * @dgid: out: the destination GID
  * @path: out: the resolved path
  */
 struct xib_ucma_query {
