@@ -301,12 +301,12 @@ tx_loss() {
 
 @test "sustained RDMA WRITEs make at most 0.01 system calls per WR" {
 	command -v strace >/dev/null || skip "strace not installed"
+	# A figure of the rings and the library, which the debug kernel's
+	# checks do not change; under KASAN and ptrace it took 3 minutes.
+	[ "${XIB_KERNEL:-}" != debug ] ||
+		skip "measured in the stock kernel (a property of the rings, not of the kernel's checks)"
 	one_device
-	# 100000 WRs under strace; 20000 on the debug kernel, where KASAN
-	# and ptrace stops make each one slow (the figure is per WR).
-	local n=100000
-	[ "${XIB_KERNEL:-}" = debug ] && n=20000
-	run inA "$XIB_ROOT/tests/bench/syscalls-per-wr.sh" -d "$dev0" -n "$n"
+	run inA "$XIB_ROOT/tests/bench/syscalls-per-wr.sh" -d "$dev0" -n 100000
 	echo "$output"
 	[ "$status" -eq 0 ]
 }
