@@ -43,6 +43,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +61,12 @@
 #define EV_MS		5000	/* an event that should come */
 #define QUIET_MS	300	/* how long "nothing comes" is watched */
 #define CONN_MS		15000	/* an event of the CM over the wire */
+/*
+ * A server's first request: its wait starts when it says READY, so it
+ * also covers the client's start (the debug kernel's KASAN under TCG
+ * takes seconds per exec: xib-run, the program, its libraries).
+ */
+#define FIRST_MS	(CONN_MS + 60000)
 
 static int checks, failures;
 
@@ -1329,7 +1336,11 @@ static void run_client(const char *server, int port)
 static struct rdma_cm_event *s_request(struct rdma_event_channel *ch, struct rdma_cm_id *lid,
 				       const char *what)
 {
-	struct rdma_cm_event *ev = expect(ch, RDMA_CM_EVENT_CONNECT_REQUEST, CONN_MS, what);
+	static bool first = true;
+	struct rdma_cm_event *ev = expect(ch, RDMA_CM_EVENT_CONNECT_REQUEST,
+					  first ? FIRST_MS : CONN_MS, what);
+
+	first = false;
 
 	if (ev)
 		ok(ev->listen_id == lid && ev->id && ev->id != lid && ev->id->verbs &&
