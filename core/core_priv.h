@@ -30,9 +30,12 @@ void xib_port_sync_locked(struct xib_device *dev);
 int xib_verbs_init(void);
 void xib_verbs_exit(void);
 
-/* netlink.c */
+/* mad.c */
 int xib_mad_init(void);
 void xib_mad_exit(void);
+u32 xib_mad_nr_posted(struct xib_device *dev);
+
+/* netlink.c */
 
 int xib_netlink_init(void);
 void xib_netlink_exit(void);

@@ -54,6 +54,7 @@ static void xib_device_release(struct device *device)
 			atomic_read(&dev->res_count[i]));
 		xa_destroy(&dev->res[i]);
 	}
+	WARN_ON(atomic_read(&dev->cm_ids));
 	WARN_ON(!xa_empty(&dev->client_data));
 	xa_destroy(&dev->client_data);
 	mutex_destroy(&dev->port_lock);
@@ -98,6 +99,7 @@ struct xib_device *xib_alloc_device(const struct xib_device_ops *ops,
 		lockdep_set_class(&dev->res[i].xa_lock, &xib_res_lock_key);
 		atomic_set(&dev->res_count[i], 0);
 	}
+	atomic_set(&dev->cm_ids, 0);
 	mutex_init(&dev->port_lock);
 	init_rwsem(&dev->event_rwsem);
 	INIT_LIST_HEAD(&dev->event_handlers);

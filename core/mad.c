@@ -27,14 +27,17 @@
  * @wq: the ordered workqueue every callback runs on
  * @work: runs @done and @backlog
  * @timeout_work: resends and expires the sends on @wait
- * @lock: protects @agents, @wait, @done, @backlog, @backlog_len, @next_hi
- *	and the private fields of the sends on those lists; irq-safe
+ * @lock: protects @agents, @wait, @done, @backlog, @backlog_len, @next_hi,
+ *	@nr_posted and the private fields of the sends on those lists;
+ *	irq-safe
  * @agents: registered agents (struct xib_mad_agent_priv)
  * @wait: sends awaiting a response, by posting order
  * @done: sends whose @send_done is due
  * @backlog: received datagrams (struct xib_mad_rx) not yet delivered
  * @backlog_len: entries on @backlog
  * @next_hi: the next agent TID space
+ * @nr_posted: sends posted and not yet completed (@posted set); read
+ *	without the lock by xib_mad_nr_posted()
  * @tx: datagrams handed to the driver
  * @tx_errors: datagrams the driver refused
  * @rx: datagrams received
@@ -55,6 +58,7 @@ struct xib_mad_dev {
 	struct list_head backlog;
 	unsigned int backlog_len;
 	u32 next_hi;
+	unsigned int nr_posted;
 	atomic64_t tx, tx_errors, rx, rx_dropped, rx_unclaimed, timeouts,
 		   retries;
 };
@@ -167,6 +171,7 @@ static void xib_mad_deliver(struct xib_mad_dev *mdev,
 				req = send;
 				list_del_init(&send->list);
 				send->posted = false;
+				WRITE_ONCE(mdev->nr_posted, mdev->nr_posted - 1);
 				break;
 			}
 		}
@@ -198,6 +203,7 @@ static void xib_mad_work(struct work_struct *work)
 		if (send) {
 			list_del_init(&send->list);
 			send->posted = false;
+			WRITE_ONCE(mdev->nr_posted, mdev->nr_posted - 1);
 			spin_unlock_irqrestore(&mdev->lock, flags);
 			send->agent->ops->send_done(send->agent, send,
 						    send->status);
@@ -424,6 +430,7 @@ int xib_mad_post_send(struct xib_mad_send *send)
 		send->mad.hdr.tid = xib_mad_tid_make(ap->hi, lo);
 	}
 	send->posted = true;
+	WRITE_ONCE(mdev->nr_posted, mdev->nr_posted + 1);
 	send->status = 0;
 	send->sent = 1;
 	if (send->timeout_ms) {
@@ -593,6 +600,28 @@ out:
 }
 EXPORT_SYMBOL_GPL(xib_mad_recv);
 
+/**
+ * xib_mad_nr_posted() - the sends of @dev's MAD layer not yet completed
+ * @dev: the device
+ *
+ * Any context; a snapshot.  Every send an agent posts counts until its
+ * @send_done is called: awaiting a response, a resend or its completion.
+ *
+ * Return: the count, 0 without a MAD layer.
+ */
+u32 xib_mad_nr_posted(struct xib_device *dev)
+{
+	struct xib_mad_dev *mdev;
+	u32 n = 0;
+
+	rcu_read_lock();
+	mdev = rcu_dereference(dev->mad);
+	if (mdev)
+		n = READ_ONCE(mdev->nr_posted);
+	rcu_read_unlock();
+	return n;
+}
+
 static struct xib_client xib_mad_client;
 
 static int xib_mad_add(struct xib_device *dev)
@@ -636,7 +665,7 @@ static void xib_mad_remove(struct xib_device *dev, void *client_data)
 
 	RCU_INIT_POINTER(dev->mad, NULL);
 	synchronize_rcu();
-	WARN_ON(!list_empty(&mdev->agents));
+	WARN_ON(!list_empty(&mdev->agents) || mdev->nr_posted);
 	cancel_delayed_work_sync(&mdev->timeout_work);
 	destroy_workqueue(mdev->wq);
 	list_for_each_entry_safe(rx, next, &mdev->backlog, list)

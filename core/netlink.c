@@ -82,6 +82,9 @@ static int xib_nl_put_res(struct sk_buff *skb, struct xib_device *dev)
 		if (nla_put_u32(skb, xib_nl_res_attr[i],
 				atomic_read(&dev->res_count[i])))
 			return -EMSGSIZE;
+	if (nla_put_u32(skb, XIB_ATTR_RES_CM_ID, atomic_read(&dev->cm_ids)) ||
+	    nla_put_u32(skb, XIB_ATTR_RES_MAD_SEND, xib_mad_nr_posted(dev)))
+		return -EMSGSIZE;
 	nla_nest_end(skb, nest);
 	return 0;
 }

@@ -8,7 +8,8 @@
  *    an event is decided, so that events of an id are delivered one at a
  *    time and none after destroy has begun;
  *  - priv->lock: the id's state, addresses, device, path and CM id;
- *  - xib_cma_lock (cma_main.c): the devices and each device's id list;
+ *  - xib_cma_lock (cma_main.c): the devices, each device's id list and
+ *    its count (xib_device.cm_ids, which "xibctl res show" prints);
  *  - xib_cma_bind_lock: the bound ids (ports of every port space).
  * An xib_cm_id is never destroyed with handler_mutex or lock held: its
  * destroy waits for its handler, which takes them.
@@ -285,6 +286,7 @@ static int xib_cma_attach(struct xib_cma_priv *p, struct net_device *ndev)
 		p->cdev = cdev;
 		p->port_num = port;
 		list_add_tail(&p->dev_list, &cdev->ids);
+		atomic_inc(&cdev->xdev->cm_ids);
 	}
 	mutex_unlock(&xib_cma_lock);
 	return ret;
@@ -294,8 +296,10 @@ static void xib_cma_detach(struct xib_cma_priv *p)
 {
 	lockdep_assert_held(&p->lock);
 	mutex_lock(&xib_cma_lock);
-	if (p->cdev)
+	if (p->cdev) {
 		list_del_init(&p->dev_list);
+		atomic_dec(&p->cdev->xdev->cm_ids);
+	}
 	p->cdev = NULL;
 	p->port_num = 0;
 	mutex_unlock(&xib_cma_lock);
@@ -1199,6 +1203,7 @@ int xib_cma_cm_req_handler(struct xib_cm_id *cm_id,
 	mutex_lock(&xib_cma_lock);
 	c->cdev = cdev;
 	list_add_tail(&c->dev_list, &cdev->ids);
+	atomic_inc(&cdev->xdev->cm_ids);
 	mutex_unlock(&xib_cma_lock);
 	cm_id->context = c;
 	cm_id->handler = xib_cma_cm_handler;

@@ -17,7 +17,9 @@
  * @listener: the IB CM listener for the RDMA IP service IDs of every
  *	port space, or NULL while the IB CM is not available
  *
- * @list and @ids are protected by xib_cma_lock.
+ * @list and @ids are protected by xib_cma_lock; so are changes to
+ * @xdev->cm_ids, the length of @ids (an id is counted from attach to
+ * detach: bound to a specific address of the device, or resolved to it).
  */
 struct xib_cma_device {
 	struct xib_device *xdev;

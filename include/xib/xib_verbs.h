@@ -252,6 +252,10 @@ enum xib_res_type {
  * @res: per type, the live objects by number (pdn, MR key index, cqn,
  *	qpn, srqn, ahn; contexts by an id); xa_lock protects lookups
  * @res_count: per type, the number of live objects
+ * @cm_ids: the RDMA CM ids bound to the device (xib_cma's count of its
+ *	per-device id list, for "xibctl res show"); changed only by
+ *	xib_cma, under its xib_cma_lock together with that list, and read
+ *	without a lock.  Zero when the device is released
  * @mad: the MAD layer's per-device state (core/mad.c): set while the
  *	MAD layer's client is attached to the device, else NULL; read under
  *	RCU
@@ -282,6 +286,7 @@ struct xib_device {
 	struct xib_uverbs_device_attr attrs;
 	struct xarray res[XIB_RES_MAX];
 	atomic_t res_count[XIB_RES_MAX];
+	atomic_t cm_ids;
 
 	struct xib_mad_dev __rcu *mad;
 };

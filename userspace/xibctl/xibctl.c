@@ -63,6 +63,8 @@ static const struct {
 	{ XIB_ATTR_RES_QP, "qp" },
 	{ XIB_ATTR_RES_SRQ, "srq" },
 	{ XIB_ATTR_RES_AH, "ah" },
+	{ XIB_ATTR_RES_CM_ID, "cm_id" },
+	{ XIB_ATTR_RES_MAD_SEND, "mad_send" },
 };
 
 static void usage(FILE *out)
@@ -78,8 +80,10 @@ static void usage(FILE *out)
 		"  xibctl link del NAME           remove a device made with \"link add\"\n"
 		"  xibctl port [show [NAME[/PORT]]]\n"
 		"                                 port state, MTU and GID table\n"
-		"  xibctl res [show [NAME]]       live verbs objects per device (user\n"
-		"                                 contexts, PDs, MRs, CQs, QPs, SRQs, AHs)\n"
+		"  xibctl res [show [NAME]]       live objects per device: verbs (user\n"
+		"                                 contexts, PDs, MRs, CQs, QPs, SRQs, AHs),\n"
+		"                                 RDMA CM ids bound to it (cm_id) and MADs\n"
+		"                                 posted but not completed (mad_send)\n"
 		"\n"
 		"Options:\n"
 		"  -j, --json    print JSON\n"

@@ -21,7 +21,13 @@
  *	XIB_ATTR_NDEV_NAME when port 1 is bound to a network interface, and
  *	XIB_ATTR_DEV_RES: a nest with one u32 per object type counting the
  *	device's live objects (XIB_ATTR_RES_PD, _MR, _CQ, _QP, _SRQ, _AH and
- *	_UCONTEXT: open user contexts).  No privilege is needed.
+ *	_UCONTEXT: open user contexts), and, where the modules are loaded,
+ *	XIB_ATTR_RES_CM_ID: RDMA CM ids bound to the device (an id bound to
+ *	no device yet, or to the wildcard address, is counted on none) and
+ *	XIB_ATTR_RES_MAD_SEND: MADs the device's MAD layer has posted that
+ *	have not completed (awaiting a response or their completion).  A
+ *	reader must accept a nest without the newer counts.  No privilege is
+ *	needed.
  *
  * XIB_CMD_LINK_ADD
  *	Creates a device of link type XIB_ATTR_LINK_TYPE named
@@ -95,6 +101,8 @@ enum xib_nl_attr {
 	XIB_ATTR_RES_SRQ,		/* u32 */
 	XIB_ATTR_RES_AH,		/* u32 */
 	XIB_ATTR_RES_UCONTEXT,		/* u32 */
+	XIB_ATTR_RES_CM_ID,		/* u32, RDMA CM ids bound to the device */
+	XIB_ATTR_RES_MAD_SEND,		/* u32, MAD sends not yet completed */
 
 	__XIB_ATTR_MAX,
 	XIB_ATTR_MAX = __XIB_ATTR_MAX - 1
