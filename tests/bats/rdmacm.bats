@@ -13,10 +13,14 @@
 #   namespaces: ucmatose, rping, udaddy, cmtime, rdma_server/rdma_client;
 # - failure paths: nobody listens (REJECTED in bounded time), the peer
 #   process killed (DISCONNECTED), the device removed (DEVICE_REMOVAL),
-#   and a killed process leaves no id or QP behind.
+#   and a killed process leaves no id, QP or MAD send behind;
+# - scale: SIM simultaneous connections to one listener (cmtime), CYCLES
+#   connect/disconnect cycles in one process, and "xibctl res show" back
+#   to zero on both devices afterwards.
 #
 # On the debug kernel (KASAN under TCG) the message and connection counts
-# are scaled down (XIB_KERNEL=debug).
+# are scaled down (XIB_KERNEL=debug): every exec there costs ~0.3 s and
+# each connection much more than on the stock kernel.
 
 load helpers
 load xib-apps
@@ -42,9 +46,9 @@ teardown_file() {
 setup() {
 	xib_apps_require
 	[ -x "$CL" ] || skip "tests/c/rdmacm_checklist not built (make userspace)"
-	MSGS=10 CONNS=4 TIMES=20
+	MSGS=10 CONNS=4 TIMES=20 SIM=256 CYCLES=1000
 	if [ "${XIB_KERNEL:-}" = debug ]; then
-		MSGS=4 CONNS=2 TIMES=4
+		MSGS=4 CONNS=2 TIMES=4 SIM=32 CYCLES=50
 	fi
 	bg_pid=
 	xib_modules_loaded || xib-modules load
@@ -114,9 +118,31 @@ cm_pair() {
 	echo "$cli_out"
 }
 
-# The QPs of device $2 in namespace $1 ("res show" counts).
-qp_count() {
-	ip netns exec "$1" xibctl res show "$2" | sed -n 's/.* qp \([0-9]*\).*/\1/p'
+# Count $3 (qp, cm_id, ...) of device $2 in namespace $1 ("res show").
+res_count() {
+	ip netns exec "$1" xibctl res show "$2" | sed -n "s/.* $3 \([0-9]*\).*/\1/p"
+}
+
+# "res show" of a device nothing uses: no verbs object, no user context,
+# no RDMA CM id bound to it, no MAD send outstanding.
+RES0='ctx 0 pd 0 mr 0 cq 0 qp 0 srq 0 ah 0 cm_id 0 mad_send 0'
+
+# Wait (at most $3 s) until the counts of device $2 in namespace $1 ("res
+# show" after "N: DEV: ") match the extended regex $4 in full: RES0, or
+# what must hold while a process still has its context open.  Prints the
+# line and how long it took.
+wait_res() {
+	local i out re="^[0-9]+: $2: ($4)\$"
+	for ((i = 0; i < $3 * 10; i++)); do
+		out=$(ip netns exec "$1" xibctl res show "$2")
+		if [[ "$out" =~ $re ]]; then
+			echo "$1: $out (after $((i / 10)).$((i % 10)) s)"
+			return 0
+		fi
+		sleep 0.1
+	done
+	echo "$1: $2 is not back to '$4' after $3 s: $out" >&2
+	return 1
 }
 
 @test "/dev/xib/rdma_cm: a misc device anyone may open, one channel per open" {
@@ -232,25 +258,99 @@ qp_count() {
 	[ "$status" -eq 0 ]
 }
 
-@test "the peer process killed: DISCONNECTED; it leaves no id or QP behind" {
+@test "the peer process killed: DISCONNECTED; it leaves no id, QP or MAD send behind" {
 	local out=$BATS_TEST_TMPDIR/client.out srv cli
+	wait_res xibA xib0 10 "$RES0"
+	wait_res xibB xib1 10 "$RES0"
 	xib_bg xibB "$BATS_TEST_TMPDIR/hold.out" "$XR" "$CL" hold $B 7472
 	srv=$bg_pid
 	wait_cm_listen "$srv" 30
 	xib_bg xibA "$out" "$XR" "$CL" wait-disconnect $B 7472 30
 	cli=$bg_pid
 	wait_line "$out" ESTABLISHED 30
-	[ "$(qp_count xibB xib1)" -eq 1 ]
+	# the server: its listener and the connection's id; the client: one
+	[ "$(res_count xibB xib1 qp)" -eq 1 ]
+	[ "$(res_count xibB xib1 cm_id)" -eq 2 ]
+	[ "$(res_count xibA xib0 cm_id)" -eq 1 ]
 	kill -9 "$srv"
 	wait "$srv" 2>/dev/null || true
+	# the dead server's ids and QP are gone at once (its DREQ may wait
+	# for the client's DREP a little longer)
+	wait_res xibB xib1 10 "ctx 0 pd 0 mr 0 cq 0 qp 0 srq 0 ah 0 cm_id 0 mad_send [01]"
 	xib_bg_wait 40
 	cat "$out"
 	[ "$bg_status" -eq 0 ]
 	tap_ok "$(cat "$out")"
-	# nothing of the dead server is left: no QP, and its port is free
-	[ "$(qp_count xibB xib1)" -eq 0 ]
+	wait_res xibB xib1 10 "$RES0"
+	wait_res xibA xib0 10 "$RES0"
+	# and its port is free
 	xib_bg xibB "$BATS_TEST_TMPDIR/hold2.out" "$XR" "$CL" hold $B 7472
 	wait_cm_listen "$bg_pid" 30
+	[ "$(res_count xibB xib1 cm_id)" -eq 1 ]
 	xib_bg_stop
-	[ "$(qp_count xibB xib1)" -eq 0 ]
+	wait_res xibB xib1 10 "$RES0"
+}
+
+@test "the client killed while connected: nothing of it is left; the live server keeps what it accepted until it exits" {
+	local out=$BATS_TEST_TMPDIR/server.out cli
+	xib_bg xibB "$out" "$XR" "$CL" hold $B 7474
+	wait_cm_listen "$bg_pid" 30
+	inA "$XR" "$CL" wait-disconnect $B 7474 30 >"$BATS_TEST_TMPDIR/client.out" 2>&1 &
+	cli=$!
+	wait_line "$out" ESTABLISHED 30
+	[ "$(res_count xibA xib0 cm_id)" -eq 1 ]
+	kill -9 "$cli"
+	wait "$cli" 2>/dev/null || true
+	# The dead client's id and QP are gone at once.  Its DREQ may still
+	# wait for the DREP (mad_send 1): the server's id answers it when its
+	# consumer disconnects or destroys it, and hold does neither while it
+	# lives (as with Linux's RDMA CM, the DREP is the consumer's).
+	wait_res xibA xib0 10 "ctx 0 pd 0 mr 0 cq 0 qp 0 srq 0 ah 0 cm_id 0 mad_send [01]"
+	# the server keeps what it accepted while it lives
+	wait_res xibB xib1 10 "ctx 1 pd 1 .* qp 1 srq 0 ah 0 cm_id 2 mad_send 0"
+	kill -0 "$bg_pid"
+	xib_bg_stop
+	# its id's destroy answers the DREQ: nothing is left on either side
+	wait_res xibB xib1 10 "$RES0"
+	wait_res xibA xib0 10 "$RES0"
+}
+
+@test "cmtime: 256 (debug: 32) simultaneous connections to one listener, res show back to zero" {
+	local out=$BATS_TEST_TMPDIR/cmtime-server.out t0 t1
+	wait_res xibA xib0 10 "$RES0"
+	wait_res xibB xib1 10 "$RES0"
+	xib_bg xibB "$out" "$XR" cmtime -b $B -c $SIM
+	wait_cm_listen "$bg_pid" 30
+	[ "$(res_count xibB xib1 cm_id)" -eq 1 ]
+	t0=$(date +%s.%N)
+	run inA timeout 90 "$XR" cmtime -s $B -c $SIM
+	t1=$(date +%s.%N)
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -q "^connect *:" <<<"$output"
+	{
+		echo "# cmtime -c $SIM: client run $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s"
+		sed 's/^/#   /' <<<"$output"
+	} >&3
+	# the client is gone: nothing of it is left
+	wait_res xibA xib0 20 "$RES0"
+	# the server still listens: only its listener's id
+	kill -0 "$bg_pid"
+	wait_res xibB xib1 20 ".* qp 0 srq 0 ah 0 cm_id 1 mad_send 0"
+	xib_bg_stop
+	cat "$out"
+	wait_res xibB xib1 20 "$RES0"
+}
+
+@test "1000 (debug: 50) connect/disconnect cycles in one process against one listener" {
+	wait_res xibA xib0 10 "$RES0"
+	wait_res xibB xib1 10 "$RES0"
+	cm_pair 120 -- "$CL" cycles-server $B 7473 $CYCLES -- "$CL" cycles $B 7473 $CYCLES
+	[ "$cli_status" -eq 0 ]
+	[ "$srv_status" -eq 0 ]
+	tap_ok "$cli_out"
+	tap_ok "$(cat "$srv_out")"
+	grep '^# cycles:' <<<"$cli_out" >&3
+	wait_res xibA xib0 20 "$RES0"
+	wait_res xibB xib1 20 "$RES0"
 }

@@ -30,6 +30,14 @@
  *                          a resolved id with a QP and a listener bound
  *                          to LOCAL; print READY; DEVICE_REMOVAL on both
  *                          within SECS, then destroy them
+ *   cycles-server LOCAL PORT N
+ *                          one listener; accept N connections (a QP
+ *                          each, one receive), and as each is
+ *                          disconnected check its message and destroy
+ *                          it; prints READY once it listens
+ *   cycles SERVER PORT N   N times in this one process: a new id,
+ *                          resolve, a QP, connect, send one message,
+ *                          disconnect, destroy; prints the time taken
  *
  * Prints TAP; exits 1 if a check failed.
  */
@@ -1647,12 +1655,162 @@ static void run_wait_removal(const char *local, const char *peer, int secs)
 	rdma_destroy_event_channel(ch);
 }
 
+/* --- cycles: many connections, one after the other ---------------------- */
+
+/* The next event of @ch within @ms if it is @type (else NULL, acked). */
+static struct rdma_cm_event *want(struct rdma_event_channel *ch, enum rdma_cm_event_type type,
+				  int ms, const char **got)
+{
+	struct rdma_cm_event *ev = next_event(ch, ms);
+
+	*got = ev ? rdma_event_str(ev->event) : "nothing";
+	if (ev && ev->event != type) {
+		rdma_ack_cm_event(ev);
+		ev = NULL;
+	}
+	return ev;
+}
+
+static void run_cycles_server(const char *local, int port, int n)
+{
+	struct rdma_event_channel *ch = channel();
+	struct rdma_cm_id *lid = new_id(ch, RDMA_PS_TCP);
+	struct sockaddr_in sa = sin_of(local, port);
+	int requests = 0, established = 0, done = 0, msgs = 0, bad = 0;
+	struct rdma_cm_event *ev;
+	struct side *s;
+
+	if (rdma_bind_addr(lid, SA(sa)) || rdma_listen(lid, 8)) {
+		printf("Bail out! cycles-server: listen on %s:%d: %s\n", local, port,
+		       strerror(errno));
+		exit(2);
+	}
+	printf("READY\n");
+	fflush(stdout);
+	while (done < n) {
+		ev = next_event(ch, requests ? CONN_MS : FIRST_MS);
+		if (!ev) {
+			ok(0, "cycles-server: no event after %d of %d connections", done, n);
+			break;
+		}
+		switch (ev->event) {
+		case RDMA_CM_EVENT_CONNECT_REQUEST:
+			requests++;
+			s = calloc(1, sizeof(*s));
+			if (!s) {
+				printf("Bail out! cycles-server: out of memory\n");
+				exit(2);
+			}
+			s->id = ev->id;
+			s->id->context = s;
+			if (side_qp(s, IBV_QPT_RC)) {
+				ok(0, "cycles-server: request %d: the QP: %s", requests,
+				   strerror(errno));
+				bad++;
+			} else if (rdma_accept(s->id, NULL)) {
+				ok(0, "cycles-server: request %d: rdma_accept: %s (the peer's QP %u)",
+				   requests, strerror(errno), ev->param.conn.qp_num);
+				bad++;
+			}
+			rdma_ack_cm_event(ev);
+			break;
+		case RDMA_CM_EVENT_ESTABLISHED:
+			established++;
+			rdma_ack_cm_event(ev);
+			break;
+		case RDMA_CM_EVENT_DISCONNECTED:
+			s = ev->id->context;
+			rdma_ack_cm_event(ev);
+			if (!strncmp(side_recv(s, 0), "cycle ", 6))
+				msgs++;
+			/* the DREP; the id is destroyed next anyway */
+			rdma_disconnect(s->id);
+			side_free(s);
+			free(s);
+			done++;
+			break;
+		default:
+			ok(0, "cycles-server: unexpected %s (status %d) after %d connections",
+			   rdma_event_str(ev->event), ev->status, done);
+			rdma_ack_cm_event(ev);
+			bad++;
+			break;
+		}
+		if (bad)
+			break;
+	}
+	ok(done == n && requests == n && established == n && msgs == n,
+	   "cycles-server: %d requests, %d established, %d messages, %d disconnected (of %d)",
+	   requests, established, msgs, done, n);
+	ok(quiet(ch), "cycles-server: no event left over");
+	ok(rdma_destroy_id(lid) == 0, "cycles-server: the listener goes");
+	rdma_destroy_event_channel(ch);
+}
+
+static void run_cycles(const char *server, int port, int n)
+{
+	struct rdma_event_channel *ch = channel();
+	const char *step = NULL, *got = "";
+	struct rdma_cm_event *ev;
+	struct ibv_context *verbs = NULL;
+	double t0 = now(), t;
+	struct side s;
+	char msg[32];
+	int i;
+
+	for (i = 0; i < n && !step; i++) {
+		memset(&s, 0, sizeof(s));
+		s.id = new_id(ch, RDMA_PS_TCP);
+		got = "";
+		if (resolve(s.id, server, port, 1)) {
+			step = "resolve";
+		} else if (side_qp(&s, IBV_QPT_RC)) {
+			step = "create the QP";
+			got = strerror(errno);
+		} else if (verbs && s.id->verbs != verbs) {
+			step = "the same device context as the first id";
+		} else if (rdma_connect(s.id, NULL)) {
+			step = "rdma_connect";
+			got = strerror(errno);
+		} else if (!(ev = want(ch, RDMA_CM_EVENT_ESTABLISHED, CONN_MS, &got))) {
+			step = "ESTABLISHED";
+		} else {
+			rdma_ack_cm_event(ev);
+			verbs = s.id->verbs;
+			snprintf(msg, sizeof(msg), "cycle %d", i);
+			if (side_send(&s, msg, NULL, 0)) {
+				step = "send";
+			} else if (rdma_disconnect(s.id)) {
+				step = "rdma_disconnect";
+				got = strerror(errno);
+			} else if (!(ev = want(ch, RDMA_CM_EVENT_DISCONNECTED, CONN_MS, &got))) {
+				step = "DISCONNECTED";
+			} else {
+				rdma_ack_cm_event(ev);
+			}
+		}
+		side_free(&s);
+	}
+	t = now() - t0;
+	if (step) {
+		i--;
+		ok(0, "cycles: cycle %d of %d failed at %s (%s)", i, n, step, got);
+	} else {
+		ok(1, "cycles: %d connections set up, one message each, disconnected and destroyed",
+		   n);
+	}
+	printf("# cycles: %d in %.2f s, %.1f ms each\n", i, t, i ? 1000 * t / i : 0.0);
+	ok(quiet(ch), "cycles: no event left over");
+	rdma_destroy_event_channel(ch);
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: rdmacm_checklist local LOCAL PEER | limits LOCAL PEER IDS EVENTS |\n"
 		"  server LOCAL PORT | client SERVER PORT | hold LOCAL PORT |\n"
 		"  wait-disconnect SERVER PORT SECS | no-listener SERVER PORT SECS |\n"
-		"  wait-removal LOCAL PEER SECS\n");
+		"  wait-removal LOCAL PEER SECS | cycles-server LOCAL PORT N |\n"
+		"  cycles SERVER PORT N\n");
 	exit(2);
 }
 
@@ -1692,6 +1850,10 @@ int main(int argc, char **argv)
 		run_no_listener(argv[2], atoi(argv[3]), atoi(argv[4]));
 	} else if (!strcmp(mode, "wait-removal") && argc == 5) {
 		run_wait_removal(argv[2], argv[3], atoi(argv[4]));
+	} else if (!strcmp(mode, "cycles-server") && argc == 5) {
+		run_cycles_server(argv[2], atoi(argv[3]), atoi(argv[4]));
+	} else if (!strcmp(mode, "cycles") && argc == 5) {
+		run_cycles(argv[2], atoi(argv[3]), atoi(argv[4]));
 	} else {
 		usage();
 	}
