@@ -57,8 +57,10 @@
 /*
  * Every device libibverbs lists, opened once and kept open while the
  * library is loaded (rdma_get_devices' promise), with a default PD for
- * rdma_create_qp(id, NULL, ...).  Under xcm_dev_lock; entries are never
- * removed, so a context found stays valid.
+ * rdma_create_qp(id, NULL, ...).  The table is under xcm_dev_lock and
+ * only grows; each entry is allocated alone and never freed, so a
+ * struct xcm_dev found stays valid after the lock is dropped (the table
+ * itself moves when it grows).
  */
 struct xcm_dev {
 	struct ibv_context *verbs;
@@ -68,14 +70,14 @@ struct xcm_dev {
 };
 
 static pthread_mutex_t xcm_dev_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct xcm_dev *xcm_devs;
+static struct xcm_dev **xcm_devs;
 static int xcm_ndevs;
 
 /* Opens the devices not yet in the table.  Caller holds xcm_dev_lock. */
 static void xcm_dev_scan(void)
 {
 	struct ibv_device **list;
-	struct xcm_dev *grown;
+	struct xcm_dev **grown, *d;
 	int i, j, n;
 
 	list = ibv_get_device_list(&n);
@@ -83,10 +85,9 @@ static void xcm_dev_scan(void)
 		return;
 	for (i = 0; i < n; i++) {
 		uint64_t guid = be64toh(ibv_get_device_guid(list[i]));
-		struct ibv_context *verbs;
 
 		for (j = 0; j < xcm_ndevs; j++)
-			if (xcm_devs[j].guid == guid)
+			if (xcm_devs[j]->guid == guid)
 				break;
 		if (j < xcm_ndevs)
 			continue;
@@ -94,15 +95,18 @@ static void xcm_dev_scan(void)
 		if (!grown)
 			break;
 		xcm_devs = grown;
-		verbs = ibv_open_device(list[i]);
-		if (!verbs)
+		d = calloc(1, sizeof(*d));
+		if (!d)
+			break;
+		d->verbs = ibv_open_device(list[i]);
+		if (!d->verbs) {
+			free(d);
 			continue;
-		memset(&xcm_devs[xcm_ndevs], 0, sizeof(xcm_devs[0]));
-		xcm_devs[xcm_ndevs].verbs = verbs;
-		xcm_devs[xcm_ndevs].guid = guid;
-		if (ibv_query_device(verbs, &xcm_devs[xcm_ndevs].attr))
-			memset(&xcm_devs[xcm_ndevs].attr, 0, sizeof(xcm_devs[0].attr));
-		xcm_ndevs++;
+		}
+		d->guid = guid;
+		if (ibv_query_device(d->verbs, &d->attr))
+			memset(&d->attr, 0, sizeof(d->attr));
+		xcm_devs[xcm_ndevs++] = d;
 	}
 	/* the opened contexts hold their devices */
 	ibv_free_device_list(list);
@@ -119,8 +123,8 @@ static struct xcm_dev *xcm_dev_find(uint64_t guid)
 		if (pass)
 			xcm_dev_scan();
 		for (i = 0; i < xcm_ndevs; i++)
-			if (xcm_devs[i].guid == guid)
-				d = &xcm_devs[i];
+			if (xcm_devs[i]->guid == guid)
+				d = xcm_devs[i];
 	}
 	pthread_mutex_unlock(&xcm_dev_lock);
 	return d;
@@ -133,8 +137,8 @@ static struct xcm_dev *xcm_dev_of(const struct ibv_context *verbs)
 
 	pthread_mutex_lock(&xcm_dev_lock);
 	for (i = 0; i < xcm_ndevs; i++)
-		if (xcm_devs[i].verbs == verbs)
-			d = &xcm_devs[i];
+		if (xcm_devs[i]->verbs == verbs)
+			d = xcm_devs[i];
 	pthread_mutex_unlock(&xcm_dev_lock);
 	return d;
 }
@@ -172,7 +176,7 @@ XCM_EXPORT struct ibv_context **rdma_get_devices(int *num_devices)
 	list = calloc(xcm_ndevs + 1, sizeof(*list));
 	if (list) {
 		for (int i = 0; i < xcm_ndevs; i++)
-			list[i] = xcm_devs[i].verbs;
+			list[i] = xcm_devs[i]->verbs;
 		if (num_devices)
 			*num_devices = xcm_ndevs;
 	}
