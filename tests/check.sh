@@ -239,8 +239,8 @@ while IFS= read -r line; do
 done <"$log/skipped" | emit
 
 echo "# not run in the debug kernel (stock programs over covered paths): ${debug_skip[*]}"
-# and the single tests tagged stock-only (tests/vm/runner), each with the
-# reason its file gives
+# and the single tests tagged stock-only (tests/vm/runner), each with a
+# comment in its file that says why
 echo "# tests tagged stock-only (their kernel paths are driven by others there):"
 awk '/^# bats test_tags=.*stock-only/ { tag = 1; next }
      tag && /^@test / { sub(/^@test "/, ""); sub(/" \{$/, "")
