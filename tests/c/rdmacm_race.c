@@ -50,28 +50,14 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
+#include "tap.h"
+
 #define WAIT_MS		60000	/* a step of every connection, over TCG */
 #define PIN_MS		1000	/* how long a pinned move waits for a destroy */
 #define ENTER_MS	15000	/* for the event thread to reach the pinned move */
 #define PINNED		3	/* connections of part 1 */
 #define MAX_CONNS	200
 
-static int checks, failures;
-
-static void __attribute__((format(printf, 2, 3))) ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	checks++;
-	if (!cond)
-		failures++;
-	printf("%sok %d - ", cond ? "" : "not ", checks);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-}
 
 static void __attribute__((format(printf, 1, 2))) diag(const char *fmt, ...)
 {
