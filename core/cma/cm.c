@@ -2320,7 +2320,9 @@ EXPORT_SYMBOL_GPL(xib_cm_send_sidr_rep);
  * INIT: from REQ sent or received until the disconnection; RTR: once the
  * peer's QP is known (REQ received, REP received), without the receive PSN
  * while the passive side's REP is not sent (it is the PSN the REP will
- * carry); RTS: once both sides have answered (REP sent or received).
+ * carry); RTS: once this end knows its send PSN and the retry counts (REQ
+ * received, REP received), so that the passive side's QP is ready before
+ * its REP leaves, as the Linux RDMA CM and rdma-core move it.
  *
  * Return: 0, or -EINVAL for another state or QP state.
  */
@@ -2386,7 +2388,8 @@ int xib_cm_init_qp_attr(struct xib_cm_id *id, struct xib_uverbs_qp_attr *attr,
 		}
 		break;
 	case XIB_QPS_RTS:
-		if (s < XIB_CM_REP_SENT || s > XIB_CM_ESTABLISHED) {
+		if (s < XIB_CM_REQ_RCVD || s > XIB_CM_ESTABLISHED ||
+		    s == XIB_CM_MRA_REQ_RCVD) {
 			ret = -EINVAL;
 			break;
 		}

@@ -67,11 +67,6 @@
  * @rep_psn: passive: the starting PSN the REP will carry (the first PSN
  *	this end's QP expects), chosen with the id so that the QP can go to
  *	RTR and RTS before the REP (as rdma-core and the Linux RDMA CM move it)
- * @req_psn: passive: the REQ's starting PSN, this end's first send PSN
- * @req_retry: passive: the request's transport retry count
- * @req_rnr_retry: passive: the request's RNR retry count
- * @req_depth: passive: the request's responder resources (the most this
- *	end may initiate)
  * @rep_rcvd: the active side got the REP
  * @dreq_rcvd: the peer sent a DREQ not yet answered
  * @tos: the type of service (RDMA_OPTION_ID_TOS)
@@ -111,10 +106,6 @@ struct xib_cma_priv {
 	struct xib_cm_id *cm_id;
 	bool passive;
 	u32 rep_psn;
-	u32 req_psn;
-	u8 req_retry;
-	u8 req_rnr_retry;
-	u8 req_depth;
 	bool rep_rcvd;
 	bool dreq_rcvd;
 	u8 tos;
@@ -1193,12 +1184,6 @@ int xib_cma_cm_req_handler(struct xib_cm_id *cm_id,
 	c->cm_id = cm_id;
 	c->tos = path->traffic_class;
 	c->rep_psn = get_random_u32() & 0xffffff;
-	if (!ud) {
-		c->req_psn = event->req.starting_psn;
-		c->req_retry = event->req.retry_count;
-		c->req_rnr_retry = event->req.rnr_retry_count;
-		c->req_depth = event->req.responder_resources;
-	}
 	xib_cma_move(c, XIB_CMA_OP_REQ_RCVD);
 	mutex_lock(&xib_cma_lock);
 	c->cdev = cdev;
@@ -1608,30 +1593,6 @@ out:
 }
 EXPORT_SYMBOL_GPL(xib_cma_disconnect);
 
-/*
- * RTS of a passive id whose REP is not sent yet: the REQ's PSN, the
- * request's retry counts, and as many RDMA READs as the requester answers
- * (the consumer may lower it).
- */
-static void xib_cma_rts_before_rep(struct xib_cma_priv *p,
-				   struct xib_uverbs_qp_attr *attr, u32 *mask)
-{
-	lockdep_assert_held(&p->lock);
-	attr->sq_psn = p->req_psn;
-	attr->retry_cnt = p->req_retry;
-	attr->rnr_retry = p->req_rnr_retry;
-	attr->max_rd_atomic = p->req_depth;
-	*mask = XIB_QP_STATE | XIB_QP_SQ_PSN | XIB_QP_RETRY_CNT |
-		XIB_QP_RNR_RETRY | XIB_QP_MAX_QP_RD_ATOMIC;
-	if (p->id.qp_type == XIB_QPT_RC)
-		return;
-	/* UC has no retries or RDMA READ */
-	attr->retry_cnt = 0;
-	attr->rnr_retry = 0;
-	attr->max_rd_atomic = 0;
-	*mask = XIB_QP_STATE | XIB_QP_SQ_PSN;
-}
-
 /**
  * xib_cma_init_qp_attr() - the attributes for the next move of the id's QP
  * @id: the id
@@ -1692,12 +1653,6 @@ int xib_cma_init_qp_attr(struct xib_cma_id *id,
 			/* Before the REP: the PSN it will carry. */
 			attr->rq_psn = p->rep_psn;
 			*mask |= XIB_QP_RQ_PSN;
-		}
-		if (ret && state == XIB_QPS_RTS && p->passive &&
-		    p->state == XIB_CMA_CONNECT) {
-			/* Before the REP: what the REP will say. */
-			xib_cma_rts_before_rep(p, attr, mask);
-			ret = 0;
 		}
 		if (!ret && state == XIB_QPS_RTS && p->ack_timeout &&
 		    id->qp_type == XIB_QPT_RC) {

@@ -381,8 +381,10 @@ static int xib_ucma_listen(struct xib_ucma_file *file, void *buf,
 	ctx = xib_ucma_get(file, cmd->id);
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
-	ret = xib_cma_listen(ctx->cm_id, min_t(u32, cmd->backlog,
-					       XIB_UCMA_MAX_BACKLOG));
+	/* 0 is the most, as Linux's rdma_ucm takes it (cmtime listens so) */
+	ret = xib_cma_listen(ctx->cm_id, cmd->backlog ?
+			     min_t(u32, cmd->backlog, XIB_UCMA_MAX_BACKLOG) :
+			     XIB_UCMA_MAX_BACKLOG);
 	if (!ret) {
 		mutex_lock(&file->mutex);
 		ctx->listening = true;

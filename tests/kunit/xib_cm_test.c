@@ -1139,8 +1139,9 @@ static void xib_cm_proto_connect(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, b->id->remote_id, a->id->local_id);
 
 	/*
-	 * The passive side can set up its QP to RTR before it accepts; the
-	 * receive PSN is the one its REP will carry, not known here.
+	 * The passive side can set up its QP to RTR and RTS before it
+	 * accepts; the receive PSN is the one its REP will carry, not known
+	 * here.
 	 */
 	attr.qp_state = XIB_QPS_RTR;
 	KUNIT_ASSERT_EQ(test, xib_cm_init_qp_attr(b->id, &attr, &mask), 0);
@@ -1150,7 +1151,15 @@ static void xib_cm_proto_connect(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, memcmp(attr.ah_attr.dgid, cmt.gids[0], 16), 0);
 	KUNIT_EXPECT_TRUE(test, mask & XIB_QP_AV);
 	attr.qp_state = XIB_QPS_RTS;
-	KUNIT_EXPECT_EQ(test, xib_cm_init_qp_attr(b->id, &attr, &mask),
+	KUNIT_ASSERT_EQ(test, xib_cm_init_qp_attr(b->id, &attr, &mask), 0);
+	/* it sends from the REQ's PSN, at most the REQ's responder resources */
+	KUNIT_EXPECT_TRUE(test, mask & XIB_QP_SQ_PSN);
+	KUNIT_EXPECT_EQ(test, attr.sq_psn, 0x457132U);
+	KUNIT_EXPECT_EQ(test, attr.max_rd_atomic, 4);
+	KUNIT_EXPECT_EQ(test, attr.rnr_retry, 5);
+	/* the active side knows its send PSN only from the REP */
+	KUNIT_EXPECT_EQ(test, a->id->state, XIB_CM_REQ_SENT);
+	KUNIT_EXPECT_EQ(test, xib_cm_init_qp_attr(a->id, &attr, &mask),
 			-EINVAL);
 
 	rep.qp_num = 0x5678;

@@ -11,9 +11,8 @@
  * a call changes them.
  *
  * QPs made with rdma_create_qp are moved by the library: INIT at
- * creation (and RTR, RTS for UD), RTR before rdma_accept's REP and RTS
- * after it (the CM knows our PSN and the negotiated depths once the REP
- * is sent), RTR and RTS on the CONNECT_RESPONSE of an active id (reported as ESTABLISHED once
+ * creation (and RTR, RTS for UD), RTR and RTS before rdma_accept's REP
+ * (with the accept's depths), RTR and RTS on the CONNECT_RESPONSE of an active id (reported as ESTABLISHED once
  * XIB_UCMA_ESTABLISH sent the RTU), the error state on rdma_disconnect,
  * REJECTED, DISCONNECTED and connection errors.  The attributes always
  * come from the kernel (XIB_UCMA_INIT_QP_ATTR).  The moves an event
@@ -585,9 +584,10 @@ XCM_EXPORT int rdma_init_qp_attr(struct rdma_cm_id *id, struct ibv_qp_attr *qp_a
 /*
  * Moves the id's QP, if it has one, to @state with the kernel's
  * attributes; @rd_atomic, unless 0xff, replaces the RDMA READ depth the
- * state sets (RTR: what the peer may issue, an accept's responder
- * resources before the REP made them the connection's).  Caller holds
- * xid->qp_lock, so the QP cannot be destroyed under the move.
+ * state sets (RTR: what the peer may issue, RTS: what this end may issue;
+ * an accept's responder resources and initiator depth before the REP
+ * made them the connection's).  Caller holds xid->qp_lock, so the QP
+ * cannot be destroyed under the move.
  */
 static int xcm_qp_move_locked(struct xcm_id *xid, enum ibv_qp_state state,
 			      uint8_t rd_atomic)
@@ -607,6 +607,8 @@ static int xcm_qp_move_locked(struct xcm_id *xid, enum ibv_qp_state state,
 	}
 	if (rd_atomic != 0xff && (mask & IBV_QP_MAX_DEST_RD_ATOMIC))
 		attr.max_dest_rd_atomic = rd_atomic;
+	if (rd_atomic != 0xff && (mask & IBV_QP_MAX_QP_RD_ATOMIC))
+		attr.max_rd_atomic = rd_atomic;
 	ret = ibv_modify_qp(qp, &attr, mask);
 	if (ret) {
 		errno = ret;
@@ -615,19 +617,14 @@ static int xcm_qp_move_locked(struct xcm_id *xid, enum ibv_qp_state state,
 	return 0;
 }
 
-static int xcm_qp_move_rd(struct xcm_id *xid, enum ibv_qp_state state, uint8_t rd_atomic)
+static int xcm_qp_move(struct xcm_id *xid, enum ibv_qp_state state)
 {
 	int ret;
 
 	pthread_mutex_lock(&xid->qp_lock);
-	ret = xcm_qp_move_locked(xid, state, rd_atomic);
+	ret = xcm_qp_move_locked(xid, state, 0xff);
 	pthread_mutex_unlock(&xid->qp_lock);
 	return ret;
-}
-
-static int xcm_qp_move(struct xcm_id *xid, enum ibv_qp_state state)
-{
-	return xcm_qp_move_rd(xid, state, 0xff);
 }
 
 /* RTR then RTS.  Caller holds xid->qp_lock. */
@@ -1514,29 +1511,28 @@ XCM_EXPORT int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_p
 	if (ud && id->qp)
 		cmd.param.qkey = 0;	/* the kernel's Q_Key of the port space */
 	/*
-	 * RTR before the REP, so the QP takes the peer's first packets; RTS
-	 * once the REP is sent: the CM knows our starting PSN and the
-	 * negotiated depths only then.
+	 * RTR and RTS before the REP, as rdma-core does: the QP takes the
+	 * peer's first packets, and nothing is left to do once the REP is
+	 * out (the peer may have sent its RTU and even its DREQ by the time
+	 * the ACCEPT returns).
 	 */
-	if (!ud && id->qp &&
-	    xcm_qp_move_rd(xid, IBV_QPS_RTR, cmd.param.responder_resources))
-		goto err_qp;
+	if (!ud && id->qp) {
+		pthread_mutex_lock(&xid->qp_lock);
+		err = xcm_qp_move_locked(xid, IBV_QPS_RTR,
+					 cmd.param.responder_resources);
+		if (!err)
+			err = xcm_qp_move_locked(xid, IBV_QPS_RTS,
+						 cmd.param.initiator_depth);
+		pthread_mutex_unlock(&xid->qp_lock);
+		if (err)
+			goto err_qp;
+	}
 	cmd.uid = (uintptr_t)xid;
 	cmd.id = xid->handle;
 	if (xcm_ioctl(xid->chan->ch.fd, XIB_UCMA_ACCEPT, &cmd))
 		goto err_qp;
 	if (ud)
 		return 0;
-	if (id->qp && xcm_qp_move(xid, IBV_QPS_RTS)) {
-		struct xib_ucma_disconnect d;
-
-		err = errno;
-		memset(&d, 0, sizeof(d));
-		d.id = xid->handle;
-		(void)xcm_ioctl(xid->chan->ch.fd, XIB_UCMA_DISCONNECT, &d);
-		errno = err;
-		goto err_qp;
-	}
 	return xcm_complete(xid);
 
 err_qp:

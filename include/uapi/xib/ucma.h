@@ -78,9 +78,10 @@
  *	What the id knows: addresses, device, port, GIDs, P_Key, the path.
  * XIB_UCMA_LISTEN
  *	Listens (the id must be bound; an unbound id binds to the wildcard
- *	address first).  backlog 0 means the default; at most
- *	XIB_UCMA_MAX_BACKLOG connection requests are queued unanswered;
- *	more are rejected.
+ *	address first).  backlog 0 means XIB_UCMA_MAX_BACKLOG, as in
+ *	Linux's rdma_ucm; at most XIB_UCMA_MAX_BACKLOG connection requests
+ *	are queued unanswered; more are not answered (the requester's CM
+ *	sends the REQ again).
  * XIB_UCMA_CONNECT
  *	Sends the connection request (RC/UC) or SIDR request (UD) after
  *	ROUTE_RESOLVED.  Results: CONNECT_RESPONSE (when the id has no QP
