@@ -91,10 +91,11 @@ enum xib_hca_psn_class xib_hca_psn_classify(u32 psn, u32 epsn)
 }
 
 /**
- * xib_hca_rd_replay() - answer a duplicate RDMA READ request again
+ * xib_hca_rd_replay() - answer a duplicate RDMA READ or atomic again
  * @r: the responder state (its lock held)
  * @max_res: the QP's max_dest_rd_atomic: resources kept for duplicates
  * @psn: the PSN of the duplicate request
+ * @atomic: the duplicate is an atomic (else a READ)
  *
  * IBTA 9.7.5.2.2 (C9-107..C9-109): a duplicate READ is executed again
  * from the response its PSN names, if that PSN is within a responder
@@ -103,10 +104,18 @@ enum xib_hca_psn_class xib_hca_psn_classify(u32 psn, u32 epsn)
  * by the sender (their own duplicates, if the requester sends them,
  * replay them).  A resource still being answered is only moved back.
  *
- * Return: true if responses are to be sent, false if @psn names no held
- * resource (the duplicate is dropped).
+ * A duplicate atomic must not be executed again: if its resource is
+ * held, its ATOMIC ACKNOWLEDGE is sent again with the original data the
+ * resource keeps (the replay cache); if not, it is dropped.  The newest
+ * @max_res resources are held, READs and atomics alike; a requester
+ * keeps at most that many outstanding, so it never asks again for one
+ * that is gone.  A READ's PSN never replays an atomic or the reverse.
+ *
+ * Return: true if a response is to be sent, false if @psn names no held
+ * resource of that kind (the duplicate is dropped).
  */
-bool xib_hca_rd_replay(struct xib_hca_resp *r, u32 max_res, u32 psn)
+bool xib_hca_rd_replay(struct xib_hca_resp *r, u32 max_res, u32 psn,
+		       bool atomic)
 {
 	u32 held = min3(r->rd_tail, max_t(u32, max_res, 1),
 			(u32)XIB_HCA_MAX_RD_ATOM);
@@ -120,6 +129,8 @@ bool xib_hca_rd_replay(struct xib_hca_resp *r, u32 max_res, u32 psn)
 		d = xib_psn_diff(psn, res->psn);
 		if (d < 0 || d >= (s32)res->npkts)
 			continue;
+		if (res->atomic != atomic)
+			return false;	/* not what the PSN named: drop */
 		if (r->rd_tail - i > r->rd_tail - r->rd_head) {
 			/* answered already: send it again from @d */
 			res->sent = d;
@@ -134,4 +145,33 @@ bool xib_hca_rd_replay(struct xib_hca_resp *r, u32 max_res, u32 psn)
 		return true;
 	}
 	return false;
+}
+
+/**
+ * xib_hca_res_new() - the responder resource for a new READ or atomic
+ * @r: the responder state (its lock held)
+ * @max_res: the QP's max_dest_rd_atomic
+ *
+ * Resources answered in full, or being answered again for a duplicate,
+ * make room first: a requester keeps at most @max_res READs and atomics
+ * outstanding, so with a new one it has all it wants of the oldest.
+ * The slot returned is not taken yet: the caller fills it in and then
+ * advances @rd_tail, once the request is known to be good.
+ *
+ * Return: the slot at @rd_tail, or NULL if @max_res resources are still
+ * to answer (the requester sent more than it may: NAK Invalid Request).
+ */
+struct xib_hca_rd_res *xib_hca_res_new(struct xib_hca_resp *r, u32 max_res)
+{
+	struct xib_hca_rd_res *res;
+
+	while (r->rd_head != r->rd_tail) {
+		res = &r->rd[r->rd_head % XIB_HCA_MAX_RD_ATOM];
+		if (!res->replay && res->sent != res->npkts)
+			break;
+		WRITE_ONCE(r->rd_head, r->rd_head + 1);
+	}
+	if (r->rd_tail - r->rd_head >= min_t(u32, max_res, XIB_HCA_MAX_RD_ATOM))
+		return NULL;
+	return &r->rd[r->rd_tail % XIB_HCA_MAX_RD_ATOM];
 }
