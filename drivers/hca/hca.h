@@ -37,11 +37,13 @@
  *    kicker's, never both (@req_busy).
  *  - the device's worker thread (hca_engine.c, one kthread per device):
  *    the requester's transmit side of every QP (WQE fetch, validation,
- *    segmentation), RDMA READ responses (responder resources), flushing of
- *    QPs in the error state.
+ *    segmentation), RDMA READ responses and the atomic ACKNOWLEDGEs queued
+ *    behind them (responder resources), flushing of QPs in the error
+ *    state.
  *  - softirq (xib_hca_recv() from the network side, or nested in a local
- *    xib_hca_xmit()): the responder, and the completer's ACK, NAK and
- *    read response processing (hca_comp.c).
+ *    xib_hca_xmit()): the responder (atomics execute here, under
+ *    rq.lock), and the completer's ACK, NAK, read response and atomic
+ *    ACKNOWLEDGE processing (hca_comp.c).
  *  - timer (softirq): the QP's timer (RNR wait or local ACK timeout)
  *    only sets a flag under sq.lock and wakes the worker.
  *  The worker may take the core's qp->mutex (mutex_trylock only) to
@@ -302,8 +304,8 @@ struct xib_hca_swqe {
  * @una: oldest PSN not acknowledged yet (by an ACK, a NAK or a READ
  *	response); the sender keeps fewer than XIB_HCA_SEND_WINDOW packets
  *	beyond it, so a burst cannot overrun the receiver's backlog
- * @blocked: the next WQE waits for RDMA READ responses (credit, fence)
- *	or for ACKs (send window)
+ * @blocked: the next WQE waits for RDMA READ or atomic responses
+ *	(max_rd_atomic credit, fence) or for ACKs (send window)
  * @rnr_left: RNR retries left (7: infinite)
  * @retry_left: retries left after a local ACK timeout, a PSN sequence
  *	NAK or missing READ responses (reset to retry_cnt by progress)
@@ -466,10 +468,10 @@ struct xib_hca_rq {
  * @rnr_retry: retries after an RNR NAK (0 to 7; 7: infinite)
  * @min_rnr_timer: the 5-bit RNR NAK timer code this responder sends in
  *	its RNR NAKs
- * @max_rd_atomic: RDMA READs this requester may have outstanding (0
- *	counts as 1)
- * @max_dest_rd_atomic: RDMA READs this responder accepts outstanding, and
- *	keeps resources for
+ * @max_rd_atomic: RDMA READs and atomics this requester may have
+ *	outstanding (0 counts as 1)
+ * @max_dest_rd_atomic: RDMA READs and atomics this responder accepts
+ *	outstanding, and keeps resources (the atomic replay cache) for
  * @timer: the requester's timer: the RNR wait (sq.stalled) or the local
  *	ACK timeout (sq.rto); armed under sq.lock, see "Timer" above
  * @req_busy: bit 0 is set while a context runs the requester's transmit

@@ -5,10 +5,10 @@
  * The worker (xib_hca_req_process()) copies each WQE out of the send ring
  * into the QP's kernel array (struct xib_hca_swqe) before it looks at it,
  * validates it, assigns its PSNs and segments it by the path MTU; it
- * holds back for the send window, the READ credit and fences.  What the
- * responder answers, the timer, the rewinds and the completions are the
- * completer's (hca_comp.c).  A QP in ERR has its send queue flushed here
- * (xib_hca_req_flush()).
+ * holds back for the send window, the READ and atomic credit
+ * (max_rd_atomic) and fences.  What the responder answers, the timer,
+ * the rewinds and the completions are the completer's (hca_comp.c).  A
+ * QP in ERR has its send queue flushed here (xib_hca_req_flush()).
  *
  * An atomic (CMP_SWAP, FETCH_ADD) is one request packet with an AtomicETH
  * and one response, like a one-packet READ: it counts against

@@ -4,7 +4,8 @@
 # The verbs data path from user space: the programs of tests/c (built by
 # "make userspace" into $XIB_BUILD/tests/c) move data over xib_hca devices,
 # on one device (loopback) and between two devices over a veth pair whose
-# ends are in two network namespaces; bad input; a process killed with
+# ends are in two network namespaces; atomics from several QPs on one
+# counter, with and without packet loss; bad input; a process killed with
 # work outstanding; devices removed while a process holds them.
 #
 # Every xib device lives in a namespace of its own (xibA, xibB), as on a
