@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * xib_hca responder: UD receives, RC SEND, RDMA WRITE (with immediate),
- * RDMA READ and atomic (CMP_SWAP, FETCH_ADD) requests, ACKs and NAKs.  xib_hca_recv() (hca_recv.c)
- * hands it the request packets; responses (ACK, read response) for the
- * requester go to the completer (hca_comp.c).
+ * RDMA READ and atomic (CMP_SWAP, FETCH_ADD) requests, ACKs and NAKs.
+ * xib_hca_recv() (hca_recv.c) hands it the request packets; responses
+ * (ACK, read response, atomic ACKNOWLEDGE) for the requester go to the
+ * completer (hca_comp.c).
  *
  * RC responder: packets must arrive in PSN order.  A duplicate SEND or
  * WRITE is acknowledged again (when it asks for an ACK) and not executed
@@ -12,9 +13,9 @@
  * max_dest_rd_atomic of them); an atomic executes when it arrives, keeps
  * its original data in a responder resource and is answered from there,
  * then and for every duplicate of it (the replay cache: never executed
- * twice); the first packet ahead of the expected
- * PSN draws one PSN sequence NAK, the rest of the burst is dropped until
- * the expected PSN comes.  A SEND without a posted receive WQE draws an
+ * twice); the first packet ahead of the expected PSN draws one PSN
+ * sequence NAK, the rest of the burst is dropped until the expected PSN
+ * comes.  A SEND without a posted receive WQE draws an
  * RNR NAK.  ACKs are coalesced: one per message (and on AckReq).  READ
  * responses are sent by the worker (xib_hca_resp_process()), never from
  * softirq, and an ACK decided while some are pending waits for them; so

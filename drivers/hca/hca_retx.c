@@ -104,6 +104,12 @@ enum xib_hca_psn_class xib_hca_psn_classify(u32 psn, u32 epsn)
  * by the sender (their own duplicates, if the requester sends them,
  * replay them).  A resource still being answered is only moved back.
  *
+ * A resource answered in full (before @rd_head, or after it once an
+ * earlier replay moved @rd_head back) is marked @replay: the requester
+ * may have its first answer after all (a retransmission after a spurious
+ * timeout), so it does not count against the requester's new requests
+ * (xib_hca_res_new() drops it if it needs the room).
+ *
  * A duplicate atomic must not be executed again: if its resource is
  * held, its ATOMIC ACKNOWLEDGE is sent again with the original data the
  * resource keeps (the replay cache); if not, it is dropped.  The newest
@@ -137,6 +143,11 @@ bool xib_hca_rd_replay(struct xib_hca_resp *r, u32 max_res, u32 psn,
 			res->first = d;
 			res->replay = true;
 			WRITE_ONCE(r->rd_head, i);
+		} else if (res->sent >= res->npkts) {
+			/* answered, after a replay moved @rd_head back */
+			res->sent = d;
+			res->first = d;
+			res->replay = true;
 		} else if ((u32)d < res->sent) {
 			/* still being answered: go back */
 			res->sent = d;
@@ -152,26 +163,31 @@ bool xib_hca_rd_replay(struct xib_hca_resp *r, u32 max_res, u32 psn,
  * @r: the responder state (its lock held)
  * @max_res: the QP's max_dest_rd_atomic
  *
- * Resources answered in full, or being answered again for a duplicate,
- * make room first: a requester keeps at most @max_res READs and atomics
- * outstanding, so with a new one it has all it wants of the oldest.
- * The slot returned is not taken yet: the caller fills it in and then
- * advances @rd_tail, once the request is known to be good.
+ * Resources answered in full go first.  Resources being answered again
+ * for a duplicate (@replay) stay while there is room, and make room when
+ * there is none: they do not count against the requester's @max_res
+ * outstanding READs and atomics (it may have had their first answer
+ * after all; if not, it asks again after its timeout).  The slot
+ * returned is not taken yet: the caller fills it in and then advances
+ * @rd_tail, once the request is known to be good.
  *
  * Return: the slot at @rd_tail, or NULL if @max_res resources are still
  * to answer (the requester sent more than it may: NAK Invalid Request).
  */
 struct xib_hca_rd_res *xib_hca_res_new(struct xib_hca_resp *r, u32 max_res)
 {
+	u32 max = min_t(u32, max_res, XIB_HCA_MAX_RD_ATOM);
 	struct xib_hca_rd_res *res;
 
 	while (r->rd_head != r->rd_tail) {
 		res = &r->rd[r->rd_head % XIB_HCA_MAX_RD_ATOM];
-		if (!res->replay && res->sent != res->npkts)
+		if (res->sent < res->npkts &&
+		    (!res->replay || r->rd_tail - r->rd_head < max))
 			break;
+		res->replay = false;
 		WRITE_ONCE(r->rd_head, r->rd_head + 1);
 	}
-	if (r->rd_tail - r->rd_head >= min_t(u32, max_res, XIB_HCA_MAX_RD_ATOM))
+	if (r->rd_tail - r->rd_head >= max)
 		return NULL;
 	return &r->rd[r->rd_tail % XIB_HCA_MAX_RD_ATOM];
 }

@@ -352,6 +352,72 @@ static void xib_atomic_test_evict(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, *xib_atomic_word(m, 0), 7ULL);
 }
 
+/* Take resource for a new atomic at @psn, answered or not. */
+static void xib_atomic_take(struct kunit *test, struct xib_hca_resp *r,
+			    u32 max_res, u32 psn, bool answered)
+{
+	struct xib_hca_rd_res *res = xib_hca_res_new(r, max_res);
+
+	KUNIT_ASSERT_NOT_NULL_MSG(test, res, "new atomic at PSN %u", psn);
+	memset(res, 0, sizeof(*res));
+	res->psn = psn;
+	res->npkts = 1;
+	res->atomic = true;
+	res->orig = psn;
+	res->sent = answered;
+	r->rd_tail++;
+	if (answered && r->rd_head + 1 == r->rd_tail)
+		r->rd_head = r->rd_tail;
+}
+
+/*
+ * A spurious timeout: the requester sends its 16 outstanding atomics
+ * again although their first answers are on their way.  The duplicates
+ * are answered again from the cache; when those first answers arrive the
+ * requester sends 16 new atomics, and every one of them is accepted: a
+ * resource being answered again gives way to a new request (while there
+ * is room it stays, and is answered again).
+ */
+static void xib_atomic_test_spurious(struct kunit *test)
+{
+	struct xib_hca_resp *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	u32 i;
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	for (i = 0; i < 16; i++)
+		xib_atomic_take(test, r, 16, 700 + i, true);
+	KUNIT_EXPECT_EQ(test, r->rd_head, 16U);
+	for (i = 0; i < 16; i++)
+		KUNIT_EXPECT_TRUE(test, xib_hca_rd_replay(r, 16, 700 + i, true));
+	KUNIT_EXPECT_EQ(test, r->rd_head, 0U);
+	for (i = 0; i < 16; i++) {
+		KUNIT_EXPECT_TRUE(test, r->rd[i].replay);
+		KUNIT_EXPECT_EQ(test, r->rd[i].sent, 0U);
+		KUNIT_EXPECT_EQ(test, r->rd[i].orig, 700ULL + i);
+	}
+	/* 16 new ones, none answered yet: each takes a replay's place */
+	for (i = 0; i < 16; i++) {
+		xib_atomic_take(test, r, 16, 716 + i, false);
+		KUNIT_EXPECT_EQ(test, r->rd_head, i + 1);
+	}
+	KUNIT_EXPECT_NULL(test, xib_hca_res_new(r, 16));
+
+	/* with room, a replay stays to be answered */
+	memset(r, 0, sizeof(*r));
+	for (i = 0; i < 4; i++)
+		xib_atomic_take(test, r, 16, 900 + i, true);
+	KUNIT_EXPECT_TRUE(test, xib_hca_rd_replay(r, 16, 900, true));
+	KUNIT_EXPECT_TRUE(test, xib_hca_rd_replay(r, 16, 901, true));
+	KUNIT_EXPECT_EQ(test, r->rd_head, 0U);
+	xib_atomic_take(test, r, 16, 904, false);
+	KUNIT_EXPECT_EQ(test, r->rd_head, 0U);
+	KUNIT_EXPECT_TRUE(test, r->rd[0].replay);
+	KUNIT_EXPECT_TRUE(test, r->rd[1].replay);
+	/* resources 2 and 3, answered and not asked again, are not */
+	KUNIT_EXPECT_FALSE(test, r->rd[2].replay);
+	KUNIT_EXPECT_EQ(test, r->rd[2].sent, 1U);
+}
+
 /* Resources still to answer bound the new ones: max_dest_rd_atomic. */
 static void xib_atomic_test_res_full(struct kunit *test)
 {
@@ -390,6 +456,7 @@ static struct kunit_case xib_atomic_cases[] = {
 	KUNIT_CASE(xib_atomic_test_replay),
 	KUNIT_CASE(xib_atomic_test_evict),
 	KUNIT_CASE(xib_atomic_test_res_full),
+	KUNIT_CASE(xib_atomic_test_spurious),
 	{}
 };
 
