@@ -32,6 +32,9 @@ teardown() {
 	xib_wait_no_devices
 }
 
+# stock only: the output formats of xibctl; every debug test adds a device
+# and dumps it.
+# bats test_tags=stock-only
 @test "link add creates a device that dev show, link show and sysfs report" {
 	xibctl link add xib0 netdev xv0
 	run xibctl dev show
@@ -58,6 +61,8 @@ teardown() {
 	[[ "$output" == *" ctx 0 "* ]]
 }
 
+# stock only: arithmetic on the MAC; link add is driven by every test.
+# bats test_tags=stock-only
 @test "the node GUID is the interface MAC as a modified EUI-64" {
 	ip link set xv0 address 02:11:22:33:44:55
 	xibctl link add xib0 netdev xv0
@@ -105,6 +110,9 @@ teardown() {
 	xib_refute_with 'No such device' xibctl link del xib0
 }
 
+# stock only: a message of xibctl; unloading xib_hca is tested in the
+# debug kernel with devices present, below and in modules.bats.
+# bats test_tags=stock-only
 @test "link add without xib_hca says which module is missing" {
 	rmmod xib_hca
 	xib_refute_with 'not supported: .*xib_hca' xibctl link add xib0 netdev xv0
@@ -141,6 +149,9 @@ teardown() {
 	exec 8<&-
 }
 
+# stock only: link del is tested in the debug kernel above; this one
+# checks the interface's own behaviour after it.
+# bats test_tags=stock-only
 @test "the netdev stays usable after its device is gone" {
 	xibctl link add xib0 netdev xv0
 	xibctl link del xib0

@@ -11,7 +11,8 @@
 #                      and /dev/xib/rdma_cm, through xib-run
 # rdma-core's rdmacm-utils, unmodified, each way: rping (RC, RDMA read and
 # write, validated), ucmatose (several RC connections), udaddy (SIDR and
-# UD datagrams), rdma_server/rdma_client (the synchronous API); and a
+# UD datagrams), rdma_server/rdma_client (the synchronous API), cmtime
+# (50 connections at once, an event thread); and a
 # connect where nobody listens, which must be REJECTED (invalid service
 # ID) quickly, not time out.
 #
@@ -199,6 +200,46 @@ rdma_ok() {
 @test "rdma_server / rdma_client: rxe server, xib client" {
 	xr_pair rxe-server 30 -- rdma_server -s $R -- rdma_client -s $R
 	rdma_ok
+}
+
+# cmtime_pair xib-server|rxe-server ADDR: rdma-core 44's cmtime, 50
+# connections set up and torn down at once.  Its client disconnects and
+# destroys each QP in the main thread while its event thread takes the
+# DISCONNECTED events (xib's librdmacm once moved a QP being destroyed
+# there: SIGSEGV).  The server keeps listening after the client is done:
+# it must still be running then, and is stopped.
+cmtime_pair() {
+	local who=$1 addr=$2 out=$BATS_TEST_TMPDIR/cmtime-server.out step
+	if [ "$who" = xib-server ]; then
+		xib_bg xibB "$out" "$XR" cmtime -b "$addr" -c 50
+	else
+		xib_bg "" "$out" cmtime -b "$addr" -c 50
+	fi
+	wait_cm_listen "$bg_pid" 30 || { cat "$out"; return 1; }
+	if [ "$who" = xib-server ]; then
+		run timeout 60 stdbuf -oL cmtime -s "$addr" -c 50
+	else
+		run inB timeout 60 "$XR" stdbuf -oL cmtime -s "$addr" -c 50
+	fi
+	echo "--- client -> $status"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	for step in "create id" "resolve addr" "resolve route" "create qp" \
+		    connect disconnect destroy; do
+		grep -q "^$step *:" <<<"$output"
+	done
+	kill -0 "$bg_pid"
+	xib_bg_stop
+	echo "--- server ($who)"
+	cat "$out"
+}
+
+@test "cmtime -c 50: xib server, rxe client" {
+	cmtime_pair xib-server $X
+}
+
+@test "cmtime -c 50: rxe server, xib client (its event thread vs rdma_destroy_qp)" {
+	cmtime_pair rxe-server $R
 }
 
 # The checklist's no-listener mode is librdmacm's API only: through

@@ -11,6 +11,8 @@
 #   scenarios;
 # - rdmacm-utils run unmodified through xib-run, xib <-> xib across the
 #   namespaces: ucmatose, rping, udaddy, cmtime, rdma_server/rdma_client;
+# - tests/c/rdmacm_race: an event thread against rdma_destroy_qp on the
+#   same ids (cmtime's client), on one device;
 # - failure paths: nobody listens (REJECTED in bounded time), the peer
 #   process killed (DISCONNECTED), the device removed (DEVICE_REMOVAL),
 #   and a killed process leaves no id or QP behind.
@@ -216,6 +218,19 @@ qp_count() {
 	kill -0 "$bg_pid"
 	xib_bg_stop
 	cat "$out"
+}
+
+@test "the event thread vs rdma_destroy_qp on the same ids (cmtime's client), tests/c/rdmacm_race" {
+	# cmtime's client disconnects and destroys each QP in its main
+	# thread while its event thread takes the DISCONNECTED events: the
+	# library must not move a QP rdma_destroy_qp is destroying (it did,
+	# and cmtime died of SIGSEGV).  One device, loopback; the interleaving
+	# pinned for 3 connections, then $TIMES connections at once, twice.
+	local race=$XIB_BUILD/tests/c/rdmacm_race
+	[ -x "$race" ] || skip "tests/c/rdmacm_race not built (make userspace)"
+	run inA timeout 120 "$XR" "$race" $A 7474 $TIMES 2
+	tap_ok "$output"
+	[ "$status" -eq 0 ]
 }
 
 @test "rdma_server / rdma_client: the synchronous API (rdma_getaddrinfo, rdma_create_ep)" {

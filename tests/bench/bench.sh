@@ -8,14 +8,16 @@
 #             rxe (the system libibverbs and its rxe provider)
 #   2 ns      xib devices in two network namespaces over a veth pair
 #   interop   xib in a namespace against rxe in the initial one
-# then the system calls per work request of xib's data path
-# (syscalls-per-wr.sh).  Prints one table, the ratios xib/rxe and a bar
+# then the RDMA CM's connection setup with stock cmtime (xib, rxe and
+# both directions between them) and the system calls per work request of
+# xib's data path (syscalls-per-wr.sh).  Prints one table, the ratios xib/rxe and a bar
 # plot of them; a run that fails shows as "fail" and the script exits 1.
 # A benchmark, not a test: the numbers are not judged, TCG makes them
 # small, only their ratios mean something.
 #
 # XIB_BENCH_TOOLS overrides the perftest list (default: ib_write_bw
 # ib_read_bw ib_send_bw ib_write_lat ib_send_lat ib_read_lat).
+# XIB_BENCH_CM_CONNS sets the connections of each cmtime run (default 100).
 set -uo pipefail
 
 root=${XIB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -123,12 +125,57 @@ for t in $tools; do
 	r=${res[ratio,$t]}
 	bar=
 	if [[ $r =~ ^[0-9.]+$ ]]; then
-		n=$(awk -v r="$r" 'BEGIN { n = int(r * 10 + 0.5); print n > 60 ? 60 : n }')
+		n=$(awk -v r="$r" 'BEGIN { n = int(r * 10 + 0.5); print (n > 60 ? 60 : n) }')
 		bar=$(printf '%*s' "$n" '' | tr ' ' '#')
 	fi
 	printf '%-14s %6s |%s\n' "$t" "$r" "$bar"
 done
 echo "               (one # = 0.1; 10 # = parity)"
+
+# cm NAME SERVER-PREFIX CLIENT-PREFIX ADDR: stock cmtime, N connections
+# set up at once and torn down; stores each step's microseconds per
+# connection in cm[NAME,STEP].  cmtime's server keeps listening after
+# its client is done, so it is stopped here.
+declare -A cm
+cm_steps="resolve_addr resolve_route connect disconnect"
+cm() {
+	local name=$1 sp=$2 cp=$3 addr=$4 out spid st
+	out=$(mktemp)
+	# shellcheck disable=SC2086
+	timeout 300 $sp cmtime -b "$addr" -c "$cm_conns" >"$out.srv" 2>&1 &
+	spid=$!
+	sleep 2
+	# shellcheck disable=SC2086
+	if timeout 300 $cp cmtime -s "$addr" -c "$cm_conns" >"$out" 2>&1; then
+		for st in $cm_steps; do
+			cm[$name,$st]=$(awk -v s="${st/_/ }" -F: '$1 ~ "^"s" *$" { n = split($2, f, " "); print f[n] }' "$out")
+		done
+	else
+		echo "--- cmtime $name failed; client:"; cat "$out"
+		echo "--- server:"; cat "$out.srv"
+		for st in $cm_steps; do cm[$name,$st]=fail; done
+		status=1
+	fi
+	kill "$spid" 2>/dev/null
+	wait "$spid" 2>/dev/null
+	rm -f "$out" "$out.srv"
+}
+
+cm_conns=${XIB_BENCH_CM_CONNS:-100}
+cm xib-loop "ip netns exec xbA $xibrun" "ip netns exec xbA $xibrun" 10.212.0.1
+cm rxe-loop "" "" 10.213.0.1
+cm xib-2ns "ip netns exec xbB $xibrun" "ip netns exec xbA $xibrun" 10.212.0.2
+cm "rxe->xib" "ip netns exec xbB $xibrun" "" 10.213.0.2
+cm "xib->rxe" "" "ip netns exec xbB $xibrun" 10.213.0.1
+
+echo
+echo "RDMA CM connection setup: stock cmtime -c $cm_conns (usec per connection)"
+printf '%-14s %10s %10s %10s %10s %10s\n' step xib-loop rxe-loop xib-2ns "rxe->xib" "xib->rxe"
+for st in $cm_steps; do
+	printf '%-14s %10s %10s %10s %10s %10s\n' "${st/_/ }" "${cm[xib-loop,$st]}" \
+		"${cm[rxe-loop,$st]}" "${cm[xib-2ns,$st]}" "${cm[rxe->xib,$st]}" \
+		"${cm[xib->rxe,$st]}"
+done
 
 echo
 echo "system calls per work request (xib, 100000 RDMA WRITEs on one device):"

@@ -58,6 +58,8 @@
 
 #include "xib/ucma.h"
 
+#include "tap.h"
+
 #define EV_MS		5000	/* an event that should come */
 #define QUIET_MS	300	/* how long "nothing comes" is watched */
 #define CONN_MS		15000	/* an event of the CM over the wire */
@@ -68,22 +70,6 @@
  */
 #define FIRST_MS	(CONN_MS + 60000)
 
-static int checks, failures;
-
-static void __attribute__((format(printf, 2, 3))) ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	checks++;
-	if (!cond)
-		failures++;
-	printf("%sok %d - ", cond ? "" : "not ", checks);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-}
 
 static void on_alarm(int sig)
 {

@@ -8,6 +8,7 @@
 #   $(BUILD)/lib/xib/librdmacm.so.1
 #   $(BUILD)/tests/c/rdmacm_host       what needs no kernel (host bats)
 #   $(BUILD)/tests/c/rdmacm_checklist  the seed's rdma_cm checklist (VM bats)
+#   $(BUILD)/tests/c/rdmacm_race       the event thread vs rdma_destroy_qp (VM bats)
 
 LIBRDMACM := $(BUILD)/lib/xib/librdmacm.so.1
 LIBRDMACM_SRCS := $(addprefix userspace/librdmacm/,cma.c addrinfo.c util.c rsocket.c rsocket_dgram.c)
@@ -45,6 +46,15 @@ $(BUILD)/tests/c/rdmacm_checklist: tests/c/rdmacm_checklist.c $(LIBRDMACM) inclu
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(XIB_CFLAGS) -o $@ $< \
 		-L$(dir $(LIBRDMACM)) -l:librdmacm.so.1 -l:libibverbs.so.1 -lpthread
+
+# The event thread against rdma_destroy_qp (cmtime's client): the program
+# defines ibv_modify_qp and ibv_destroy_qp, exported (-rdynamic) so that
+# librdmacm's calls reach them first; they forward with dlsym(RTLD_NEXT).
+userspace: $(BUILD)/tests/c/rdmacm_race
+$(BUILD)/tests/c/rdmacm_race: tests/c/rdmacm_race.c $(LIBRDMACM)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(XIB_CFLAGS) -Wall -Wextra -Werror -rdynamic -o $@ $< \
+		-L$(dir $(LIBRDMACM)) -l:librdmacm.so.1 -l:libibverbs.so.1 -ldl -lpthread
 
 # The rsockets sources again, linked against the system's librdmacm and
 # libibverbs: preloaded under rdma-core's own rstream/rcopy/riostream, it

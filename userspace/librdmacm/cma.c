@@ -16,7 +16,10 @@
  * is sent), RTR and RTS on the CONNECT_RESPONSE of an active id (reported as ESTABLISHED once
  * XIB_UCMA_ESTABLISH sent the RTU), the error state on rdma_disconnect,
  * REJECTED, DISCONNECTED and connection errors.  The attributes always
- * come from the kernel (XIB_UCMA_INIT_QP_ATTR).
+ * come from the kernel (XIB_UCMA_INIT_QP_ATTR).  The moves an event
+ * causes are made in the thread that reads it, while the application
+ * may be in rdma_destroy_qp on the same id in another: the library uses
+ * id->qp only under the id's qp_lock (rdmacm.h).
  *
  * Events are read with XIB_UCMA_GET_EVENT and matched to ids by handle,
  * never by the uid the kernel echoes; an event for an id already
@@ -54,8 +57,10 @@
 /*
  * Every device libibverbs lists, opened once and kept open while the
  * library is loaded (rdma_get_devices' promise), with a default PD for
- * rdma_create_qp(id, NULL, ...).  Under xcm_dev_lock; entries are never
- * removed, so a context found stays valid.
+ * rdma_create_qp(id, NULL, ...).  The table is under xcm_dev_lock and
+ * only grows; each entry is allocated alone and never freed, so a
+ * struct xcm_dev found stays valid after the lock is dropped (the table
+ * itself moves when it grows).
  */
 struct xcm_dev {
 	struct ibv_context *verbs;
@@ -65,14 +70,14 @@ struct xcm_dev {
 };
 
 static pthread_mutex_t xcm_dev_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct xcm_dev *xcm_devs;
+static struct xcm_dev **xcm_devs;
 static int xcm_ndevs;
 
 /* Opens the devices not yet in the table.  Caller holds xcm_dev_lock. */
 static void xcm_dev_scan(void)
 {
 	struct ibv_device **list;
-	struct xcm_dev *grown;
+	struct xcm_dev **grown, *d;
 	int i, j, n;
 
 	list = ibv_get_device_list(&n);
@@ -80,10 +85,9 @@ static void xcm_dev_scan(void)
 		return;
 	for (i = 0; i < n; i++) {
 		uint64_t guid = be64toh(ibv_get_device_guid(list[i]));
-		struct ibv_context *verbs;
 
 		for (j = 0; j < xcm_ndevs; j++)
-			if (xcm_devs[j].guid == guid)
+			if (xcm_devs[j]->guid == guid)
 				break;
 		if (j < xcm_ndevs)
 			continue;
@@ -91,15 +95,18 @@ static void xcm_dev_scan(void)
 		if (!grown)
 			break;
 		xcm_devs = grown;
-		verbs = ibv_open_device(list[i]);
-		if (!verbs)
+		d = calloc(1, sizeof(*d));
+		if (!d)
+			break;
+		d->verbs = ibv_open_device(list[i]);
+		if (!d->verbs) {
+			free(d);
 			continue;
-		memset(&xcm_devs[xcm_ndevs], 0, sizeof(xcm_devs[0]));
-		xcm_devs[xcm_ndevs].verbs = verbs;
-		xcm_devs[xcm_ndevs].guid = guid;
-		if (ibv_query_device(verbs, &xcm_devs[xcm_ndevs].attr))
-			memset(&xcm_devs[xcm_ndevs].attr, 0, sizeof(xcm_devs[0].attr));
-		xcm_ndevs++;
+		}
+		d->guid = guid;
+		if (ibv_query_device(d->verbs, &d->attr))
+			memset(&d->attr, 0, sizeof(d->attr));
+		xcm_devs[xcm_ndevs++] = d;
 	}
 	/* the opened contexts hold their devices */
 	ibv_free_device_list(list);
@@ -116,8 +123,8 @@ static struct xcm_dev *xcm_dev_find(uint64_t guid)
 		if (pass)
 			xcm_dev_scan();
 		for (i = 0; i < xcm_ndevs; i++)
-			if (xcm_devs[i].guid == guid)
-				d = &xcm_devs[i];
+			if (xcm_devs[i]->guid == guid)
+				d = xcm_devs[i];
 	}
 	pthread_mutex_unlock(&xcm_dev_lock);
 	return d;
@@ -130,8 +137,8 @@ static struct xcm_dev *xcm_dev_of(const struct ibv_context *verbs)
 
 	pthread_mutex_lock(&xcm_dev_lock);
 	for (i = 0; i < xcm_ndevs; i++)
-		if (xcm_devs[i].verbs == verbs)
-			d = &xcm_devs[i];
+		if (xcm_devs[i]->verbs == verbs)
+			d = xcm_devs[i];
 	pthread_mutex_unlock(&xcm_dev_lock);
 	return d;
 }
@@ -169,7 +176,7 @@ XCM_EXPORT struct ibv_context **rdma_get_devices(int *num_devices)
 	list = calloc(xcm_ndevs + 1, sizeof(*list));
 	if (list) {
 		for (int i = 0; i < xcm_ndevs; i++)
-			list[i] = xcm_devs[i].verbs;
+			list[i] = xcm_devs[i]->verbs;
 		if (num_devices)
 			*num_devices = xcm_ndevs;
 	}
@@ -282,6 +289,7 @@ static struct xcm_id *xcm_id_alloc(struct xcm_channel *chan, void *context,
 		return NULL;
 	pthread_mutex_init(&xid->lock, NULL);
 	pthread_cond_init(&xid->cond, NULL);
+	pthread_mutex_init(&xid->qp_lock, NULL);
 	xid->chan = chan;
 	xid->id.channel = &chan->ch;
 	xid->id.context = context;
@@ -300,6 +308,7 @@ static void xcm_id_free(struct xcm_id *xid)
 	}
 	free(xid->id.route.path_rec);
 	free(xid->ep_attr);
+	pthread_mutex_destroy(&xid->qp_lock);
 	pthread_cond_destroy(&xid->cond);
 	pthread_mutex_destroy(&xid->lock);
 	free(xid);
@@ -574,17 +583,20 @@ XCM_EXPORT int rdma_init_qp_attr(struct rdma_cm_id *id, struct ibv_qp_attr *qp_a
 }
 
 /*
- * Moves the id's QP to @state with the kernel's attributes; @rd_atomic,
- * unless 0xff, replaces the RDMA READ depth the state sets (RTR: what the
- * peer may issue, an accept's responder resources before the REP made
- * them the connection's).
+ * Moves the id's QP, if it has one, to @state with the kernel's
+ * attributes; @rd_atomic, unless 0xff, replaces the RDMA READ depth the
+ * state sets (RTR: what the peer may issue, an accept's responder
+ * resources before the REP made them the connection's).  Caller holds
+ * xid->qp_lock, so the QP cannot be destroyed under the move.
  */
-static int xcm_qp_move_rd(struct xcm_id *xid, enum ibv_qp_state state, uint8_t rd_atomic)
+static int xcm_qp_move_locked(struct xcm_id *xid, enum ibv_qp_state state,
+			      uint8_t rd_atomic)
 {
+	struct ibv_qp *qp = xid->id.qp;
 	struct ibv_qp_attr attr;
 	int mask, ret;
 
-	if (!xid->id.qp)
+	if (!qp)
 		return 0;
 	memset(&attr, 0, sizeof(attr));
 	attr.qp_state = state;
@@ -595,7 +607,7 @@ static int xcm_qp_move_rd(struct xcm_id *xid, enum ibv_qp_state state, uint8_t r
 	}
 	if (rd_atomic != 0xff && (mask & IBV_QP_MAX_DEST_RD_ATOMIC))
 		attr.max_dest_rd_atomic = rd_atomic;
-	ret = ibv_modify_qp(xid->id.qp, &attr, mask);
+	ret = ibv_modify_qp(qp, &attr, mask);
 	if (ret) {
 		errno = ret;
 		return -1;
@@ -603,16 +615,37 @@ static int xcm_qp_move_rd(struct xcm_id *xid, enum ibv_qp_state state, uint8_t r
 	return 0;
 }
 
+static int xcm_qp_move_rd(struct xcm_id *xid, enum ibv_qp_state state, uint8_t rd_atomic)
+{
+	int ret;
+
+	pthread_mutex_lock(&xid->qp_lock);
+	ret = xcm_qp_move_locked(xid, state, rd_atomic);
+	pthread_mutex_unlock(&xid->qp_lock);
+	return ret;
+}
+
 static int xcm_qp_move(struct xcm_id *xid, enum ibv_qp_state state)
 {
 	return xcm_qp_move_rd(xid, state, 0xff);
 }
 
+/* RTR then RTS.  Caller holds xid->qp_lock. */
+static int xcm_qp_rtr_rts_locked(struct xcm_id *xid)
+{
+	if (xcm_qp_move_locked(xid, IBV_QPS_RTR, 0xff))
+		return -1;
+	return xcm_qp_move_locked(xid, IBV_QPS_RTS, 0xff);
+}
+
 static int xcm_qp_rtr_rts(struct xcm_id *xid)
 {
-	if (xcm_qp_move(xid, IBV_QPS_RTR))
-		return -1;
-	return xcm_qp_move(xid, IBV_QPS_RTS);
+	int ret;
+
+	pthread_mutex_lock(&xid->qp_lock);
+	ret = xcm_qp_rtr_rts_locked(xid);
+	pthread_mutex_unlock(&xid->qp_lock);
+	return ret;
 }
 
 /* --- events --------------------------------------------------------------- */
@@ -717,6 +750,52 @@ static void xcm_drop_request(struct xcm_channel *chan, uint32_t handle)
 }
 
 /*
+ * CONNECT_RESPONSE of an id with a QP: RTR, RTS and the RTU, reported as
+ * ESTABLISHED (CONNECT_ERROR, the QP in error, if a step fails).  Under
+ * qp_lock: the application may be in rdma_destroy_qp meanwhile.
+ */
+static void xcm_conn_response(struct xcm_id *xid, struct rdma_cm_event *ev)
+{
+	struct xib_ucma_establish e;
+
+	pthread_mutex_lock(&xid->qp_lock);
+	if (!xid->id.qp)
+		goto out;
+	if (xcm_qp_rtr_rts_locked(xid) == 0) {
+		memset(&e, 0, sizeof(e));
+		e.id = xid->handle;
+		if (xcm_ioctl(xid->chan->ch.fd, XIB_UCMA_ESTABLISH, &e) == 0) {
+			ev->event = RDMA_CM_EVENT_ESTABLISHED;
+			goto out;
+		}
+	}
+	ev->status = -errno;
+	ev->event = RDMA_CM_EVENT_CONNECT_ERROR;
+	(void)xcm_qp_move_locked(xid, IBV_QPS_ERR, 0xff);
+out:
+	pthread_mutex_unlock(&xid->qp_lock);
+}
+
+/* MULTICAST_JOIN: the QP, if any, joins the group (once); under qp_lock. */
+static void xcm_mc_attach(struct xcm_id *xid, struct xcm_event *evt)
+{
+	struct rdma_cm_event *ev = &evt->ev;
+
+	pthread_mutex_lock(&xid->qp_lock);
+	if (xid->id.qp && !evt->mc->attached) {
+		evt->mc->mgid = ev->param.ud.ah_attr.grh.dgid;
+		evt->mc->mlid = ev->param.ud.ah_attr.dlid;
+		if (ibv_attach_mcast(xid->id.qp, &evt->mc->mgid, evt->mc->mlid) == 0) {
+			evt->mc->attached = 1;
+		} else {
+			ev->event = RDMA_CM_EVENT_MULTICAST_ERROR;
+			ev->status = -errno;
+		}
+	}
+	pthread_mutex_unlock(&xid->qp_lock);
+}
+
+/*
  * Turns a kernel event into the application's.  0: deliver; 1: nothing
  * for the application (the event is accounted as acknowledged).
  */
@@ -754,21 +833,8 @@ static int xcm_process(struct xcm_event *evt, const struct xib_ucma_event *k)
 	case RDMA_CM_EVENT_CONNECT_RESPONSE:
 		xcm_conn_from_k(evt, &k->conn);
 		xcm_remote_ece(xid, &k->conn);
-		if (!xid->id.qp || ev->status)
-			break;
-		if (xcm_qp_rtr_rts(xid) == 0) {
-			struct xib_ucma_establish e;
-
-			memset(&e, 0, sizeof(e));
-			e.id = xid->handle;
-			if (xcm_ioctl(xid->chan->ch.fd, XIB_UCMA_ESTABLISH, &e) == 0) {
-				ev->event = RDMA_CM_EVENT_ESTABLISHED;
-				break;
-			}
-		}
-		ev->status = -errno;
-		ev->event = RDMA_CM_EVENT_CONNECT_ERROR;
-		(void)xcm_qp_move(xid, IBV_QPS_ERR);
+		if (!ev->status)
+			xcm_conn_response(xid, ev);
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
 		if (ud) {
@@ -793,17 +859,8 @@ static int xcm_process(struct xcm_event *evt, const struct xib_ucma_event *k)
 		xcm_ud_from_k(evt, k);
 		ev->param.ud.private_data = evt->mc->context;
 		ev->param.ud.private_data_len = 0;
-		if (ev->event == RDMA_CM_EVENT_MULTICAST_JOIN && xid->id.qp &&
-		    !evt->mc->attached) {
-			evt->mc->mgid = ev->param.ud.ah_attr.grh.dgid;
-			evt->mc->mlid = ev->param.ud.ah_attr.dlid;
-			if (ibv_attach_mcast(xid->id.qp, &evt->mc->mgid, evt->mc->mlid) == 0) {
-				evt->mc->attached = 1;
-			} else {
-				ev->event = RDMA_CM_EVENT_MULTICAST_ERROR;
-				ev->status = -errno;
-			}
-		}
+		if (ev->event == RDMA_CM_EVENT_MULTICAST_JOIN)
+			xcm_mc_attach(xid, evt);
 		break;
 	case RDMA_CM_EVENT_ADDR_ERROR:
 	case RDMA_CM_EVENT_ROUTE_ERROR:
@@ -1175,18 +1232,23 @@ XCM_EXPORT int rdma_create_qp_ex(struct rdma_cm_id *id,
 	}
 	if (!qp)
 		goto destroy_cqs;
+	pthread_mutex_lock(&xid->qp_lock);
 	id->qp = qp;
+	xid->own_cqs = made_cqs;
+	pthread_mutex_unlock(&xid->qp_lock);
 	if (!id->pd)
 		id->pd = attr->pd;
-	xid->own_cqs = made_cqs;
 	if (xcm_qp_init(xid))
 		goto destroy_qp;
 	return 0;
 
 destroy_qp:
 	err = errno;
-	ibv_destroy_qp(qp);
+	pthread_mutex_lock(&xid->qp_lock);
 	id->qp = NULL;
+	xid->own_cqs = 0;
+	pthread_mutex_unlock(&xid->qp_lock);
+	ibv_destroy_qp(qp);
 	errno = err;
 destroy_cqs:
 	if (made_cqs) {
@@ -1194,7 +1256,6 @@ destroy_cqs:
 		xcm_destroy_cqs(id);
 		errno = err;
 	}
-	xid->own_cqs = 0;
 	return -1;
 }
 
@@ -1217,18 +1278,30 @@ XCM_EXPORT int rdma_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd,
 	return 0;
 }
 
+/*
+ * The QP leaves id->qp under qp_lock first: an event being processed in
+ * another thread either finished with it or sees no QP.
+ */
 XCM_EXPORT void rdma_destroy_qp(struct rdma_cm_id *id)
 {
 	struct xcm_id *xid;
+	struct ibv_qp *qp;
+	int own_cqs;
 
-	if (!id || !id->qp)
+	if (!id)
 		return;
 	xid = to_xid(id);
-	ibv_destroy_qp(id->qp);
+	pthread_mutex_lock(&xid->qp_lock);
+	qp = id->qp;
+	own_cqs = xid->own_cqs;
 	id->qp = NULL;
-	if (xid->own_cqs)
-		xcm_destroy_cqs(id);
 	xid->own_cqs = 0;
+	pthread_mutex_unlock(&xid->qp_lock);
+	if (!qp)
+		return;
+	ibv_destroy_qp(qp);
+	if (own_cqs)
+		xcm_destroy_cqs(id);
 }
 
 XCM_EXPORT int rdma_create_srq_ex(struct rdma_cm_id *id,
@@ -1760,8 +1833,6 @@ XCM_EXPORT int rdma_leave_multicast(struct rdma_cm_id *id, struct sockaddr *addr
 		errno = EADDRNOTAVAIL;
 		return -1;
 	}
-	if (mc->attached && id->qp)
-		ibv_detach_mcast(id->qp, &mc->mgid, mc->mlid);
 	memset(&cmd, 0, sizeof(cmd));
 	cmd.mc_id = mc->handle;
 	(void)xcm_ioctl(xid->chan->ch.fd, XIB_UCMA_LEAVE_MCAST, &cmd);
@@ -1769,6 +1840,11 @@ XCM_EXPORT int rdma_leave_multicast(struct rdma_cm_id *id, struct sockaddr *addr
 	while (mc->acked != mc->delivered)
 		pthread_cond_wait(&xid->cond, &xid->lock);
 	pthread_mutex_unlock(&xid->lock);
+	/* no event of @mc is in flight now: @attached is final */
+	pthread_mutex_lock(&xid->qp_lock);
+	if (mc->attached && id->qp)
+		ibv_detach_mcast(id->qp, &mc->mgid, mc->mlid);
+	pthread_mutex_unlock(&xid->qp_lock);
 	free(mc);
 	return 0;
 }

@@ -57,6 +57,16 @@ struct xcm_mc {
  * waits on @cond until they are equal.  Both, @mcs and the ECE values
  * are under @lock.  @handle changes only in rdma_migrate_id, which the
  * application may not race with other calls on the id.
+ *
+ * @qp_lock guards id.qp and @own_cqs against rdma_get_cm_event: the
+ * library moves the QP of an event's id (CONNECT_RESPONSE, REJECTED,
+ * DISCONNECTED, ...) in whatever thread reads the event, while another
+ * may be in rdma_destroy_qp on that id (cmtime: rdma_disconnect then
+ * rdma_destroy_qp, its event thread taking the DISCONNECTED meanwhile).
+ * Every library use of id.qp holds it from reading the pointer to the
+ * last verb on the QP; rdma_create_qp and rdma_destroy_qp set id.qp only
+ * under it (the QP is destroyed once id.qp no longer names it).  Taken
+ * after @lock or chan->lock is released, never with them.
  */
 struct xcm_id {
 	struct rdma_cm_id id;
@@ -64,10 +74,11 @@ struct xcm_id {
 	struct xcm_id *next;		/* chan->ids, under chan->lock */
 	uint32_t handle;
 	int sync;			/* NULL channel: a private one, calls wait */
-	int own_cqs;			/* rdma_create_qp made the CQs */
+	int own_cqs;			/* rdma_create_qp made the CQs; qp_lock */
 	int borrowed_srq;		/* rdma_get_request: the listener's SRQ */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
+	pthread_mutex_t qp_lock;
 	unsigned int delivered;
 	unsigned int acked;
 	struct xcm_mc *mcs;
