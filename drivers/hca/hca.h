@@ -17,9 +17,12 @@
  *   hca_comp.c   completer: ACK/NAK/RNR NAK and read response handling,
  *                the QP timer (local ACK timeout, RNR wait), rewind,
  *                send completions
- *   hca_resp.c   responder: SEND, WRITE, READ, UD receive; ACKs, READ
- *                responses, receive queue flush
- *   hca_retx.c   retransmission arithmetic (pure functions)
+ *   hca_resp.c   responder: SEND, WRITE, READ, atomics, UD receive; ACKs,
+ *                READ responses and atomic ACKs, receive queue flush
+ *   hca_atomic.c the responder's atomic checks and read-modify-write of
+ *                user memory (pure functions)
+ *   hca_retx.c   retransmission arithmetic and the responder resources'
+ *                replay (pure functions)
  *   hca_pkt.c    packet building shared by all (xib_hca_build_pkt())
  *   hca_net.c    the network side (UDP socket, ICRC, routing)
  *   hca_wire.c   header formats and the opcode table
@@ -34,11 +37,13 @@
  *    kicker's, never both (@req_busy).
  *  - the device's worker thread (hca_engine.c, one kthread per device):
  *    the requester's transmit side of every QP (WQE fetch, validation,
- *    segmentation), RDMA READ responses (responder resources), flushing of
- *    QPs in the error state.
+ *    segmentation), RDMA READ responses and the atomic ACKNOWLEDGEs queued
+ *    behind them (responder resources), flushing of QPs in the error
+ *    state.
  *  - softirq (xib_hca_recv() from the network side, or nested in a local
- *    xib_hca_xmit()): the responder, and the completer's ACK, NAK and
- *    read response processing (hca_comp.c).
+ *    xib_hca_xmit()): the responder (atomics execute here, under
+ *    rq.lock), and the completer's ACK, NAK, read response and atomic
+ *    ACKNOWLEDGE processing (hca_comp.c).
  *  - timer (softirq): the QP's timer (RNR wait or local ACK timeout)
  *    only sets a flag under sq.lock and wakes the worker.
  *  The worker may take the core's qp->mutex (mutex_trylock only) to
@@ -299,8 +304,8 @@ struct xib_hca_swqe {
  * @una: oldest PSN not acknowledged yet (by an ACK, a NAK or a READ
  *	response); the sender keeps fewer than XIB_HCA_SEND_WINDOW packets
  *	beyond it, so a burst cannot overrun the receiver's backlog
- * @blocked: the next WQE waits for RDMA READ responses (credit, fence)
- *	or for ACKs (send window)
+ * @blocked: the next WQE waits for RDMA READ or atomic responses
+ *	(max_rd_atomic credit, fence) or for ACKs (send window)
  * @rnr_left: RNR retries left (7: infinite)
  * @retry_left: retries left after a local ACK timeout, a PSN sequence
  *	NAK or missing READ responses (reset to retry_cnt by progress)
@@ -346,11 +351,13 @@ struct xib_hca_sq {
 };
 
 /**
- * struct xib_hca_rd_res - one responder resource: an RDMA READ to answer
+ * struct xib_hca_rd_res - one responder resource: an RDMA READ or an
+ *	atomic to answer (IBTA 9.7.5.2.2: both use the max_dest_rd_atomic
+ *	resources)
  * @psn: PSN of the request (and of the first response packet)
- * @va: the remote address, from its RETH
- * @rkey: the R_Key, from its RETH
- * @len: the DMA length in bytes, from its RETH
+ * @va: the remote address, from its RETH or AtomicETH
+ * @rkey: the R_Key, from its RETH or AtomicETH
+ * @len: the DMA length in bytes, from its RETH (an atomic: 8)
  * @sent: response packets sent so far (@npkts: done; a duplicate
  *	request sets it back to the first packet it asks for)
  * @npkts: response packets in all
@@ -359,6 +366,10 @@ struct xib_hca_sq {
  * @replay: answered once and being answered again for a duplicate
  *	request; the requester has every response of it that it will use
  *	once it sends a new READ, so a new READ may take its place
+ * @atomic: an atomic, executed when it arrived: its one response is an
+ *	ATOMIC ACKNOWLEDGE carrying @orig, the same every time it is sent
+ *	again (a duplicate is answered from here and never executed again)
+ * @orig: atomic: the remote data before the operation
  */
 struct xib_hca_rd_res {
 	u32 psn;
@@ -369,6 +380,8 @@ struct xib_hca_rd_res {
 	u32 npkts;
 	u32 first;
 	bool replay;
+	bool atomic;
+	u64 orig;
 };
 
 /**
@@ -384,9 +397,10 @@ struct xib_hca_rd_res {
  * @va: WRITE in progress: the remote address, from its RETH
  * @rkey: WRITE in progress: the R_Key, from its RETH
  * @wlen: WRITE in progress: the DMA length in bytes, from its RETH
- * @rd: the read resources, a ring of max_dest_rd_atomic entries
+ * @rd: the responder resources (READs and atomics), a ring of which the
+ *	newest max_dest_rd_atomic entries are held
  * @rd_head: oldest resource still to answer (resources before it are
- *	kept for duplicate requests until the ring wraps)
+ *	kept for duplicate requests until the ring wraps: the replay cache)
  * @rd_tail: next free resource
  * @ack_held: an ACK or NAK decided while READ responses were still to
  *	send; the worker sends it after them, so that responses stay in
@@ -454,10 +468,10 @@ struct xib_hca_rq {
  * @rnr_retry: retries after an RNR NAK (0 to 7; 7: infinite)
  * @min_rnr_timer: the 5-bit RNR NAK timer code this responder sends in
  *	its RNR NAKs
- * @max_rd_atomic: RDMA READs this requester may have outstanding (0
- *	counts as 1)
- * @max_dest_rd_atomic: RDMA READs this responder accepts outstanding, and
- *	keeps resources for
+ * @max_rd_atomic: RDMA READs and atomics this requester may have
+ *	outstanding (0 counts as 1)
+ * @max_dest_rd_atomic: RDMA READs and atomics this responder accepts
+ *	outstanding, and keeps resources (the atomic replay cache) for
  * @timer: the requester's timer: the RNR wait (sq.stalled) or the local
  *	ACK timeout (sq.rto); armed under sq.lock, see "Timer" above
  * @req_busy: bit 0 is set while a context runs the requester's transmit
@@ -536,10 +550,26 @@ static inline bool xib_hca_is_read(const struct xib_hca_swqe *swqe)
 	return swqe->wqe.opcode == XIB_HCA_WR_RDMA_READ;
 }
 
+static inline bool xib_hca_is_atomic(const struct xib_hca_swqe *swqe)
+{
+	return swqe->wqe.opcode == XIB_HCA_WR_ATOMIC_CMP_AND_SWP ||
+	       swqe->wqe.opcode == XIB_HCA_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/*
+ * A READ or an atomic: the responder answers with data (READ responses,
+ * an ATOMIC ACKNOWLEDGE), which the WQE needs before it completes; it
+ * uses a responder resource and counts against max_rd_atomic.
+ */
+static inline bool xib_hca_has_resp(const struct xib_hca_swqe *swqe)
+{
+	return xib_hca_is_read(swqe) || xib_hca_is_atomic(swqe);
+}
+
 /* PSNs a WQE uses: request packets, or response packets for a READ. */
 static inline u32 xib_hca_swqe_psns(const struct xib_hca_swqe *swqe)
 {
-	return xib_hca_is_read(swqe) ? swqe->resp_pkts : swqe->npkts;
+	return xib_hca_has_resp(swqe) ? swqe->resp_pkts : swqe->npkts;
 }
 
 /* hca_retx.c: retransmission arithmetic (pure functions, KUnit-tested) */
@@ -554,7 +584,15 @@ enum xib_hca_psn_class {
 };
 
 enum xib_hca_psn_class xib_hca_psn_classify(u32 psn, u32 epsn);
-bool xib_hca_rd_replay(struct xib_hca_resp *r, u32 max_res, u32 psn);
+bool xib_hca_rd_replay(struct xib_hca_resp *r, u32 max_res, u32 psn,
+		       bool atomic);
+struct xib_hca_rd_res *xib_hca_res_new(struct xib_hca_resp *r, u32 max_res);
+
+/* hca_atomic.c: the responder's atomics (pure functions, KUnit-tested) */
+int xib_hca_atomic_check(u32 qp_access, const struct xib_pd *pd,
+			 const struct xib_mr *mr, u64 va, u32 rkey);
+int xib_hca_atomic_exec(struct xib_umem *umem, u64 offset, bool cmp_swap,
+			u64 swap_add, u64 compare, u64 *orig);
 
 /* hca_main.c */
 int xib_hca_dellink(struct xib_device *xdev);

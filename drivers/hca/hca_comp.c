@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * xib_hca completer: what the requester learns back from the responder
- * (IBTA vol. 1 9.7.5.1, 9.7.6): ACKs, NAKs, RNR NAKs and RDMA READ
- * responses (softirq, xib_hca_comp_recv()), the QP's timer (the local
+ * (IBTA vol. 1 9.7.5.1, 9.7.6): ACKs, NAKs, RNR NAKs, RDMA READ
+ * responses and ATOMIC ACKNOWLEDGEs (softirq, xib_hca_comp_recv()), the QP's timer (the local
  * ACK timeout and the RNR wait), going back to resend (xib_hca_rewind(),
  * go-back-N) and the completion of send WQEs.  WQEs complete strictly in
  * order: UD ones when sent, RC ones when the responder's ACK (or, for
- * RDMA READ, the last read response) covers them.
+ * RDMA READ, the last read response; for an atomic, its ATOMIC
+ * ACKNOWLEDGE, whose original data goes to the WQE's first 8 bytes)
+ * covers them.  An atomic is handled as a one-response READ throughout:
+ * an ACK past it means its response was lost, and it is sent again with
+ * the same PSN, which the responder answers from its replay cache.
  *
  * RC reliability: the WQEs between the oldest unretired one (cons) and
  * the newest fetched one stay in the kernel array, so any packet of them
@@ -26,7 +30,7 @@
  * goes to ERR (the rest is flushed).  Packets already acknowledged are
  * not sent again.  The pure arithmetic of this is in hca_retx.c.
  *
- * Not yet: atomics, UC.
+ * Not yet: UC.
  *
  * Locking: all requester state is under qp->sq.lock (worker: _bh; ACK
  * path and qp->timer: softirq).  qp->timer is armed only under the lock
@@ -229,7 +233,7 @@ static void xib_hca_rewind(struct xib_hca_qp *qp, u32 psn)
 	if (i == end)
 		return;
 	swqe = xib_hca_swqe_at(qp, i);
-	pkt = xib_hca_is_read(swqe) ? 0 :
+	pkt = xib_hca_has_resp(swqe) ? 0 :
 	      xib_hca_resume_pkt(swqe->first_psn, swqe->npkts, psn);
 	if (i == sq->send && pkt >= sq->send_pkt)
 		return;
@@ -272,7 +276,7 @@ static u32 xib_hca_resend_point(struct xib_hca_qp *qp)
 		return sq->una;
 	swqe = xib_hca_swqe_at(qp, sq->cons);
 	if (swqe->status != XIB_HCA_WC_SUCCESS || swqe->acked ||
-	    !xib_hca_is_read(swqe))
+	    !xib_hca_has_resp(swqe))
 		return sq->una;
 	missing = xib_psn_add(swqe->first_psn, swqe->rcvd);
 	return xib_psn_before(missing, sq->una) ? missing : sq->una;
@@ -341,7 +345,7 @@ static void xib_hca_ack_through(struct xib_hca_qp *qp, u32 psn)
 		if (xib_psn_before(psn, last) ||
 		    !xib_psn_before(last, sq->hi_psn))
 			break;
-		if (xib_hca_is_read(swqe))
+		if (xib_hca_has_resp(swqe))
 			break;	/* needs its data: lost responses */
 		swqe->acked = true;
 	}
@@ -433,7 +437,10 @@ static void xib_hca_ack(struct xib_hca_qp *qp, const struct xib_hca_pkt *pkt)
 	}
 }
 
-/* The oldest READ still missing responses (it may not be sent yet). */
+/*
+ * The oldest READ or atomic still missing responses (it may not be sent
+ * yet).
+ */
 static struct xib_hca_swqe *xib_hca_find_read(struct xib_hca_qp *qp)
 {
 	struct xib_hca_swqe *swqe;
@@ -442,18 +449,41 @@ static struct xib_hca_swqe *xib_hca_find_read(struct xib_hca_qp *qp)
 	for (i = qp->sq.cons; i != qp->sq.fetch; i++) {
 		swqe = xib_hca_swqe_at(qp, i);
 		if (swqe->status == XIB_HCA_WC_SUCCESS && !swqe->acked &&
-		    xib_hca_is_read(swqe))
+		    xib_hca_has_resp(swqe))
 			return swqe;
 	}
 	return NULL;
 }
 
+/* The ATOMIC ACKNOWLEDGE of @swqe (in order): its original data. */
+static void xib_hca_atomic_resp(struct xib_hca_qp *qp,
+				struct xib_hca_swqe *swqe,
+				const struct xib_hca_pkt *pkt)
+{
+	const struct xib_atmack *atm = xib_hca_pkt_hdr(pkt, XIB_HDR_ATMACK);
+	u64 orig = xib_atmack_orig(atm);
+
+	if (xib_hca_sge_copy(qp, swqe->sge, swqe->wqe.num_sge, 0, &orig,
+			     sizeof(orig), true)) {
+		swqe->status = XIB_HCA_WC_LOC_PROT_ERR;
+		xib_hca_retire_done(qp);
+		return;
+	}
+	qp->sq.rd_gap = false;
+	xib_hca_una(qp, xib_psn_add(swqe->first_psn, 1));
+	swqe->rcvd = 1;
+	swqe->acked = true;
+	xib_hca_retire_done(qp);
+}
+
+/* A READ response or an ATOMIC ACKNOWLEDGE. */
 static void xib_hca_read_resp(struct xib_hca_qp *qp,
 			      const struct xib_hca_pkt *pkt)
 {
 	struct xib_hca_swqe *swqe = xib_hca_find_read(qp);
 	u32 psn = xib_bth_psn(pkt->bth);
 	u8 flags = pkt->info->flags;
+	bool atomic = !!(pkt->info->hdrs & BIT(XIB_HDR_ATMACK));
 	u32 off, want;
 	s32 d;
 
@@ -467,6 +497,15 @@ static void xib_hca_read_resp(struct xib_hca_qp *qp,
 	if (d > swqe->rcvd) {
 		/* past a lost response (of this READ or, later, the next) */
 		xib_hca_read_gap(qp, xib_psn_add(swqe->first_psn, swqe->rcvd));
+		return;
+	}
+	/* the response of the other kind: the responder is broken */
+	if (atomic != xib_hca_is_atomic(swqe)) {
+		xib_hca_fail_head(qp, XIB_HCA_WC_BAD_RESP_ERR);
+		return;
+	}
+	if (atomic) {
+		xib_hca_atomic_resp(qp, swqe, pkt);
 		return;
 	}
 	/* a READ requested again from rcvd is answered from a FIRST/ONLY */
@@ -525,8 +564,8 @@ void xib_hca_comp_recv(struct xib_hca_qp *qp, struct sk_buff *skb,
 	if (op == XIB_OP_ACKNOWLEDGE)
 		xib_hca_ack(qp, pkt);
 	else if (op >= XIB_OP_RDMA_READ_RESPONSE_FIRST &&
-		 op <= XIB_OP_RDMA_READ_RESPONSE_ONLY)
-		xib_hca_read_resp(qp, pkt);
+		 op <= XIB_OP_ATOMIC_ACKNOWLEDGE)
+		xib_hca_read_resp(qp, pkt);	/* and ATOMIC ACKNOWLEDGE */
 	/* progress or a rewind: a blocked sender may continue */
 	if (sq->cons != cons || sq->send != send || sq->send_pkt != send_pkt ||
 	    sq->blocked) {

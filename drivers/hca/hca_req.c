@@ -5,12 +5,16 @@
  * The worker (xib_hca_req_process()) copies each WQE out of the send ring
  * into the QP's kernel array (struct xib_hca_swqe) before it looks at it,
  * validates it, assigns its PSNs and segments it by the path MTU; it
- * holds back for the send window, the READ credit and fences.  What the
- * responder answers, the timer, the rewinds and the completions are the
- * completer's (hca_comp.c).  A QP in ERR has its send queue flushed here
- * (xib_hca_req_flush()).
+ * holds back for the send window, the READ and atomic credit
+ * (max_rd_atomic) and fences.  What the responder answers, the timer,
+ * the rewinds and the completions are the completer's (hca_comp.c).  A
+ * QP in ERR has its send queue flushed here (xib_hca_req_flush()).
  *
- * Not yet: atomics, UC.
+ * An atomic (CMP_SWAP, FETCH_ADD) is one request packet with an AtomicETH
+ * and one response, like a one-packet READ: it counts against
+ * max_rd_atomic and a fence waits for it.
+ *
+ * Not yet: UC.
  *
  * Locking: all requester state is under qp->sq.lock (worker: _bh).  The
  * lock is dropped around xib_hca_xmit().
@@ -33,7 +37,9 @@ static bool xib_hca_opcode_ok(struct xib_hca_qp *qp, u32 opcode)
 		       opcode == XIB_HCA_WR_SEND_WITH_IMM ||
 		       opcode == XIB_HCA_WR_RDMA_WRITE ||
 		       opcode == XIB_HCA_WR_RDMA_WRITE_WITH_IMM ||
-		       opcode == XIB_HCA_WR_RDMA_READ;
+		       opcode == XIB_HCA_WR_RDMA_READ ||
+		       opcode == XIB_HCA_WR_ATOMIC_CMP_AND_SWP ||
+		       opcode == XIB_HCA_WR_ATOMIC_FETCH_AND_ADD;
 	default:
 		return false;	/* UC: not yet */
 	}
@@ -49,7 +55,7 @@ static u8 xib_hca_copy_data(struct xib_hca_qp *qp, const u8 *slot,
 	int ret;
 
 	if (w->flags & XIB_HCA_SEND_INLINE) {
-		if (w->opcode == XIB_HCA_WR_RDMA_READ ||
+		if (xib_hca_has_resp(swqe) ||
 		    w->inline_len > qp->ibqp.cap.max_inline_data ||
 		    w->inline_len > room ||
 		    w->inline_len > XIB_HCA_MAX_INLINE)
@@ -65,13 +71,19 @@ static u8 xib_hca_copy_data(struct xib_hca_qp *qp, const u8 *slot,
 	memcpy(swqe->sge, slot + sizeof(*w),
 	       w->num_sge * sizeof(struct xib_hca_sge));
 	ret = xib_hca_sge_check(qp, swqe->sge, w->num_sge,
-				xib_hca_is_read(swqe) ?
+				xib_hca_has_resp(swqe) ?
 				XIB_ACCESS_LOCAL_WRITE : 0, &total);
 	if (ret == -EMSGSIZE)
 		return XIB_HCA_WC_LOC_LEN_ERR;
 	if (ret)
 		return XIB_HCA_WC_LOC_PROT_ERR;
 	swqe->len = total;
+	if (xib_hca_is_atomic(swqe)) {
+		/* the original remote data lands in the first 8 bytes */
+		if (total < sizeof(u64))
+			return XIB_HCA_WC_LOC_LEN_ERR;
+		swqe->len = sizeof(u64);
+	}
 	return XIB_HCA_WC_SUCCESS;
 }
 
@@ -127,7 +139,10 @@ static void xib_hca_assign_psns(struct xib_hca_qp *qp,
 {
 	u32 pkts = max_t(u32, 1, DIV_ROUND_UP(swqe->len, qp->mtu));
 
-	if (xib_hca_is_read(swqe)) {
+	if (xib_hca_is_atomic(swqe)) {
+		swqe->npkts = 1;
+		swqe->resp_pkts = 1;
+	} else if (xib_hca_is_read(swqe)) {
 		swqe->npkts = 1;
 		swqe->resp_pkts = pkts;
 	} else {
@@ -180,6 +195,10 @@ static u8 xib_hca_req_opcode(const struct xib_hca_swqe *swqe, u32 i, u32 n,
 
 	if (swqe->wqe.opcode == XIB_HCA_WR_RDMA_READ)
 		op = XIB_OP_RDMA_READ_REQUEST;
+	else if (swqe->wqe.opcode == XIB_HCA_WR_ATOMIC_CMP_AND_SWP)
+		op = XIB_OP_COMPARE_SWAP;
+	else if (swqe->wqe.opcode == XIB_HCA_WR_ATOMIC_FETCH_AND_ADD)
+		op = XIB_OP_FETCH_ADD;
 	else if (n == 1)
 		op = write ? (imm ? XIB_OP_RDMA_WRITE_ONLY_WITH_IMMEDIATE :
 			      XIB_OP_RDMA_WRITE_ONLY) :
@@ -211,8 +230,19 @@ static struct sk_buff *xib_hca_req_pkt(struct xib_hca_qp *qp,
 	f.opcode = xib_hca_req_opcode(swqe, i, swqe->npkts,
 				      ud ? XIB_TRANSPORT_UD : XIB_TRANSPORT_RC);
 	f.va = swqe->wqe.rdma.remote_addr;
+	f.rkey = swqe->wqe.rdma.rkey;
 	f.dma_len = swqe->len;
-	if (!xib_hca_is_read(swqe)) {
+	if (xib_hca_is_atomic(swqe)) {
+		bool cs = swqe->wqe.opcode == XIB_HCA_WR_ATOMIC_CMP_AND_SWP;
+
+		/* ibv_send_wr: compare_add is the compare or the addend */
+		f.va = swqe->wqe.atomic.remote_addr;
+		f.rkey = swqe->wqe.atomic.rkey;
+		f.swap_add = cs ? swqe->wqe.atomic.swap :
+				  swqe->wqe.atomic.compare_add;
+		f.compare = cs ? swqe->wqe.atomic.compare_add : 0;
+		f.psn = swqe->first_psn;
+	} else if (!xib_hca_is_read(swqe)) {
 		len = min(swqe->len - off, qp->mtu);
 		f.psn = xib_psn_add(swqe->first_psn, i);
 	} else {
@@ -230,7 +260,6 @@ static struct sk_buff *xib_hca_req_pkt(struct xib_hca_qp *qp,
 	f.imm = swqe->wqe.imm_data;
 	f.qkey = swqe->qkey;
 	f.sqpn = qp->ibqp.qp_num;
-	f.rkey = swqe->wqe.rdma.rkey;
 
 	skb = xib_hca_build_pkt(qp, &f, len, &payload);
 	if (!skb || !len)
@@ -257,7 +286,7 @@ static void xib_hca_wqe_sent(struct xib_hca_qp *qp, struct xib_hca_swqe *swqe)
 		swqe->acked = true;
 }
 
-/* RDMA READs sent whose data has not all arrived. */
+/* RDMA READs and atomics sent whose response has not all arrived. */
 static u32 xib_hca_reads_out(struct xib_hca_qp *qp)
 {
 	struct xib_hca_swqe *swqe;
@@ -265,21 +294,25 @@ static u32 xib_hca_reads_out(struct xib_hca_qp *qp)
 
 	for (i = qp->sq.cons; i != qp->sq.send; i++) {
 		swqe = xib_hca_swqe_at(qp, i);
-		if (xib_hca_is_read(swqe) && !swqe->acked &&
+		if (xib_hca_has_resp(swqe) && !swqe->acked &&
 		    swqe->status == XIB_HCA_WC_SUCCESS)
 			n++;
 	}
 	return n;
 }
 
-/* May the sender go on with @swqe?  (READ fence and credit) */
+/*
+ * May the sender go on with @swqe?  READs and atomics: fewer than
+ * max_rd_atomic outstanding (the responder has no more resources); a
+ * fence: none outstanding.
+ */
 static bool xib_hca_may_send(struct xib_hca_qp *qp, struct xib_hca_swqe *swqe)
 {
 	if (swqe->status != XIB_HCA_WC_SUCCESS)
 		return true;
 	if (qp->sq.send_pkt)
 		return true;
-	if (xib_hca_is_read(swqe))
+	if (xib_hca_has_resp(swqe))
 		return xib_hca_reads_out(qp) < max_t(u32, qp->max_rd_atomic, 1);
 	if (swqe->wqe.flags & XIB_HCA_SEND_FENCE)
 		return xib_hca_reads_out(qp) == 0;
@@ -314,7 +347,7 @@ static int xib_hca_req_step(struct xib_hca_qp *qp, struct sk_buff **skb,
 	swqe = xib_hca_swqe_at(qp, sq->send);
 	if (rc && swqe->status == XIB_HCA_WC_SUCCESS) {
 		/* after a rewind: what the responder has is not sent again */
-		if (!xib_hca_is_read(swqe))
+		if (!xib_hca_has_resp(swqe))
 			sq->send_pkt = max(sq->send_pkt,
 					   xib_hca_resume_pkt(swqe->first_psn,
 							      swqe->npkts,
@@ -325,7 +358,7 @@ static int xib_hca_req_step(struct xib_hca_qp *qp, struct sk_buff **skb,
 			return 1;
 		}
 	}
-	pkt_psn = xib_psn_add(swqe->first_psn, xib_hca_is_read(swqe) ?
+	pkt_psn = xib_psn_add(swqe->first_psn, xib_hca_has_resp(swqe) ?
 			      swqe->rcvd : sq->send_pkt);
 	if (!xib_hca_may_send(qp, swqe) ||
 	    (rc && xib_psn_diff(pkt_psn, sq->una) >= (s32)sq->cwnd)) {
@@ -350,7 +383,7 @@ static int xib_hca_req_step(struct xib_hca_qp *qp, struct sk_buff **skb,
 		return 0;	/* out of memory: try again next pass */
 	*path = qp->ibqp.qp_type == XIB_QPT_UD ? swqe->path : qp->path;
 	if (rc) {
-		end = xib_hca_is_read(swqe) ?
+		end = xib_hca_has_resp(swqe) ?
 		      xib_psn_add(swqe->first_psn, swqe->resp_pkts) :
 		      xib_psn_add(pkt_psn, 1);
 		if (xib_psn_before(sq->hi_psn, end))

@@ -1,20 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * xib_hca responder: UD receives, RC SEND, RDMA WRITE (with immediate)
- * and RDMA READ requests, ACKs and NAKs.  xib_hca_recv() (hca_recv.c)
- * hands it the request packets; responses (ACK, read response) for the
- * requester go to the completer (hca_comp.c).
+ * xib_hca responder: UD receives, RC SEND, RDMA WRITE (with immediate),
+ * RDMA READ and atomic (CMP_SWAP, FETCH_ADD) requests, ACKs and NAKs.
+ * xib_hca_recv() (hca_recv.c) hands it the request packets; responses
+ * (ACK, read response, atomic ACKNOWLEDGE) for the requester go to the
+ * completer (hca_comp.c).
  *
  * RC responder: packets must arrive in PSN order.  A duplicate SEND or
  * WRITE is acknowledged again (when it asks for an ACK) and not executed
  * again; a duplicate READ is answered again, from the response its PSN
  * names, out of the responder resources (struct xib_hca_rd_res,
- * max_dest_rd_atomic of them); the first packet ahead of the expected
- * PSN draws one PSN sequence NAK, the rest of the burst is dropped until
- * the expected PSN comes.  A SEND without a posted receive WQE draws an
+ * max_dest_rd_atomic of them); an atomic executes when it arrives, keeps
+ * its original data in a responder resource and is answered from there,
+ * then and for every duplicate of it (the replay cache: never executed
+ * twice); the first packet ahead of the expected PSN draws one PSN
+ * sequence NAK, the rest of the burst is dropped until the expected PSN
+ * comes.  A SEND without a posted receive WQE draws an
  * RNR NAK.  ACKs are coalesced: one per message (and on AckReq).  READ
  * responses are sent by the worker (xib_hca_resp_process()), never from
- * softirq, and an ACK decided while some are pending waits for them.
+ * softirq, and an ACK decided while some are pending waits for them; so
+ * does an atomic's ACKNOWLEDGE (it is sent at once only when no response
+ * is pending).
  *
  * Locking: the responder state is under qp->rq.lock; it is dropped
  * before any packet is sent (hca.h).
@@ -25,23 +31,18 @@
 
 #include "hca.h"
 
-/**
- * xib_hca_send_ack() - send an ACK or NAK
- * @qp: the RC QP
- * @syndrome: AETH syndrome
- * @psn: BTH PSN
- * @msn: AETH MSN
- *
- * Called without QP locks (it may recurse into the receive path).
- */
-void xib_hca_send_ack(struct xib_hca_qp *qp, u8 syndrome, u32 psn, u32 msn)
+/* An ACK, NAK or ATOMIC ACKNOWLEDGE (@atomic: with @orig). */
+static void xib_hca_xmit_ack(struct xib_hca_qp *qp, bool atomic, u8 syndrome,
+			     u32 psn, u32 msn, u64 orig)
 {
 	struct xib_hca_hdr_fields f = {};
 	struct xib_hca_path path;
 	struct sk_buff *skb;
 	void *payload;
 
-	f.opcode = XIB_OPCODE(XIB_TRANSPORT_RC, XIB_OP_ACKNOWLEDGE);
+	f.opcode = XIB_OPCODE(XIB_TRANSPORT_RC, atomic ?
+			      XIB_OP_ATOMIC_ACKNOWLEDGE : XIB_OP_ACKNOWLEDGE);
+	f.orig = orig;
 	f.syndrome = syndrome;
 	f.msn = msn & XIB_MSN_MASK;
 	f.psn = psn & XIB_PSN_MASK;
@@ -54,18 +55,38 @@ void xib_hca_send_ack(struct xib_hca_qp *qp, u8 syndrome, u32 psn, u32 msn)
 		xib_hca_xmit(qp_hca(qp), skb, &path);
 }
 
-/* An ACK or NAK the responder decided on, sent after the lock is dropped. */
+/**
+ * xib_hca_send_ack() - send an ACK or NAK
+ * @qp: the RC QP
+ * @syndrome: AETH syndrome
+ * @psn: BTH PSN
+ * @msn: AETH MSN
+ *
+ * Called without QP locks (it may recurse into the receive path).
+ */
+void xib_hca_send_ack(struct xib_hca_qp *qp, u8 syndrome, u32 psn, u32 msn)
+{
+	xib_hca_xmit_ack(qp, false, syndrome, psn, msn, 0);
+}
+
+/*
+ * An ACK or NAK the responder decided on, sent after the lock is dropped;
+ * @atomic: an ATOMIC ACKNOWLEDGE with @orig.
+ */
 struct xib_hca_ack {
 	bool send;
+	bool atomic;
 	u8 syndrome;
 	u32 psn;
 	u32 msn;
+	u64 orig;
 };
 
 static void xib_hca_set_ack(struct xib_hca_ack *ack, u8 syndrome, u32 psn,
 			    u32 msn)
 {
 	ack->send = true;
+	ack->atomic = false;
 	ack->syndrome = syndrome;
 	ack->psn = psn;
 	ack->msn = msn;
@@ -404,18 +425,8 @@ static int xib_hca_rc_read(struct xib_hca_qp *qp,
 	struct xib_hca_rd_res *res;
 	u32 len = xib_reth_len(reth);
 
-	/*
-	 * Resources answered again for duplicates make room: a requester
-	 * keeps at most max_dest_rd_atomic READs outstanding, so with a new
-	 * one it has all it wants of the oldest.
-	 */
-	while (r->rd_head != r->rd_tail &&
-	       (xib_hca_rd_at(r, r->rd_head)->replay ||
-		xib_hca_rd_at(r, r->rd_head)->sent ==
-		xib_hca_rd_at(r, r->rd_head)->npkts))
-		WRITE_ONCE(r->rd_head, r->rd_head + 1);
-	if (r->rd_tail - r->rd_head >= qp->max_dest_rd_atomic ||
-	    len > XIB_HCA_MAX_MSG) {
+	res = xib_hca_res_new(r, qp->max_dest_rd_atomic);
+	if (!res || len > XIB_HCA_MAX_MSG) {
 		xib_hca_nak_set(qp, ack, XIB_AETH_NAK_INVALID, psn);
 		xib_qp_event(&qp->ibqp, XIB_EVENT_QP_REQ_ERR);
 		xib_hca_qp_error(qp);
@@ -428,7 +439,6 @@ static int xib_hca_rc_read(struct xib_hca_qp *qp,
 		xib_hca_qp_error(qp);
 		return -EACCES;
 	}
-	res = xib_hca_rd_at(r, r->rd_tail);
 	res->psn = psn;
 	res->va = xib_reth_va(reth);
 	res->rkey = xib_reth_rkey(reth);
@@ -436,6 +446,8 @@ static int xib_hca_rc_read(struct xib_hca_qp *qp,
 	res->sent = 0;
 	res->first = 0;
 	res->replay = false;
+	res->atomic = false;
+	res->orig = 0;
 	res->npkts = max_t(u32, 1, DIV_ROUND_UP(len, qp->mtu));
 	WRITE_ONCE(r->rd_tail, r->rd_tail + 1);
 	*npsn = res->npkts;
@@ -447,13 +459,103 @@ static int xib_hca_rc_read(struct xib_hca_qp *qp,
 /*
  * A duplicate READ: answer it again from the response its PSN names
  * (a requester asks again from its first missing response), if the
- * resource is still held; otherwise it is dropped.
+ * resource is still held; otherwise it is dropped.  A duplicate atomic:
+ * its ACKNOWLEDGE again, with the original data the resource kept.
  */
-static void xib_hca_rc_dup_read(struct xib_hca_qp *qp, u32 psn)
+static void xib_hca_rc_dup_res(struct xib_hca_qp *qp, u32 psn, bool atomic)
 {
 	lockdep_assert_held(&qp->rq.lock);
-	if (xib_hca_rd_replay(&qp->rq.resp, qp->max_dest_rd_atomic, psn))
+	if (xib_hca_rd_replay(&qp->rq.resp, qp->max_dest_rd_atomic, psn,
+			      atomic))
 		xib_hca_kick_engine(qp_hca(qp));
+}
+
+/* --- RC: atomics ------------------------------------------------------------ */
+
+/* Check and execute an atomic: 0 (@orig set) or an AETH NAK code. */
+static int xib_hca_atomic_do(struct xib_hca_qp *qp, u64 va, u32 rkey,
+			     bool cmp_swap, u64 swap_add, u64 compare,
+			     u64 *orig)
+{
+	struct xib_mr *mr = NULL;
+	int code, ret;
+
+	if ((qp->access & XIB_ACCESS_REMOTE_ATOMIC) && !(va & 7))
+		mr = xib_mr_get_by_key(qp->ibqp.device, rkey);
+	code = xib_hca_atomic_check(qp->access, qp->ibqp.pd, mr, va, rkey);
+	if (!code) {
+		ret = xib_hca_atomic_exec(mr->umem, va - mr->iova, cmp_swap,
+					  swap_add, compare, orig);
+		if (ret == -EINVAL)	/* the word is not aligned in memory */
+			code = XIB_AETH_NAK_INVALID;
+		else if (ret)
+			code = XIB_AETH_NAK_REM_ACCESS;
+	}
+	if (mr)
+		xib_mr_put(mr);
+	return code;
+}
+
+/*
+ * A new atomic: executed now, its result kept in a responder resource.
+ * The ATOMIC ACKNOWLEDGE goes out at once (@ack) when no response is
+ * pending, else the worker sends it after the READ responses before it.
+ */
+static int xib_hca_rc_atomic(struct xib_hca_qp *qp,
+			     const struct xib_hca_pkt *pkt,
+			     struct xib_hca_ack *ack)
+{
+	const struct xib_atmeth *atm = xib_hca_pkt_hdr(pkt, XIB_HDR_ATMETH);
+	bool cmp_swap = (xib_bth_opcode(pkt->bth) & ~XIB_TRANSPORT_MASK) ==
+			XIB_OP_COMPARE_SWAP;
+	struct xib_hca_resp *r = &qp->rq.resp;
+	u32 psn = xib_bth_psn(pkt->bth);
+	struct xib_hca_rd_res *res;
+	u64 orig;
+	int code;
+
+	res = xib_hca_res_new(r, qp->max_dest_rd_atomic);
+	if (!res) {
+		xib_hca_nak_set(qp, ack, XIB_AETH_NAK_INVALID, psn);
+		xib_qp_event(&qp->ibqp, XIB_EVENT_QP_REQ_ERR);
+		xib_hca_qp_error(qp);
+		return -EINVAL;
+	}
+	code = xib_hca_atomic_do(qp, xib_atmeth_va(atm), xib_atmeth_rkey(atm),
+				 cmp_swap, xib_atmeth_swap_add(atm),
+				 xib_atmeth_compare(atm), &orig);
+	if (code) {
+		xib_hca_nak_set(qp, ack, code, psn);
+		xib_qp_event(&qp->ibqp, code == XIB_AETH_NAK_REM_ACCESS ?
+			     XIB_EVENT_QP_ACCESS_ERR : XIB_EVENT_QP_REQ_ERR);
+		xib_hca_qp_error(qp);
+		return -EACCES;
+	}
+	res->psn = psn;
+	res->va = xib_atmeth_va(atm);
+	res->rkey = xib_atmeth_rkey(atm);
+	res->len = sizeof(u64);
+	res->npkts = 1;
+	res->first = 0;
+	res->replay = false;
+	res->atomic = true;
+	res->orig = orig;
+	r->msn = (r->msn + 1) & XIB_MSN_MASK;
+	if (r->rd_head == r->rd_tail) {
+		/* nothing before it to answer: answered now, kept for replay */
+		res->sent = 1;
+		WRITE_ONCE(r->rd_tail, r->rd_tail + 1);
+		WRITE_ONCE(r->rd_head, r->rd_tail);
+		xib_hca_set_ack(ack, XIB_AETH_ACK | XIB_AETH_CREDIT_INVALID,
+				psn, r->msn);
+		ack->atomic = true;
+		ack->orig = orig;
+		return 0;
+	}
+	res->sent = 0;
+	WRITE_ONCE(r->rd_tail, r->rd_tail + 1);
+	xib_hca_kick_engine(qp_hca(qp));
+	return 0;
 }
 
 /* --- RC dispatch ------------------------------------------------------------ */
@@ -482,12 +584,16 @@ static u32 xib_hca_rc_request(struct xib_hca_qp *qp,
 	int ret;
 
 	if (!xib_hca_rc_seq_ok(r, op, flags) ||
-	    (op == XIB_OP_RDMA_READ_REQUEST && r->in_msg)) {
+	    ((op == XIB_OP_RDMA_READ_REQUEST || op == XIB_OP_COMPARE_SWAP ||
+	      op == XIB_OP_FETCH_ADD) && r->in_msg)) {
 		xib_hca_nak_set(qp, ack, XIB_AETH_NAK_INVALID, psn);
 		xib_qp_event(&qp->ibqp, XIB_EVENT_QP_REQ_ERR);
 		xib_hca_qp_error(qp);
 		return 0;
 	}
+	/* executed, MSN counted and answered by the atomic path */
+	if (op == XIB_OP_COMPARE_SWAP || op == XIB_OP_FETCH_ADD)
+		return xib_hca_rc_atomic(qp, pkt, ack) ? 0 : 1;
 	if (op == XIB_OP_RDMA_READ_REQUEST) {
 		ret = xib_hca_rc_read(qp, pkt, ack, &npsn);
 	} else if (xib_hca_op_is(op, XIB_OP_SEND_FIRST,
@@ -500,8 +606,9 @@ static u32 xib_hca_rc_request(struct xib_hca_qp *qp,
 		r->is_write = true;
 	} else {
 		xib_hca_nak_set(qp, ack, XIB_AETH_NAK_INVALID, psn);
+		xib_qp_event(&qp->ibqp, XIB_EVENT_QP_REQ_ERR);
 		xib_hca_qp_error(qp);
-		return 0;	/* atomics: not yet */
+		return 0;
 	}
 	if (ret)
 		return 0;
@@ -546,7 +653,8 @@ static bool xib_hca_hold_ack(struct xib_hca_qp *qp, struct xib_hca_ack *ack)
  * the PSN of the last request executed) and not executed again; only the
  * packets that ask for an ACK draw one, so that a go-back-N
  * retransmission of a long message draws as many ACKs as the first one
- * did.  A duplicate READ is executed again from its PSN.
+ * did.  A duplicate READ is executed again from its PSN; a duplicate
+ * atomic is answered again from its resource, never executed again.
  */
 static void xib_hca_rc_dup(struct xib_hca_qp *qp, const struct xib_hca_pkt *pkt,
 			   struct xib_hca_ack *ack)
@@ -555,7 +663,9 @@ static void xib_hca_rc_dup(struct xib_hca_qp *qp, const struct xib_hca_pkt *pkt,
 	u8 op = xib_bth_opcode(pkt->bth) & ~XIB_TRANSPORT_MASK;
 
 	if (op == XIB_OP_RDMA_READ_REQUEST)
-		xib_hca_rc_dup_read(qp, xib_bth_psn(pkt->bth));
+		xib_hca_rc_dup_res(qp, xib_bth_psn(pkt->bth), false);
+	else if (op == XIB_OP_COMPARE_SWAP || op == XIB_OP_FETCH_ADD)
+		xib_hca_rc_dup_res(qp, xib_bth_psn(pkt->bth), true);
 	else if ((pkt->info->flags & XIB_OPF_LAST) || xib_bth_ackreq(pkt->bth))
 		xib_hca_set_ack(ack, XIB_AETH_ACK | XIB_AETH_CREDIT_INVALID,
 				xib_psn_add(r->epsn, XIB_PSN_MASK), r->msn);
@@ -602,7 +712,8 @@ void xib_hca_rc_recv(struct xib_hca_qp *qp, const struct xib_hca_pkt *pkt)
 out:
 	spin_unlock_bh(&qp->rq.lock);
 	if (ack.send)
-		xib_hca_send_ack(qp, ack.syndrome, ack.psn, ack.msn);
+		xib_hca_xmit_ack(qp, ack.atomic, ack.syndrome, ack.psn, ack.msn,
+				 ack.orig);
 }
 
 /* --- READ responses (worker) ---------------------------------------------- */
@@ -622,7 +733,31 @@ static u8 xib_hca_rd_opcode(const struct xib_hca_rd_res *res)
 	return XIB_OPCODE(XIB_TRANSPORT_RC, op);
 }
 
-/* The next read response packet, or NULL (nothing to send / error). */
+/* An atomic's ACKNOWLEDGE, from its resource. */
+static struct sk_buff *xib_hca_atomic_ack_pkt(struct xib_hca_qp *qp,
+					      struct xib_hca_rd_res *res)
+{
+	struct xib_hca_resp *r = &qp->rq.resp;
+	struct xib_hca_hdr_fields f = {};
+	struct sk_buff *skb;
+	void *payload;
+
+	f.opcode = XIB_OPCODE(XIB_TRANSPORT_RC, XIB_OP_ATOMIC_ACKNOWLEDGE);
+	f.psn = res->psn;
+	f.dqpn = qp->dest_qpn;
+	f.syndrome = XIB_AETH_ACK | XIB_AETH_CREDIT_INVALID;
+	f.msn = r->msn;
+	f.orig = res->orig;
+	skb = xib_hca_build_pkt(qp, &f, 0, &payload);
+	if (!skb)
+		return NULL;
+	res->sent = 1;
+	res->replay = false;
+	WRITE_ONCE(r->rd_head, r->rd_head + 1);
+	return skb;
+}
+
+/* The next response packet, or NULL (nothing to send / error). */
 static struct sk_buff *xib_hca_rd_pkt(struct xib_hca_qp *qp,
 				      struct xib_hca_ack *nak)
 {
@@ -641,6 +776,8 @@ static struct sk_buff *xib_hca_rd_pkt(struct xib_hca_qp *qp,
 			return NULL;
 		res = xib_hca_rd_at(r, r->rd_head);
 	}
+	if (res->atomic)
+		return xib_hca_atomic_ack_pkt(qp, res);
 	off = res->sent * qp->mtu;
 	len = min(res->len - off, qp->mtu);
 
@@ -667,7 +804,8 @@ static struct sk_buff *xib_hca_rd_pkt(struct xib_hca_qp *qp,
 }
 
 /**
- * xib_hca_resp_process() - send up to @budget READ response packets
+ * xib_hca_resp_process() - send up to @budget READ response packets and
+ *	atomic ACKNOWLEDGEs
  * @qp: the QP
  * @budget: packets
  *

@@ -91,10 +91,11 @@ enum xib_hca_psn_class xib_hca_psn_classify(u32 psn, u32 epsn)
 }
 
 /**
- * xib_hca_rd_replay() - answer a duplicate RDMA READ request again
+ * xib_hca_rd_replay() - answer a duplicate RDMA READ or atomic again
  * @r: the responder state (its lock held)
  * @max_res: the QP's max_dest_rd_atomic: resources kept for duplicates
  * @psn: the PSN of the duplicate request
+ * @atomic: the duplicate is an atomic (else a READ)
  *
  * IBTA 9.7.5.2.2 (C9-107..C9-109): a duplicate READ is executed again
  * from the response its PSN names, if that PSN is within a responder
@@ -103,10 +104,24 @@ enum xib_hca_psn_class xib_hca_psn_classify(u32 psn, u32 epsn)
  * by the sender (their own duplicates, if the requester sends them,
  * replay them).  A resource still being answered is only moved back.
  *
- * Return: true if responses are to be sent, false if @psn names no held
- * resource (the duplicate is dropped).
+ * A resource answered in full (before @rd_head, or after it once an
+ * earlier replay moved @rd_head back) is marked @replay: the requester
+ * may have its first answer after all (a retransmission after a spurious
+ * timeout), so it does not count against the requester's new requests
+ * (xib_hca_res_new() drops it if it needs the room).
+ *
+ * A duplicate atomic must not be executed again: if its resource is
+ * held, its ATOMIC ACKNOWLEDGE is sent again with the original data the
+ * resource keeps (the replay cache); if not, it is dropped.  The newest
+ * @max_res resources are held, READs and atomics alike; a requester
+ * keeps at most that many outstanding, so it never asks again for one
+ * that is gone.  A READ's PSN never replays an atomic or the reverse.
+ *
+ * Return: true if a response is to be sent, false if @psn names no held
+ * resource of that kind (the duplicate is dropped).
  */
-bool xib_hca_rd_replay(struct xib_hca_resp *r, u32 max_res, u32 psn)
+bool xib_hca_rd_replay(struct xib_hca_resp *r, u32 max_res, u32 psn,
+		       bool atomic)
 {
 	u32 held = min3(r->rd_tail, max_t(u32, max_res, 1),
 			(u32)XIB_HCA_MAX_RD_ATOM);
@@ -120,12 +135,19 @@ bool xib_hca_rd_replay(struct xib_hca_resp *r, u32 max_res, u32 psn)
 		d = xib_psn_diff(psn, res->psn);
 		if (d < 0 || d >= (s32)res->npkts)
 			continue;
+		if (res->atomic != atomic)
+			return false;	/* not what the PSN named: drop */
 		if (r->rd_tail - i > r->rd_tail - r->rd_head) {
 			/* answered already: send it again from @d */
 			res->sent = d;
 			res->first = d;
 			res->replay = true;
 			WRITE_ONCE(r->rd_head, i);
+		} else if (res->sent >= res->npkts) {
+			/* answered, after a replay moved @rd_head back */
+			res->sent = d;
+			res->first = d;
+			res->replay = true;
 		} else if ((u32)d < res->sent) {
 			/* still being answered: go back */
 			res->sent = d;
@@ -134,4 +156,38 @@ bool xib_hca_rd_replay(struct xib_hca_resp *r, u32 max_res, u32 psn)
 		return true;
 	}
 	return false;
+}
+
+/**
+ * xib_hca_res_new() - the responder resource for a new READ or atomic
+ * @r: the responder state (its lock held)
+ * @max_res: the QP's max_dest_rd_atomic
+ *
+ * Resources answered in full go first.  Resources being answered again
+ * for a duplicate (@replay) stay while there is room, and make room when
+ * there is none: they do not count against the requester's @max_res
+ * outstanding READs and atomics (it may have had their first answer
+ * after all; if not, it asks again after its timeout).  The slot
+ * returned is not taken yet: the caller fills it in and then advances
+ * @rd_tail, once the request is known to be good.
+ *
+ * Return: the slot at @rd_tail, or NULL if @max_res resources are still
+ * to answer (the requester sent more than it may: NAK Invalid Request).
+ */
+struct xib_hca_rd_res *xib_hca_res_new(struct xib_hca_resp *r, u32 max_res)
+{
+	u32 max = min_t(u32, max_res, XIB_HCA_MAX_RD_ATOM);
+	struct xib_hca_rd_res *res;
+
+	while (r->rd_head != r->rd_tail) {
+		res = &r->rd[r->rd_head % XIB_HCA_MAX_RD_ATOM];
+		if (res->sent < res->npkts &&
+		    (!res->replay || r->rd_tail - r->rd_head < max))
+			break;
+		res->replay = false;
+		WRITE_ONCE(r->rd_head, r->rd_head + 1);
+	}
+	if (r->rd_tail - r->rd_head >= max)
+		return NULL;
+	return &r->rd[r->rd_tail % XIB_HCA_MAX_RD_ATOM];
 }

@@ -44,7 +44,8 @@ void xib_hca_set_attrs(struct xib_hca_dev *hca)
 	a->max_qp_rd_atom = XIB_HCA_MAX_RD_ATOM;
 	a->max_qp_init_rd_atom = XIB_HCA_MAX_RD_ATOM;
 	a->max_res_rd_atom = XIB_HCA_MAX_RD_ATOM * 4096;
-	a->atomic_cap = 0;
+	/* CMP_SWAP and FETCH_ADD; hca_atomic.c says why HCA, not GLOB */
+	a->atomic_cap = XIB_ATOMIC_HCA;
 	a->max_ah = 16384;
 	a->max_srq = 1024;
 	a->max_srq_wr = 16384;

@@ -117,6 +117,11 @@ teardown() {
 	grep -Eq '^[[:space:]]+PORT_ACTIVE_EVENT$' <<<"$output"
 	grep -Eq '^[[:space:]]+SYS_IMAGE_GUID$' <<<"$output"
 	[[ "$output" != *"Unknown flags"* ]]
+	# RC atomics, atomic among every QP of the device; 16 READs or
+	# atomics outstanding per QP either way
+	grep -Eq 'atomic_cap:[[:space:]]+ATOMIC_HCA \(1\)' <<<"$output"
+	grep -Eq 'max_qp_rd_atom:[[:space:]]+16$' <<<"$output"
+	grep -Eq 'max_qp_init_rd_atom:[[:space:]]+16$' <<<"$output"
 	grep -Eq 'state:[[:space:]]+PORT_ACTIVE \(4\)' <<<"$output"
 	grep -Eq 'link_layer:[[:space:]]+Ethernet' <<<"$output"
 	# veth MTU 1500: the largest IB MTU it carries is 1024

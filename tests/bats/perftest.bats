@@ -2,13 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Debian's perftest (4.5), unmodified, between two xib devices through
-# xib-run: ib_send_bw, ib_write_bw, ib_read_bw, ib_send_lat, ib_write_lat,
-# server on xib1 in namespace xibB, client on xib0 in xibA, over veth.
+# xib-run: ib_send_bw, ib_write_bw, ib_read_bw, ib_atomic_bw (FETCH_ADD
+# and CMP_SWAP), ib_send_lat, ib_write_lat, ib_atomic_lat, server on xib1
+# in namespace xibB, client on xib0 in xibA, over veth.
 # Default options plus -d (device) and -x (the RoCEv2 IPv4 GID index);
 # the latency tests add -F (no CPU-frequency warning: the VM has no
 # cpufreq).  Each report is parsed: the average bandwidth must be a
 # positive finite number of MB/s, the average latency a positive number
-# of microseconds.
+# of microseconds; an atomic report's message size must be 8 bytes and
+# its message rate (Mpps) positive: its MB/s rounds to 0.00 on the debug
+# kernel.
 #
 # Iterations: perftest's defaults (5000 for bandwidth, 1000 for latency)
 # on the stock kernel; on the debug kernel (KASAN, lockdep, kmemleak under
@@ -52,14 +55,16 @@ teardown() {
 	xib_bg_stop
 }
 
-# perf_run bw|lat TOOL: the pair, then the report checks.
+# perf_run bw|lat TOOL [OPTION...]: the pair, then the report checks.
 perf_run() {
 	local kind=$1 tool=$2 n=() extra=() v
+	shift 2
+	extra=("$@")
 	if [ "$kind" = bw ]; then
 		[ -n "$BW_ITERS" ] && n=(-n "$BW_ITERS")
 	else
 		[ -n "$LAT_ITERS" ] && n=(-n "$LAT_ITERS")
-		extra=(-F)
+		extra+=(-F)
 	fi
 	perf_pair 300 xibB xibA \
 		-- "$XR" "$tool" -d xib1 -x "$GIDB" "${n[@]}" "${extra[@]}" \
@@ -73,7 +78,20 @@ perf_run() {
 		v=$(perf_lat "$cli_out")
 		echo "# $tool: t_avg $v usec"
 	fi
+	if [[ $tool == ib_atomic_* ]]; then
+		[ "$(perf_col 1 "$cli_out")" = 8 ]
+		if [ "$kind" = bw ]; then
+			v=$(perf_col 5 "$cli_out")
+			echo "# $tool: MsgRate $v Mpps"
+		fi
+	fi
 	positive "$v"
+}
+
+# Column $1 of the first row of a perftest report ($2).
+perf_col() {
+	awk -v c="$1" '/^ *#bytes/ { h = 1; next }
+		h && NF >= 4 && $1 ~ /^[0-9]+$/ { print $c; exit }' <<<"$2"
 }
 
 @test "ib_send_bw" {
@@ -94,4 +112,16 @@ perf_run() {
 
 @test "ib_write_lat" {
 	perf_run lat ib_write_lat
+}
+
+@test "ib_atomic_bw (FETCH_AND_ADD)" {
+	perf_run bw ib_atomic_bw
+}
+
+@test "ib_atomic_bw -A CMP_AND_SWAP" {
+	perf_run bw ib_atomic_bw -A CMP_AND_SWAP
+}
+
+@test "ib_atomic_lat" {
+	perf_run lat ib_atomic_lat
 }

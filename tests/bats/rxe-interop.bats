@@ -6,10 +6,10 @@
 # by the system's libibverbs and rxe provider (never through xib-run);
 # xib2 on the other end, xr1, in namespace xibB (10.212.0.2), driven
 # through xib-run.  Stock programs both ways: ibv_rc_pingpong,
-# ibv_ud_pingpong, ib_write_bw, ib_read_bw.
+# ibv_ud_pingpong, ib_write_bw, ib_read_bw, ib_atomic_bw.
 #
-# ib_read_bw runs with -o (outstanding reads) set to xib's max_qp_rd_atom
-# on both sides: perftest's requester asks for as many outstanding reads
+# ib_read_bw and ib_atomic_bw run with -o (outstanding reads or atomics)
+# set to xib's max_qp_rd_atom on both sides: perftest's requester asks for as many outstanding reads
 # as the peer advertises, and rxe advertises 128, beyond xib's (and
 # mlx5's) 16, which ibv_modify_qp to RTS rightly refuses with EINVAL.
 #
@@ -137,4 +137,35 @@ bw_ok() {
 	rxe_pair rxe-server 300 ib_read_bw -d xib2 -x "$GIDX" -o "$RD_ATOM" "${n[@]}" \
 		-- ib_read_bw -d rxe0 -x "$GIDR" -o "$RD_ATOM" "${n[@]}"
 	bw_ok
+}
+
+# ib_atomic_bw: FETCH_ADD both ways, rdma_rxe's responder answering xib's
+# requests and the reverse; the report must show 8-byte messages and a
+# positive message rate (MB/s of 8-byte messages rounds to 0.00 on the
+# debug kernel).
+atomic_ok() {
+	local row
+	[ "$cli_status" -eq 0 ]
+	[ "$srv_status" = 0 ]
+	row=$(awk '/^ *#bytes/ { h = 1; next } h && NF >= 5 && $1 ~ /^[0-9]+$/ { print; exit }' \
+		<<<"$cli_out")
+	echo "# $row"
+	[ "$(awk '{ print $1 }' <<<"$row")" = 8 ]
+	positive "$(awk '{ print $5 }' <<<"$row")"
+}
+
+@test "ib_atomic_bw: xib server, rxe client" {
+	local n=()
+	[ -n "$BW_ITERS" ] && n=(-n "$BW_ITERS")
+	rxe_pair xib-server 300 ib_atomic_bw -d xib2 -x "$GIDX" -o "$RD_ATOM" "${n[@]}" \
+		-- ib_atomic_bw -d rxe0 -x "$GIDR" -o "$RD_ATOM" "${n[@]}"
+	atomic_ok
+}
+
+@test "ib_atomic_bw: rxe server, xib client" {
+	local n=()
+	[ -n "$BW_ITERS" ] && n=(-n "$BW_ITERS")
+	rxe_pair rxe-server 300 ib_atomic_bw -d xib2 -x "$GIDX" -o "$RD_ATOM" "${n[@]}" \
+		-- ib_atomic_bw -d rxe0 -x "$GIDR" -o "$RD_ATOM" "${n[@]}"
+	atomic_ok
 }

@@ -4,7 +4,8 @@
 # The verbs data path from user space: the programs of tests/c (built by
 # "make userspace" into $XIB_BUILD/tests/c) move data over xib_hca devices,
 # on one device (loopback) and between two devices over a veth pair whose
-# ends are in two network namespaces; bad input; a process killed with
+# ends are in two network namespaces; atomics from several QPs on one
+# counter, with and without packet loss; bad input; a process killed with
 # work outstanding; devices removed while a process holds them.
 #
 # Every xib device lives in a namespace of its own (xibA, xibB), as on a
@@ -188,6 +189,46 @@ tx_loss() {
 	ip netns exec xibB tc qdisc add dev xv1 root netem loss 2%
 	two_devices
 	run inA "$C/xib_rc_test" -d "$dev0" -D "$dev1" -t "$XIB_LOSS_BYTES" "${RC_QUICK[@]}"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *PASS* ]]
+}
+
+# Atomics: XIB_ATOMIC_QPS threads, each with its own QP, increment one
+# counter with FETCH_ADD and CMP_SWP XIB_ATOMIC_ITERS times each; the
+# counter must end at the exact sum and every original value must come
+# back once (xib_atomic_test).  Fewer on the debug kernel.
+atomic_args() {
+	local n=${XIB_ATOMIC_QPS:-4} i=${XIB_ATOMIC_ITERS:-500}
+	if [ "${XIB_KERNEL:-}" = debug ]; then
+		n=${XIB_ATOMIC_QPS:-2}
+		i=${XIB_ATOMIC_ITERS:-100}
+	fi
+	echo "-n $n -i $i"
+}
+
+@test "RC atomics on one device and between two: exact sum, access and alignment checks" {
+	two_devices
+	# shellcheck disable=SC2046
+	run inA "$C/xib_atomic_test" -d "$dev0" $(atomic_args)
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *PASS* ]]
+	# shellcheck disable=SC2046
+	run inA "$C/xib_atomic_test" -d "$dev0" -D "$dev1" $(atomic_args)
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *PASS* ]]
+	[[ "$output" == *"VA not 8-byte aligned: REM_INV_REQ_ERR"* ]]
+	[[ "$output" == *"MR without REMOTE_ATOMIC: REM_ACCESS_ERR"* ]]
+}
+
+@test "RC atomics with 2% of the packets lost: no atomic executed twice" {
+	two_devices
+	tx_loss 50
+	# shellcheck disable=SC2046
+	run inA "$C/xib_atomic_test" -d "$dev0" -D "$dev1" -c $(atomic_args)
+	tx_loss 0
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *PASS* ]]

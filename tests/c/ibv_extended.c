@@ -259,7 +259,8 @@ static int to_init(struct ibv_qp *qp)
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT,
 		.port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+				   IBV_ACCESS_REMOTE_ATOMIC,
 		.qkey = 0x11111111,
 	};
 
@@ -427,8 +428,10 @@ static void test_devex(void)
 	      !((unsigned int)a.device_cap_flags & ~(unsigned int)HONOURED_CAPS),
 	      "device_cap_flags 0x%x: the core's bits, none the device does not honour",
 	      a.device_cap_flags);
-	check(a.atomic_cap == IBV_ATOMIC_NONE ? a.max_qp_rd_atom > 0 : 1,
-	      "atomic_cap %d, max_qp_rd_atom %d", a.atomic_cap, a.max_qp_rd_atom);
+	check(a.atomic_cap == IBV_ATOMIC_HCA && a.max_qp_rd_atom > 0 &&
+	      a.max_qp_init_rd_atom > 0,
+	      "atomic_cap %d (IBV_ATOMIC_HCA), max_qp_rd_atom %d, max_qp_init_rd_atom %d",
+	      a.atomic_cap, a.max_qp_rd_atom, a.max_qp_init_rd_atom);
 }
 
 /* --- cqex --------------------------------------------------------------------------- */
@@ -550,18 +553,14 @@ static void test_qpex_refusals(struct ibv_pd *pd, struct ibv_cq *cq)
 		snprintf(what, sizeof(what), "ibv_create_qp_ex(send_ops_flags %s)", refused[i].name);
 		check_null_errno(qp, EOPNOTSUPP, what);
 	}
-	/* Atomics follow atomic_cap. */
+	/* Atomics follow atomic_cap, which is HCA (test_qpex_atomic uses them). */
 	errno = 0;
 	qp = qp_ex(pd, IBV_QPT_RC, cq, cq, NULL,
 		   IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP);
-	if (dattr.atomic_cap == IBV_ATOMIC_NONE) {
-		check_null_errno(qp, EOPNOTSUPP, "ibv_create_qp_ex(ATOMIC_CMP_AND_SWP, atomic_cap NONE)");
-	} else {
-		check(qp != NULL, "ibv_create_qp_ex(ATOMIC_CMP_AND_SWP) with atomic_cap %d",
-		      dattr.atomic_cap);
-		if (qp)
-			ibv_destroy_qp(qp);
-	}
+	check(qp != NULL && dattr.atomic_cap == IBV_ATOMIC_HCA,
+	      "ibv_create_qp_ex(ATOMIC_CMP_AND_SWP) with atomic_cap %d", dattr.atomic_cap);
+	if (qp)
+		ibv_destroy_qp(qp);
 	memset(&a, 0, sizeof(a));
 	a.send_cq = cq;
 	a.recv_cq = cq;
@@ -901,6 +900,96 @@ out:
 	free(rbuf);
 }
 
+/*
+ * Atomics both ways: ibv_wr_atomic_fetch_add and ibv_wr_atomic_cmp_swp in
+ * one batch, then IBV_WR_ATOMIC_* through ibv_post_send; the original
+ * values land in the local SGEs, the completions say FETCH_ADD/COMP_SWAP
+ * with byte_len 8.
+ */
+static void test_qpex_atomic(struct ibv_pd *pd)
+{
+	struct ibv_cq_ex *scq = cq_ex(16, IBV_WC_STANDARD_FLAGS);
+	uint64_t *target = aligned_alloc(4096, 4096), *res = aligned_alloc(4096, 4096);
+	struct ibv_mr *tmr = NULL, *lmr = NULL;
+	struct ibv_qp *qa = NULL, *qb = NULL;
+	struct ibv_sge sge;
+	struct ibv_send_wr wr, *badwr;
+	struct ibv_qp_ex *xa;
+	struct rec s[2];
+	int ok;
+
+	if (!scq || !target || !res) {
+		check(0, "atomics: CQ and buffers (errno %d)", errno);
+		goto out;
+	}
+	memset(target, 0, 4096);
+	memset(res, 0xff, 4096);
+	target[1] = 100;
+	tmr = ibv_reg_mr(pd, target, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_ATOMIC);
+	lmr = ibv_reg_mr(pd, res, 4096, IBV_ACCESS_LOCAL_WRITE);
+	qa = qp_ex(pd, IBV_QPT_RC, ibv_cq_ex_to_cq(scq), ibv_cq_ex_to_cq(scq), NULL,
+		   OPS_RC | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD);
+	qb = qp_ex(pd, IBV_QPT_RC, ibv_cq_ex_to_cq(scq), ibv_cq_ex_to_cq(scq), NULL, OPS_RC);
+	check(tmr && lmr && qa && qb, "atomics: ibv_create_qp_ex(RC, ATOMIC_*) (errno %d)", errno);
+	if (!tmr || !lmr || !qa || !qb)
+		goto out;
+	xa = ibv_qp_to_qp_ex(qa);
+	if (connect_qp(qa, qb->qp_num) || connect_qp(qb, qa->qp_num)) {
+		check(0, "atomics: RC pair to RTS");
+		goto out;
+	}
+	ibv_wr_start(xa);
+	xa->wr_flags = IBV_SEND_SIGNALED;
+	xa->wr_id = 40;
+	ibv_wr_atomic_fetch_add(xa, tmr->rkey, (uintptr_t)&target[1], 5);
+	ibv_wr_set_sge(xa, lmr->lkey, (uintptr_t)&res[0], 8);
+	xa->wr_id = 41;
+	ibv_wr_atomic_cmp_swp(xa, tmr->rkey, (uintptr_t)&target[1], 105, 7);
+	ibv_wr_set_sge(xa, lmr->lkey, (uintptr_t)&res[1], 8);
+	ok = ibv_wr_complete(xa) == 0 && poll_ex(scq, s, 2) == 2;
+	check(ok && s[0].wr_id == 40 && s[0].status == IBV_WC_SUCCESS &&
+	      s[0].opcode == IBV_WC_FETCH_ADD && s[0].byte_len == 8 &&
+	      s[1].wr_id == 41 && s[1].status == IBV_WC_SUCCESS &&
+	      s[1].opcode == IBV_WC_COMP_SWAP && s[1].byte_len == 8 &&
+	      res[0] == 100 && res[1] == 105 && target[1] == 7,
+	      "ibv_wr_atomic_fetch_add, ibv_wr_atomic_cmp_swp: originals %" PRIu64 ", %" PRIu64
+	      ", target %" PRIu64, res[0], res[1], target[1]);
+
+	sge = (struct ibv_sge){ .addr = (uintptr_t)&res[2], .length = 8, .lkey = lmr->lkey };
+	wr = (struct ibv_send_wr){
+		.wr_id = 42, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_ATOMIC_CMP_AND_SWP, .send_flags = IBV_SEND_SIGNALED,
+		.wr.atomic = { .remote_addr = (uintptr_t)&target[1], .compare_add = 8,
+			       .swap = 9, .rkey = tmr->rkey },
+	};
+	ok = ibv_post_send(qa, &wr, &badwr) == 0 && poll_ex(scq, s, 1) == 1;
+	check(ok && s[0].opcode == IBV_WC_COMP_SWAP && s[0].status == IBV_WC_SUCCESS &&
+	      res[2] == 7 && target[1] == 7,
+	      "ibv_post_send IBV_WR_ATOMIC_CMP_AND_SWP that does not match: original %" PRIu64
+	      ", target %" PRIu64, res[2], target[1]);
+	wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+	wr.wr_id = 43;
+	wr.wr.atomic.compare_add = 0x100;
+	ok = ibv_post_send(qa, &wr, &badwr) == 0 && poll_ex(scq, s, 1) == 1;
+	check(ok && s[0].opcode == IBV_WC_FETCH_ADD && s[0].byte_len == 8 && res[2] == 7 &&
+	      target[1] == 0x107,
+	      "ibv_post_send IBV_WR_ATOMIC_FETCH_AND_ADD: original %" PRIu64 ", target %" PRIu64,
+	      res[2], target[1]);
+out:
+	if (qa)
+		ibv_destroy_qp(qa);
+	if (qb)
+		ibv_destroy_qp(qb);
+	if (tmr)
+		ibv_dereg_mr(tmr);
+	if (lmr)
+		ibv_dereg_mr(lmr);
+	if (scq)
+		ibv_destroy_cq(ibv_cq_ex_to_cq(scq));
+	free(target);
+	free(res);
+}
+
 static void test_qpex(struct ibv_pd *pd)
 {
 	struct ibv_cq *cq = ibv_create_cq(ctx, 8, NULL, NULL, 0);
@@ -913,6 +1002,7 @@ static void test_qpex(struct ibv_pd *pd)
 	ibv_destroy_cq(cq);
 	test_qpex_rc(pd);
 	test_qpex_ud(pd);
+	test_qpex_atomic(pd);
 }
 
 /* --- td ------------------------------------------------------------------------------- */

@@ -108,7 +108,7 @@ static void xib_retx_replay_answered(struct kunit *test)
 	r->rd_tail = 3;
 
 	/* the requester asks again for READ 1 from its third response */
-	KUNIT_EXPECT_TRUE(test, xib_hca_rd_replay(r, 16, 106));
+	KUNIT_EXPECT_TRUE(test, xib_hca_rd_replay(r, 16, 106, false));
 	KUNIT_EXPECT_EQ(test, r->rd_head, 1U);
 	KUNIT_EXPECT_EQ(test, r->rd[1].sent, 2U);
 	KUNIT_EXPECT_EQ(test, r->rd[1].first, 2U);
@@ -119,13 +119,13 @@ static void xib_retx_replay_answered(struct kunit *test)
 
 	/* then for READ 2: it is at or after the head now, pending */
 	r->rd[1].sent = 8;
-	KUNIT_EXPECT_TRUE(test, xib_hca_rd_replay(r, 16, 112));
+	KUNIT_EXPECT_TRUE(test, xib_hca_rd_replay(r, 16, 112, false));
 	KUNIT_EXPECT_EQ(test, r->rd_head, 1U);
 	KUNIT_EXPECT_EQ(test, r->rd[2].sent, 0U);
 
 	/* a PSN no resource holds: dropped */
-	KUNIT_EXPECT_FALSE(test, xib_hca_rd_replay(r, 16, 99));
-	KUNIT_EXPECT_FALSE(test, xib_hca_rd_replay(r, 16, 113));
+	KUNIT_EXPECT_FALSE(test, xib_hca_rd_replay(r, 16, 99, false));
+	KUNIT_EXPECT_FALSE(test, xib_hca_rd_replay(r, 16, 113, false));
 }
 
 static void xib_retx_replay_pending(struct kunit *test)
@@ -140,16 +140,16 @@ static void xib_retx_replay_pending(struct kunit *test)
 	r->rd_tail = 2;
 
 	/* asked again from response 3: the sender goes back to it */
-	KUNIT_EXPECT_TRUE(test, xib_hca_rd_replay(r, 16, 203));
+	KUNIT_EXPECT_TRUE(test, xib_hca_rd_replay(r, 16, 203, false));
 	KUNIT_EXPECT_EQ(test, r->rd_head, 0U);
 	KUNIT_EXPECT_EQ(test, r->rd[0].sent, 3U);
 	KUNIT_EXPECT_EQ(test, r->rd[0].first, 3U);
 	KUNIT_EXPECT_FALSE(test, r->rd[0].replay);
 	/* asked from a response not sent yet: nothing changes */
-	KUNIT_EXPECT_TRUE(test, xib_hca_rd_replay(r, 16, 208));
+	KUNIT_EXPECT_TRUE(test, xib_hca_rd_replay(r, 16, 208, false));
 	KUNIT_EXPECT_EQ(test, r->rd[0].sent, 3U);
 	/* READ 1's duplicate while it waits: untouched */
-	KUNIT_EXPECT_TRUE(test, xib_hca_rd_replay(r, 16, 210));
+	KUNIT_EXPECT_TRUE(test, xib_hca_rd_replay(r, 16, 210, false));
 	KUNIT_EXPECT_EQ(test, r->rd[1].sent, 0U);
 	KUNIT_EXPECT_EQ(test, r->rd_head, 0U);
 }
@@ -166,14 +166,14 @@ static void xib_retx_replay_held(struct kunit *test)
 	r->rd_head = 20;
 	r->rd_tail = 20;
 	/* max_dest_rd_atomic 4: only the last 4 are held */
-	KUNIT_EXPECT_FALSE(test, xib_hca_rd_replay(r, 4, 1015));
-	KUNIT_EXPECT_TRUE(test, xib_hca_rd_replay(r, 4, 1016));
+	KUNIT_EXPECT_FALSE(test, xib_hca_rd_replay(r, 4, 1015, false));
+	KUNIT_EXPECT_TRUE(test, xib_hca_rd_replay(r, 4, 1016, false));
 	KUNIT_EXPECT_EQ(test, r->rd_head, 16U);
 	/* never more than the ring, whatever the attribute says */
 	r->rd_head = 20;
 	r->rd[16 % XIB_HCA_MAX_RD_ATOM].sent = 1;
-	KUNIT_EXPECT_FALSE(test, xib_hca_rd_replay(r, 255, 1003));
-	KUNIT_EXPECT_TRUE(test, xib_hca_rd_replay(r, 255, 1004));
+	KUNIT_EXPECT_FALSE(test, xib_hca_rd_replay(r, 255, 1003, false));
+	KUNIT_EXPECT_TRUE(test, xib_hca_rd_replay(r, 255, 1004, false));
 	KUNIT_EXPECT_EQ(test, r->rd_head, 4U);
 }
 

@@ -801,6 +801,34 @@ static const u8 xib_wire_f60[] = {
 	0x5e, 0x62, 0xb8, 0xa7, 0xc8, 0xf5, 0x43, 0x86,
 };
 
+/* frame 61: RC FETCH ADD, 10.99.0.2 -> 10.99.0.1, the second of the burst */
+static const u8 xib_wire_f61[] = {
+	0x45, 0x00, 0x00, 0x48, 0xde, 0x3b, 0x40, 0x00, 0x40, 0x11, 0x47, 0xa1,
+	0x0a, 0x63, 0x00, 0x02, 0x0a, 0x63, 0x00, 0x01, 0xc1, 0xb9, 0x12, 0xb7,
+	0x00, 0x34, 0x00, 0x00, 0x14, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x15,
+	0x80, 0x0e, 0xe7, 0x34, 0x00, 0x00, 0x55, 0xdc, 0x70, 0x29, 0x70, 0x40,
+	0x00, 0x00, 0x06, 0x59, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x11, 0xfb, 0xfd, 0x70,
+};
+
+/* frame 68: RC ATOMIC ACKNOWLEDGE of frame 61, MSN 2 */
+static const u8 xib_wire_f68[] = {
+	0x45, 0x00, 0x00, 0x38, 0xa2, 0xa5, 0x40, 0x00, 0x40, 0x11, 0x83, 0x47,
+	0x0a, 0x63, 0x00, 0x01, 0x0a, 0x63, 0x00, 0x02, 0xc1, 0xb9, 0x12, 0xb7,
+	0x00, 0x24, 0x00, 0x00, 0x12, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x15,
+	0x00, 0x0e, 0xe7, 0x34, 0x1f, 0x00, 0x00, 0x02, 0x6a, 0xe3, 0x12, 0xa5,
+	0x96, 0x3d, 0x40, 0xe3, 0x3f, 0x8a, 0xbf, 0x30,
+};
+
+/* frame 74: RC ATOMIC ACKNOWLEDGE of the eighth FETCH ADD, MSN 8 */
+static const u8 xib_wire_f74[] = {
+	0x45, 0x00, 0x00, 0x38, 0xa2, 0xab, 0x40, 0x00, 0x40, 0x11, 0x83, 0x41,
+	0x0a, 0x63, 0x00, 0x01, 0x0a, 0x63, 0x00, 0x02, 0xc1, 0xb9, 0x12, 0xb7,
+	0x00, 0x24, 0x00, 0x00, 0x12, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x15,
+	0x00, 0x0e, 0xe7, 0x3a, 0x1f, 0x00, 0x00, 0x08, 0x8b, 0x6a, 0xed, 0xcf,
+	0x3e, 0x92, 0x03, 0xce, 0x5e, 0x43, 0xf8, 0xaf,
+};
+
 /* frame 78 */
 static const u8 xib_wire_f78[] = {
 	0x45, 0x00, 0x00, 0x3c, 0xdf, 0x80, 0x40, 0x00, 0x40, 0x11, 0x46, 0x68,
@@ -885,6 +913,13 @@ static const struct xib_wire_fixture xib_wire_fixtures[] = {
 	  .swap_add = 1, .compare = 0 },
 	{ XIB_FIX(60), .opcode = 0x12, .dqpn = 0x15, .psn = 976691,
 	  .syndrome = 0x1f, .msn = 1, .orig = 688051696523458727ULL },
+	{ XIB_FIX(61), .opcode = 0x14, .dqpn = 0x15, .psn = 976692,
+	  .ackreq = true, .va = 0x000055dc70297040ULL, .rkey = 0x659,
+	  .swap_add = 1, .compare = 0 },
+	{ XIB_FIX(68), .opcode = 0x12, .dqpn = 0x15, .psn = 976692,
+	  .syndrome = 0x1f, .msn = 2, .orig = 0x6ae312a5963d40e3ULL },
+	{ XIB_FIX(74), .opcode = 0x12, .dqpn = 0x15, .psn = 976698,
+	  .syndrome = 0x1f, .msn = 8, .orig = 0x8b6aedcf3e9203ceULL },
 	{ XIB_FIX(78), .opcode = 0x04, .dqpn = 0x16, .psn = 6420551,
 	  .ackreq = true, .payload_len = 16 },
 	{ XIB_FIX_ARR(81, xib_fix_f81), .opcode = 0x10, .dqpn = 0x16, .psn = 4550962,
@@ -989,6 +1024,108 @@ static void xib_wire_test_fixture_fields(struct kunit *test)
 		KUNIT_EXPECT_NULL(test, xib_hca_pkt_hdr(&pkt, XIB_HDR_IETH));
 		xib_wire_name_failure(test, &noted, fx->name);
 	}
+}
+
+/*
+ * Encoding: xib_hca_build() given the fields Wireshark decodes writes
+ * exactly the transport headers rdma_rxe sent (the AtomicETH of a FETCH
+ * ADD, the AETH and AtomicAckETH of an ATOMIC ACKNOWLEDGE among them),
+ * and the ICRC over the result is rdma_rxe's.
+ */
+static void xib_wire_test_fixture_build(struct kunit *test)
+{
+	const struct xib_wire_fixture *fx;
+	struct xib_hca_hdr_fields f;
+	bool noted = false;
+	int hlen;
+	u8 *buf;
+
+	for (fx = xib_wire_fixtures;
+	     fx < xib_wire_fixtures + ARRAY_SIZE(xib_wire_fixtures); fx++) {
+		const struct xib_hca_opcode_info *info =
+			xib_hca_opcode_info(fx->opcode);
+
+		KUNIT_ASSERT_NOT_NULL_MSG(test, info, "%s", fx->name);
+		buf = xib_wire_dup(test, fx->data, fx->len);
+		/* the headers and the ICRC are what is rebuilt */
+		memset(buf + XIB_WIRE_BTH_OFF, 0xee, info->hdr_len);
+		memset(buf + fx->len - XIB_ICRC_LEN, 0, XIB_ICRC_LEN);
+		memset(&f, 0, sizeof(f));
+		f.opcode = fx->opcode;
+		f.ackreq = fx->ackreq;
+		f.pkey = 0xffff;
+		f.dqpn = fx->dqpn;
+		f.psn = fx->psn;
+		f.va = fx->va;
+		f.rkey = fx->rkey;
+		f.dma_len = fx->dma_len;
+		f.syndrome = fx->syndrome;
+		f.msn = fx->msn;
+		f.qkey = fx->qkey;
+		f.sqpn = fx->sqpn;
+		f.imm = cpu_to_be32(fx->imm);
+		f.swap_add = fx->swap_add;
+		f.compare = fx->compare;
+		f.orig = fx->orig;
+		hlen = xib_hca_build(buf + XIB_WIRE_BTH_OFF, info->hdr_len, &f);
+		KUNIT_EXPECT_EQ_MSG(test, hlen, (int)info->hdr_len, "%s", fx->name);
+		KUNIT_EXPECT_EQ_MSG(test, memcmp(buf, fx->data,
+						 fx->len - XIB_ICRC_LEN), 0,
+				    "%s: headers", fx->name);
+		KUNIT_EXPECT_EQ(test, xib_icrc_fill(buf, fx->len), 0);
+		KUNIT_EXPECT_EQ_MSG(test, memcmp(buf, fx->data, fx->len), 0,
+				    "%s: ICRC", fx->name);
+		xib_wire_name_failure(test, &noted, fx->name);
+	}
+}
+
+/* The AtomicETH and AtomicAckETH of rdma_rxe's frames, byte by byte. */
+static void xib_wire_test_fixture_atomic(struct kunit *test)
+{
+	static const u8 atmeth61[XIB_ATMETH_LEN] = {
+		0x00, 0x00, 0x55, 0xdc, 0x70, 0x29, 0x70, 0x40,	/* VA */
+		0x00, 0x00, 0x06, 0x59,				/* R_Key */
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,	/* add */
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* compare */
+	};
+	struct xib_atmeth atm;
+	struct xib_atmack ack;
+	struct xib_hca_pkt pkt;
+	const u8 *t;
+
+	/* decode: FETCH ADD, the AtomicETH right after the BTH */
+	t = xib_wire_f61 + XIB_WIRE_BTH_OFF;
+	KUNIT_ASSERT_EQ(test, xib_hca_parse(t, sizeof(xib_wire_f61) -
+					    XIB_WIRE_BTH_OFF, &pkt), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(t + 12, atmeth61, sizeof(atmeth61)), 0);
+	KUNIT_EXPECT_EQ(test, pkt.payload_len, 0U);
+	KUNIT_EXPECT_EQ(test, xib_atmeth_va(xib_hca_pkt_hdr(&pkt, XIB_HDR_ATMETH)),
+			0x000055dc70297040ULL);
+	/* encode: the same 28 bytes */
+	memset(&atm, 0xee, sizeof(atm));
+	xib_atmeth_set(&atm, 0x000055dc70297040ULL, 0x659, 1, 0);
+	KUNIT_EXPECT_EQ(test, memcmp(&atm, atmeth61, sizeof(atm)), 0);
+	/* a CMP_SWAP's operands land in their own fields */
+	xib_atmeth_set(&atm, 0x1000, 0x12345678, 0xaaaaaaaabbbbbbbbULL,
+		       0xccccccccddddddddULL);
+	KUNIT_EXPECT_EQ(test, ((u8 *)&atm)[12], 0xaa);
+	KUNIT_EXPECT_EQ(test, ((u8 *)&atm)[19], 0xbb);
+	KUNIT_EXPECT_EQ(test, ((u8 *)&atm)[20], 0xcc);
+	KUNIT_EXPECT_EQ(test, ((u8 *)&atm)[27], 0xdd);
+	KUNIT_EXPECT_EQ(test, xib_atmeth_swap_add(&atm), 0xaaaaaaaabbbbbbbbULL);
+	KUNIT_EXPECT_EQ(test, xib_atmeth_compare(&atm), 0xccccccccddddddddULL);
+
+	/* ATOMIC ACKNOWLEDGE: AETH, then the original data, big-endian */
+	t = xib_wire_f68 + XIB_WIRE_BTH_OFF;
+	KUNIT_ASSERT_EQ(test, xib_hca_parse(t, sizeof(xib_wire_f68) -
+					    XIB_WIRE_BTH_OFF, &pkt), 0);
+	KUNIT_EXPECT_EQ(test, xib_aeth_msn(xib_hca_pkt_hdr(&pkt, XIB_HDR_AETH)),
+			2U);
+	KUNIT_EXPECT_EQ(test, xib_atmack_orig(xib_hca_pkt_hdr(&pkt,
+							      XIB_HDR_ATMACK)),
+			0x6ae312a5963d40e3ULL);
+	xib_atmack_set(&ack, 0x6ae312a5963d40e3ULL);
+	KUNIT_EXPECT_EQ(test, memcmp(&ack, t + 16, sizeof(ack)), 0);
 }
 
 /* Which extension headers each fixture carries, straight from IBTA. */
@@ -1626,6 +1763,8 @@ static struct kunit_case xib_wire_test_cases[] = {
 	KUNIT_CASE(xib_wire_test_fixture_fields),
 	KUNIT_CASE(xib_wire_test_fixture_headers),
 	KUNIT_CASE(xib_wire_test_fixture_icrc),
+	KUNIT_CASE(xib_wire_test_fixture_build),
+	KUNIT_CASE(xib_wire_test_fixture_atomic),
 	KUNIT_CASE(xib_wire_test_icrc_masks_ipv4),
 	KUNIT_CASE(xib_wire_test_icrc_ipv6),
 	KUNIT_CASE(xib_wire_test_icrc_rxe_ipv6),

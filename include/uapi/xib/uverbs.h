@@ -294,6 +294,13 @@ struct xib_uverbs_get_context {
 	__aligned_u64 reserved[2];
 };
 
+/* xib_uverbs_device_attr.atomic_cap: the values of enum ibv_atomic_cap. */
+enum xib_atomic_cap {
+	XIB_ATOMIC_NONE = 0,
+	XIB_ATOMIC_HCA = 1,	/* atomic among the device's own atomics */
+	XIB_ATOMIC_GLOB = 2,	/* ... and with every other agent's */
+};
+
 /* Device attributes; field meanings are those of struct ibv_device_attr. */
 struct xib_uverbs_device_attr {
 	__aligned_u64 fw_ver;		/* major << 32 | minor << 16 | sub */
@@ -318,7 +325,7 @@ struct xib_uverbs_device_attr {
 	__u32 max_res_rd_atom;
 	__u32 max_qp_init_rd_atom;
 	__u32 max_ee_init_rd_atom;
-	__u32 atomic_cap;		/* enum ibv_atomic_cap */
+	__u32 atomic_cap;		/* enum xib_atomic_cap */
 	__u32 max_ee;
 	__u32 max_rdd;
 	__u32 max_mw;
