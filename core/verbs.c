@@ -92,7 +92,8 @@ static struct workqueue_struct *xib_release_wq;
 
 /*
  * Serialises xib_modify_srq(), the one writer of an xib_srq's @srq_limit
- * besides xib_srq_event(), which zeroes it when the limit fires.
+ * besides xib_srq_event(), which zeroes it when the limit fires, and
+ * xib_resize_srq(), the one writer of its @max_wr after creation.
  */
 static DEFINE_MUTEX(xib_srq_mutex);
 
@@ -978,7 +979,7 @@ EXPORT_SYMBOL_GPL(xib_create_srq);
  * xib_modify_srq() - change the limit of an SRQ
  * @srq: the SRQ
  * @mask: enum xib_srq_attr_mask; XIB_SRQ_MAX_WR (resizing) is refused
- *	with -EOPNOTSUPP: the driver interface has no resize yet
+ *	with -EOPNOTSUPP: a resize returns a new ring, see xib_resize_srq()
  * @max_wr: ignored (see @mask)
  * @srq_limit: with XIB_SRQ_LIMIT, the new limit, up to @srq->max_wr; 0
  *	disarms
@@ -1014,6 +1015,45 @@ int xib_modify_srq(struct xib_srq *srq, u32 mask, u32 max_wr, u32 srq_limit)
 	return ret;
 }
 EXPORT_SYMBOL_GPL(xib_modify_srq);
+
+/**
+ * xib_resize_srq() - change the number of entries of an SRQ
+ * @srq: the SRQ
+ * @max_wr: in: at least this many entries, 1 to attrs.max_srq_wr, and
+ *	not below an armed limit; out: the number granted
+ * @ring: for a user SRQ, returns the new ring
+ *
+ * The driver keeps the posted WQEs not yet consumed (-EINVAL if they do
+ * not fit).  Serialised with xib_modify_srq() by the SRQ mutex, so the
+ * limit it checks against is not raised meanwhile (it may fire, which
+ * only lowers it to 0).
+ *
+ * Return: 0, -EINVAL, -EOPNOTSUPP or the driver's error; on error the
+ * SRQ is unchanged.
+ */
+int xib_resize_srq(struct xib_srq *srq, u32 *max_wr,
+		   struct xib_uverbs_ring *ring)
+{
+	struct xib_device *dev = srq->device;
+	int ret;
+
+	if (!dev->ops->resize_srq)
+		return -EOPNOTSUPP;
+	if (!*max_wr || *max_wr > dev->attrs.max_srq_wr)
+		return -EINVAL;
+	mutex_lock(&xib_srq_mutex);
+	if (*max_wr < READ_ONCE(srq->srq_limit)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	ret = dev->ops->resize_srq(srq, max_wr, ring);
+	if (!ret)
+		WRITE_ONCE(srq->max_wr, *max_wr);
+out:
+	mutex_unlock(&xib_srq_mutex);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(xib_resize_srq);
 
 /**
  * xib_destroy_srq() - destroy a shared receive queue

@@ -57,6 +57,7 @@ union xib_uverbs_cmd_buf {
 	struct xib_uverbs_create_srq create_srq;
 	struct xib_uverbs_modify_srq modify_srq;
 	struct xib_uverbs_query_srq query_srq;
+	struct xib_uverbs_resize_srq resize_srq;
 	struct xib_uverbs_create_ah create_ah;
 };
 
@@ -947,6 +948,23 @@ static int xib_cmd_query_srq(struct xib_uverbs_ctx *ctx, void *buf,
 	return 0;
 }
 
+static int xib_cmd_resize_srq(struct xib_uverbs_ctx *ctx, void *buf,
+			      struct xib_uverbs_out *out)
+{
+	struct xib_uverbs_resize_srq *cmd = buf;
+	struct xib_uverbs_uobj *uobj;
+	int ret;
+
+	if (!xib_zero(&cmd->ring, sizeof(cmd->ring)))
+		return -EINVAL;
+	uobj = xib_uobj_get(ctx, cmd->srq_handle, XIB_UOBJ_SRQ, false);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	ret = xib_resize_srq(uobj->object, &cmd->max_wr, &cmd->ring);
+	xib_uobj_put(uobj);
+	return ret;
+}
+
 static int xib_cmd_destroy_srq(struct xib_uverbs_ctx *ctx, void *buf,
 			       struct xib_uverbs_out *out)
 {
@@ -995,6 +1013,7 @@ static const struct xib_uverbs_cmd_desc xib_uverbs_cmds[] = {
 	XIB_CMD(DESTROY_AH, xib_cmd_destroy_ah, XIB_RES),
 	XIB_CMD(KICK, xib_cmd_kick, XIB_RES),
 	XIB_CMD(REREG_MR, xib_cmd_rereg_mr, XIB_RES),
+	XIB_CMD(RESIZE_SRQ, xib_cmd_resize_srq, XIB_RES),
 };
 
 static void xib_uverbs_check_abi(void)
@@ -1026,6 +1045,7 @@ static void xib_uverbs_check_abi(void)
 	BUILD_BUG_ON(sizeof(struct xib_uverbs_create_srq) != 56);
 	BUILD_BUG_ON(sizeof(struct xib_uverbs_modify_srq) != 16);
 	BUILD_BUG_ON(sizeof(struct xib_uverbs_query_srq) != 16);
+	BUILD_BUG_ON(sizeof(struct xib_uverbs_resize_srq) != 32);
 	BUILD_BUG_ON(sizeof(struct xib_uverbs_create_ah) != 56);
 	BUILD_BUG_ON(_IOC_SIZE(XIB_UVERBS_QUERY_QP) >
 		     sizeof(union xib_uverbs_cmd_buf));

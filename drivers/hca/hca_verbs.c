@@ -33,6 +33,8 @@ void xib_hca_set_attrs(struct xib_hca_dev *hca)
 	a->max_mr_size = ~0ULL;
 	a->page_size_cap = PAGE_SIZE;
 	a->vendor_id = 0;
+	/* the core adds its own (xib_query_device()) */
+	a->device_cap_flags = XIB_DEVICE_SRQ_RESIZE;
 	a->max_qp = 4096;
 	a->max_qp_wr = 16384;
 	a->max_sge = XIB_HCA_MAX_SGE;
@@ -274,6 +276,63 @@ static int xib_hca_modify_srq(struct xib_srq *ibsrq, u32 srq_limit)
 	spin_lock_bh(&srq->lock);
 	srq->limit = srq_limit;
 	spin_unlock_bh(&srq->lock);
+	return 0;
+}
+
+/* Copy the posted WQEs of @srq not yet taken into @new; false if they do not fit. */
+static bool xib_hca_srq_move(struct xib_hca_srq *srq, struct xib_hca_ring *new)
+{
+	struct xib_hca_wq_hdr *new_hdr = xib_hca_ring_hdr(new);
+	u32 prod = xib_hca_ring_read_prod(&srq->ring);
+	u32 n, i;
+
+	lockdep_assert_held(&srq->lock);
+	if (!xib_ring_count_valid(prod, srq->cons, srq->ring.slots))
+		return false;
+	n = xib_ring_count(prod, srq->cons);
+	if (n > new->slots)
+		return false;
+	for (i = 0; i < n; i++)
+		memcpy(xib_hca_ring_slot(new, i),
+		       xib_hca_ring_slot(&srq->ring, srq->cons + i),
+		       srq->ring.stride);
+	WRITE_ONCE(new_hdr->prod, n);
+	WRITE_ONCE(new_hdr->cons, 0);
+	srq->cons = 0;
+	return true;
+}
+
+/*
+ * The new ring is allocated (and charged) before the lock; the engine,
+ * which takes WQEs under srq->lock, sees the old ring or the new one.
+ */
+static int xib_hca_resize_srq(struct xib_srq *ibsrq, u32 *max_wr,
+			      struct xib_uverbs_ring *ring)
+{
+	struct xib_hca_srq *srq = to_hca_srq(ibsrq);
+	struct xib_hca_ring new, old;
+	bool moved;
+	int ret;
+
+	ret = xib_hca_ring_alloc(&new, ibsrq->uctx, roundup_pow_of_two(*max_wr),
+				 srq->ring.stride, ring);
+	if (ret)
+		return ret;
+	spin_lock_bh(&srq->lock);
+	moved = xib_hca_srq_move(srq, &new);
+	if (moved) {
+		old = srq->ring;
+		srq->ring = new;
+	}
+	spin_unlock_bh(&srq->lock);
+	if (!moved) {
+		xib_hca_ring_unpublish(&new);
+		xib_hca_ring_free(&new);
+		return -EINVAL;
+	}
+	xib_hca_ring_unpublish(&old);
+	xib_hca_ring_free(&old);
+	*max_wr = new.slots;
 	return 0;
 }
 
@@ -558,6 +617,7 @@ const struct xib_device_ops xib_hca_dev_ops = {
 	.release_qp = xib_hca_release_qp,
 	.create_srq = xib_hca_create_srq,
 	.modify_srq = xib_hca_modify_srq,
+	.resize_srq = xib_hca_resize_srq,
 	.destroy_srq = xib_hca_destroy_srq,
 	.release_srq = xib_hca_release_srq,
 	.create_ah = xib_hca_create_ah,

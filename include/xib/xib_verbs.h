@@ -163,6 +163,10 @@ struct xib_event_handler {
  * @modify_srq: optional; arm the limit at @srq_limit, already stored in
  *	@srq->srq_limit (the core restores the old one if this fails).
  *	Called under the core's SRQ mutex.
+ * @resize_srq: optional; grow or shrink to at least *@max_wr entries,
+ *	keeping the posted WQEs not yet consumed (-EINVAL if they do not
+ *	fit), return the number granted in *@max_wr and for a user SRQ
+ *	publish the new ring in @ring.  Called under the core's SRQ mutex.
  * @destroy_srq: required with @create_srq; @srq has left the SRQ table and
  *	no QP uses it
  * @release_srq: optional; free the driver part of @srq after the final put
@@ -205,6 +209,8 @@ struct xib_device_ops {
 			  struct xib_ucontext *uctx,
 			  struct xib_uverbs_ring *ring);
 	int (*modify_srq)(struct xib_srq *srq, u32 srq_limit);
+	int (*resize_srq)(struct xib_srq *srq, u32 *max_wr,
+			  struct xib_uverbs_ring *ring);
 	void (*destroy_srq)(struct xib_srq *srq);
 	void (*release_srq)(struct xib_srq *srq);
 	int (*create_ah)(struct xib_ah *ah);
@@ -677,6 +683,8 @@ struct xib_srq *xib_create_srq(struct xib_pd *pd, struct xib_ucontext *uctx,
 			       struct xib_srq_init_attr *attr,
 			       struct xib_uverbs_ring *ring);
 int xib_modify_srq(struct xib_srq *srq, u32 mask, u32 max_wr, u32 srq_limit);
+int xib_resize_srq(struct xib_srq *srq, u32 *max_wr,
+		   struct xib_uverbs_ring *ring);
 int xib_destroy_srq(struct xib_srq *srq);
 struct xib_ah *xib_create_ah(struct xib_pd *pd, struct xib_ucontext *uctx,
 			     const struct xib_uverbs_ah_attr *attr);

@@ -87,6 +87,10 @@ ex() {
 	ex srq
 }
 
+@test "ibv_modify_srq IBV_SRQ_MAX_WR: grow and shrink keeping posted receives, refusals" {
+	ex srqresize
+}
+
 @test "ibv_rc_pingpong -N: the stock program's new post-send API path" {
 	local gid
 	gid=$(xib_gid_index xibA xib0 10.211.0.1)

@@ -16,6 +16,7 @@
  *         rereg  ibv_rereg_mr for each flag, traffic after each
  *         resize ibv_resize_cq below the unpolled completions: refused
  *         srq    SRQ limit: the event, then ibv_query_srq says 0
+ *         srqresize  ibv_modify_srq(IBV_SRQ_MAX_WR): grow, shrink, refusals
  *         all    every one (the default)
  *   ITERS: rounds of the data-moving tests (default 20)
  *
@@ -37,7 +38,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <sys/ioctl.h>
+
 #include <infiniband/verbs.h>
+#include <xib/uverbs.h>
 
 static int checks, failures, iters = 20;
 
@@ -384,10 +388,10 @@ static int zeroed(const void *p, size_t n)
 
 #define XIB_VENDOR_ID		0x7a6962
 #define XIB_VENDOR_PART_ID	1
-/* What xib_core itself honours; the driver may add RC_RNR_NAK_GEN. */
+/* What xib_core itself honours; the driver may add RC_RNR_NAK_GEN and SRQ_RESIZE. */
 #define CORE_CAPS	(IBV_DEVICE_CURR_QP_STATE_MOD | IBV_DEVICE_PORT_ACTIVE_EVENT | \
 			 IBV_DEVICE_SYS_IMAGE_GUID)
-#define HONOURED_CAPS	(CORE_CAPS | IBV_DEVICE_RC_RNR_NAK_GEN)
+#define HONOURED_CAPS	(CORE_CAPS | IBV_DEVICE_RC_RNR_NAK_GEN | IBV_DEVICE_SRQ_RESIZE)
 
 static void test_devex(void)
 {
@@ -1306,6 +1310,17 @@ out:
 
 /* --- resize ------------------------------------------------------------------------------ */
 
+/* The kernel's RESIZE_CQ, without the library's own check; errno or 0. */
+static int kernel_resize_cq(struct ibv_cq *cq, uint32_t cqe)
+{
+	struct xib_uverbs_resize_cq r;
+
+	memset(&r, 0, sizeof(r));
+	r.cq_handle = cq->handle;
+	r.cqe = cqe;
+	return ioctl(cq->context->cmd_fd, XIB_UVERBS_RESIZE_CQ, &r) ? errno : 0;
+}
+
 static void test_resize(struct ibv_pd *pd)
 {
 	struct ibv_cq *scq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
@@ -1344,6 +1359,8 @@ static void test_resize(struct ibv_pd *pd)
 	check_ret(ibv_resize_cq(rcq, 4), EINVAL, "ibv_resize_cq(4) holding 8");
 	check_ret(ibv_resize_cq(rcq, 7), EINVAL,
 		  "ibv_resize_cq(7) holding 8 (the ring would round up to 8: refused anyway)");
+	check(kernel_resize_cq(rcq, 4) == EINVAL,
+	      "XIB_UVERBS_RESIZE_CQ(4) holding 8, past the library: the kernel refuses too");
 	check(rcq->cqe >= 16, "the refused resizes left cqe %d", rcq->cqe);
 	check_ret(ibv_resize_cq(rcq, 8), 0, "ibv_resize_cq(8) holding 8");
 	ok = rcq->cqe >= 8 && poll_plain(rcq, r, 8) == 8;
@@ -1415,9 +1432,6 @@ static void test_srq(struct ibv_pd *pd)
 	for (i = 0; i < 8; i++)
 		post_recv(NULL, srq, 70 + i, buf + 2048, 64, mr->lkey);
 	memset(&at, 0, sizeof(at));
-	at.max_wr = 32;
-	check_ret(ibv_modify_srq(srq, &at, IBV_SRQ_MAX_WR), EOPNOTSUPP,
-		  "ibv_modify_srq(IBV_SRQ_MAX_WR): resizing is not supported");
 	at.srq_limit = sa.attr.max_wr + 1;
 	check_ret(ibv_modify_srq(srq, &at, IBV_SRQ_LIMIT), EINVAL,
 		  "ibv_modify_srq(limit above max_wr)");
@@ -1462,6 +1476,137 @@ out:
 		ibv_destroy_cq(cq);
 	free(buf);
 	fcntl(ctx->async_fd, F_SETFL, flags);
+}
+
+/* --- srqresize ---------------------------------------------------------------------------- */
+
+/* @n SENDs of 16 bytes from @a; true if @n receives of @cq came back, the wr_ids @first on. */
+static int srq_sends(struct ibv_qp *a, struct ibv_cq *cq, int n, uint64_t first, char *buf,
+		     uint32_t lkey)
+{
+	struct rec r[2];
+	int i, got = 0, ok = 1;
+
+	for (i = 0; i < n; i++) {
+		if (post_plain(a, 1000 + i, buf, 16, lkey, 0, 0))
+			return 0;
+		/* each SEND's two completions: the receive's wr_id is in order */
+		if (poll_plain(cq, r, 2) != 2)
+			return 0;
+		if (r[0].opcode != IBV_WC_RECV)
+			r[0] = r[1];
+		ok = ok && r[0].opcode == IBV_WC_RECV && r[0].status == IBV_WC_SUCCESS &&
+		     r[0].wr_id == first + (uint64_t)got;
+		got++;
+	}
+	return ok;
+}
+
+/*
+ * ibv_modify_srq(IBV_SRQ_MAX_WR), from ibv_modify_srq(3): the SRQ grows
+ * keeping the posted WRs, shrinks to no fewer than the outstanding ones,
+ * never above max_srq_wr; invalid attributes change nothing.  xib also
+ * refuses a size below an armed limit (the limit must stay below it).
+ */
+static void test_srqresize(struct ibv_pd *pd)
+{
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 8, .max_sge = 1 } };
+	struct ibv_cq *cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
+	struct ibv_srq_attr at;
+	struct ibv_srq *srq = NULL;
+	struct ibv_qp *a = NULL, *b = NULL;
+	struct ibv_mr *mr = NULL;
+	char *buf = calloc(1, 4096);
+	void *el = NULL;
+	int i, n, ok, ev;
+
+	check((dattr.device_cap_flags & IBV_DEVICE_SRQ_RESIZE) != 0,
+	      "device_cap_flags has IBV_DEVICE_SRQ_RESIZE");
+	srq = ibv_create_srq(pd, &sa);
+	if (cq && srq)
+		a = qp_ex(pd, IBV_QPT_RC, cq, cq, NULL, 0);
+	if (a)
+		b = qp_ex(pd, IBV_QPT_RC, cq, cq, srq, 0);
+	mr = buf ? ibv_reg_mr(pd, buf, 4096, IBV_ACCESS_LOCAL_WRITE) : NULL;
+	if (!b || !mr || connect_qp(a, b->qp_num) || connect_qp(b, a->qp_num)) {
+		check(0, "srqresize: an RC pair on an SRQ (errno %d)", errno);
+		goto out;
+	}
+	n = (int)sa.attr.max_wr;
+	for (i = 0, ok = 1; i < n; i++)
+		ok = ok && !post_recv(NULL, srq, i, buf + 2048, 64, mr->lkey);
+	check(ok && post_recv(NULL, srq, n, buf + 2048, 64, mr->lkey) == ENOMEM,
+	      "%d receives fill the SRQ: one more is ENOMEM", n);
+
+	memset(&at, 0, sizeof(at));
+	at.max_wr = (uint32_t)n - 1;
+	check_ret(ibv_modify_srq(srq, &at, IBV_SRQ_MAX_WR), EINVAL,
+		  "IBV_SRQ_MAX_WR below the outstanding receives");
+	at.max_wr = (uint32_t)dattr.max_srq_wr + 1;
+	check_ret(ibv_modify_srq(srq, &at, IBV_SRQ_MAX_WR), EINVAL,
+		  "IBV_SRQ_MAX_WR above max_srq_wr");
+	at.max_wr = 0;
+	check_ret(ibv_modify_srq(srq, &at, IBV_SRQ_MAX_WR), EINVAL, "IBV_SRQ_MAX_WR 0");
+	at.max_wr = 64;
+	at.srq_limit = 65;
+	check_ret(ibv_modify_srq(srq, &at, IBV_SRQ_MAX_WR | IBV_SRQ_LIMIT), EINVAL,
+		  "IBV_SRQ_MAX_WR 64 with a limit of 65");
+	memset(&at, 0xa5, sizeof(at));
+	check(ibv_query_srq(srq, &at) == 0 && at.max_wr == (uint32_t)n && at.srq_limit == 0,
+	      "the refusals changed nothing: max_wr %u, limit %u", at.max_wr, at.srq_limit);
+
+	at.max_wr = 32;
+	check_ret(ibv_modify_srq(srq, &at, IBV_SRQ_MAX_WR), 0, "grow to 32 holding 8 receives");
+	memset(&at, 0, sizeof(at));
+	check(ibv_query_srq(srq, &at) == 0 && at.max_wr >= 32, "ibv_query_srq: max_wr %u",
+	      at.max_wr);
+	for (i = n, ok = 1; i < 32; i++)
+		ok = ok && !post_recv(NULL, srq, i, buf + 2048, 64, mr->lkey);
+	check(ok, "24 more receives posted into the grown SRQ");
+	check(srq_sends(a, cq, 32, 0, buf, mr->lkey),
+	      "32 SENDs: the 8 receives posted before the resize, then the 24, in order");
+
+	at.max_wr = 4;
+	check_ret(ibv_modify_srq(srq, &at, IBV_SRQ_MAX_WR), 0, "shrink to 4, empty");
+	memset(&at, 0, sizeof(at));
+	check(ibv_query_srq(srq, &at) == 0 && at.max_wr == 4, "ibv_query_srq: max_wr %u",
+	      at.max_wr);
+	for (i = 0, ok = 1; i < 3; i++)
+		ok = ok && !post_recv(NULL, srq, 100 + i, buf + 2048, 64, mr->lkey);
+	at.max_wr = 2;
+	check(ok && ibv_modify_srq(srq, &at, IBV_SRQ_MAX_WR) == EINVAL,
+	      "3 receives posted: shrinking to 2 is EINVAL");
+	at.max_wr = 4;
+	at.srq_limit = 3;
+	check_ret(ibv_modify_srq(srq, &at, IBV_SRQ_LIMIT), 0, "limit 3 armed");
+	at.max_wr = 2;
+	check_ret(ibv_modify_srq(srq, &at, IBV_SRQ_MAX_WR), EINVAL, "shrink below the armed limit");
+	check(srq_sends(a, cq, 1, 100, buf, mr->lkey), "1 SEND: 2 receives left");
+	ev = next_async_event(timeout_ms, &el);
+	check(ev == IBV_EVENT_SRQ_LIMIT_REACHED && el == srq,
+	      "2 left, below the limit 3, in the resized SRQ: SRQ_LIMIT_REACHED (event %d)", ev);
+	at.max_wr = 2;
+	at.srq_limit = 1;
+	check_ret(ibv_modify_srq(srq, &at, IBV_SRQ_MAX_WR | IBV_SRQ_LIMIT), 0,
+		  "IBV_SRQ_MAX_WR 2 with IBV_SRQ_LIMIT 1, holding 2");
+	memset(&at, 0, sizeof(at));
+	check(ibv_query_srq(srq, &at) == 0 && at.max_wr == 2 && at.srq_limit == 1,
+	      "ibv_query_srq: max_wr %u, limit %u", at.max_wr, at.srq_limit);
+	check(post_recv(NULL, srq, 200, buf + 2048, 64, mr->lkey) == ENOMEM,
+	      "the SRQ of 2 is full");
+	check(srq_sends(a, cq, 2, 101, buf, mr->lkey),
+	      "2 SENDs take the 2 receives kept by the shrink, in order");
+	ok = !post_recv(NULL, srq, 300, buf + 2048, 64, mr->lkey);
+	check(ok && srq_sends(a, cq, 1, 300, buf, mr->lkey), "traffic after the resizes");
+out:
+	destroy_pair(a, b);
+	if (srq)
+		ibv_destroy_srq(srq);
+	if (mr)
+		ibv_dereg_mr(mr);
+	if (cq)
+		ibv_destroy_cq(cq);
+	free(buf);
 }
 
 int main(int argc, char **argv)
@@ -1510,6 +1655,8 @@ int main(int argc, char **argv)
 		test_resize(pd);
 	if (all || !strcmp(test, "srq"))
 		test_srq(pd);
+	if (all || !strcmp(test, "srqresize"))
+		test_srqresize(pd);
 	check_ret(ibv_dealloc_pd(pd), 0, "ibv_dealloc_pd at the end: nothing left on it");
 	ibv_close_device(ctx);
 done:

@@ -232,6 +232,71 @@ static void rereg_mr(struct objs *o)
 #undef REREG
 }
 
+/*
+ * RESIZE_SRQ at the ioctl, with 8 WQEs "posted" by writing the ring's
+ * prod (the kernel moves slots as bytes): the kernel's own refusals, and
+ * the new ring's header.  @max_wr is the granted size (8), limit 2 armed.
+ */
+static void smoke_resize_srq(int fd, __u32 handle, const struct xib_uverbs_ring *ring,
+			     __u32 max_wr)
+{
+	struct xib_uverbs_resize_srq rs = {};
+	struct xib_uverbs_query_srq qs = {};
+	volatile __u32 *hdr, *nhdr;
+	int ret;
+
+	hdr = mmap(NULL, ring->mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		   (off_t)ring->mmap_offset);
+	CHECK(hdr != MAP_FAILED && max_wr == 8, "SRQ ring mmap, %u slots", max_wr);
+	if (hdr == MAP_FAILED)
+		return;
+	hdr[0] = 8;			/* prod: 8 posted, none taken */
+	rs.srq_handle = handle;
+	rs.max_wr = 4;
+	CHECK(xio(fd, XIB_UVERBS_RESIZE_SRQ, &rs) == -EINVAL, "RESIZE_SRQ below the posted");
+	rs.max_wr = 0;
+	CHECK(xio(fd, XIB_UVERBS_RESIZE_SRQ, &rs) == -EINVAL, "RESIZE_SRQ 0");
+	rs.max_wr = 1u << 30;
+	CHECK(xio(fd, XIB_UVERBS_RESIZE_SRQ, &rs) == -EINVAL, "RESIZE_SRQ above max_srq_wr");
+	rs.max_wr = 16;
+	rs.ring.slots = 1;
+	CHECK(xio(fd, XIB_UVERBS_RESIZE_SRQ, &rs) == -EINVAL, "RESIZE_SRQ dirty out");
+	rs.ring.slots = 0;
+	rs.srq_handle = handle + 1000;
+	CHECK(xio(fd, XIB_UVERBS_RESIZE_SRQ, &rs) == -ENOENT, "RESIZE_SRQ bad handle");
+	hdr[0] = 100;			/* prod - cons beyond the ring: broken */
+	rs.srq_handle = handle;
+	CHECK(xio(fd, XIB_UVERBS_RESIZE_SRQ, &rs) == -EINVAL, "RESIZE_SRQ with a bad prod");
+	qs.srq_handle = handle;
+	CHECK(xio(fd, XIB_UVERBS_QUERY_SRQ, &qs) == 0 && qs.max_wr == 8,
+	      "refused resizes left max_wr %u", qs.max_wr);
+	hdr[0] = 8;
+	ret = xio(fd, XIB_UVERBS_RESIZE_SRQ, &rs);
+	CHECK(ret == 0 && rs.max_wr == 16 && rs.ring.slots == 16 &&
+	      rs.ring.mmap_offset != ring->mmap_offset, "RESIZE_SRQ 16: %d, %u", ret, rs.max_wr);
+	munmap((void *)hdr, ring->mmap_size);
+	if (ret)
+		return;
+	nhdr = mmap(NULL, rs.ring.mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		    (off_t)rs.ring.mmap_offset);
+	CHECK(nhdr != MAP_FAILED && nhdr[0] == 8 && nhdr[16] == 0,
+	      "the new ring: prod 8, cons 0");
+	if (nhdr == MAP_FAILED)
+		return;
+	nhdr[0] = 0;			/* empty: only the limit can refuse */
+	memset(&rs.ring, 0, sizeof(rs.ring));
+	rs.max_wr = 1;
+	CHECK(xio(fd, XIB_UVERBS_RESIZE_SRQ, &rs) == -EINVAL, "RESIZE_SRQ below the limit 2");
+	memset(&qs, 0, sizeof(qs));	/* out fields must be zero */
+	qs.srq_handle = handle;
+	CHECK(xio(fd, XIB_UVERBS_QUERY_SRQ, &qs) == 0 && qs.max_wr == 16 && qs.srq_limit == 2,
+	      "QUERY_SRQ after RESIZE_SRQ: max_wr %u, limit %u", qs.max_wr, qs.srq_limit);
+	rs.max_wr = 2;
+	CHECK(xio(fd, XIB_UVERBS_RESIZE_SRQ, &rs) == 0 && rs.max_wr == 2,
+	      "RESIZE_SRQ to the limit 2, empty");
+	munmap((void *)nhdr, rs.ring.mmap_size);
+}
+
 static void basic(void)
 {
 	struct xib_uverbs_query_device qd = {};
@@ -402,6 +467,7 @@ static void basic(void)
 		ret = xio(o.fd, XIB_UVERBS_QUERY_SRQ, &qs);
 		CHECK(ret == 0 && qs.srq_limit == 2 && qs.max_wr == cs.max_wr,
 		      "QUERY_SRQ %d limit %u", ret, qs.srq_limit);
+		smoke_resize_srq(o.fd, cs.srq_handle, &cs.ring, cs.max_wr);
 		memset(&de, 0, sizeof(de));
 		de.handle = cs.srq_handle;
 		CHECK(xio(o.fd, XIB_UVERBS_DESTROY_SRQ, &de) == 0, "DESTROY_SRQ");

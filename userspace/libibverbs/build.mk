@@ -38,7 +38,7 @@ $(LIBIBVERBS): $(LIBIBVERBS_OBJS) $(LIBXIB_PIC) userspace/libibverbs/libibverbs.
 # limit semantics, through <infiniband/verbs.h> as an rdma-core program
 # (tests/bats/ibverbs-ex.bats runs it in the VM with xib-run).
 userspace: $(BUILD)/tests/c/ibv_extended
-$(BUILD)/tests/c/ibv_extended: tests/c/ibv_extended.c $(LIBIBVERBS)
+$(BUILD)/tests/c/ibv_extended: tests/c/ibv_extended.c include/uapi/xib/uverbs.h $(LIBIBVERBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Wall -Wextra -Werror -std=gnu11 -o $@ $< \
+	$(CC) $(CFLAGS) -Wall -Wextra -Werror -std=gnu11 -I$(ROOT)/include/uapi -o $@ $< \
 		-L$(dir $(LIBIBVERBS)) -l:libibverbs.so.1

@@ -713,20 +713,98 @@ err_free:
 	return ret;
 }
 
-int xib_modify_srq(struct xib_srq *srq, uint32_t attr_mask, uint32_t max_wr,
-		   uint32_t srq_limit)
+static int srq_set_limit(struct xib_srq *srq, uint32_t srq_limit)
 {
 	struct xib_uverbs_modify_srq m;
 	int ret;
 
 	memset(&m, 0, sizeof(m));
 	m.srq_handle = srq->handle;
-	m.attr_mask = attr_mask;
-	m.max_wr = max_wr;
+	m.attr_mask = XIB_SRQ_LIMIT;
 	m.srq_limit = srq_limit;
 	ret = xcmd(srq->pd->ctx->fd, XIB_UVERBS_MODIFY_SRQ, &m);
-	if (!ret && (attr_mask & XIB_SRQ_LIMIT))
+	if (!ret)
 		srq->srq_limit = srq_limit;
+	return ret;
+}
+
+/*
+ * RESIZE_SRQ: the kernel moves the posted WQEs it has not taken to a new
+ * ring.  Nobody posts meanwhile (the queue's lock).
+ */
+static int srq_resize(struct xib_srq *srq, uint32_t max_wr)
+{
+	struct xib_uverbs_resize_srq r;
+	struct xib_wq *wq = &srq->rq;
+	struct xib_ring nring;
+	int ret;
+
+	memset(&r, 0, sizeof(r));
+	r.srq_handle = srq->handle;
+	r.max_wr = max_wr;
+	wq_lock(wq);
+	/*
+	 * The manual: not below the outstanding WRs.  The kernel refuses
+	 * what does not fit the rounded-up ring; this refuses what is below
+	 * the request, of the WQEs it has not taken so far.
+	 */
+	if (wq->prod - xib_load_acquire(&wq->hdr->cons) > max_wr) {
+		ret = -EINVAL;
+		goto out;
+	}
+	ret = xcmd(srq->pd->ctx->fd, XIB_UVERBS_RESIZE_SRQ, &r);
+	if (ret)
+		goto out;
+	ret = ring_map(srq->pd->ctx, &r.ring, &nring);
+	if (!ret && (!nring.map || nring.stride != wq->ring.stride)) {
+		ring_unmap(&nring);
+		ret = -EPROTO;
+	}
+	if (ret) {
+		/* The old ring is no longer read; the SRQ is unusable: say so. */
+		lib_debug("RESIZE_SRQ: cannot map the new ring (%d)", ret);
+		goto out;
+	}
+	ring_unmap(&wq->ring);
+	wq->ring = nring;
+	wq->hdr = nring.map;
+	wq->prod = wq->hdr->prod;
+	srq->max_wr = r.max_wr;
+out:
+	wq_unlock(wq);
+	return ret;
+}
+
+/*
+ * Both attributes or neither (ibv_modify_srq(3)): a limit above the new
+ * size is refused first; the limit is set first when the current size
+ * allows it (so that shrinking below the old limit works), and put back
+ * if the resize then fails.
+ */
+int xib_modify_srq(struct xib_srq *srq, uint32_t attr_mask, uint32_t max_wr,
+		   uint32_t srq_limit)
+{
+	uint32_t old_limit = srq->srq_limit;
+	int ret;
+
+	if (attr_mask & ~(uint32_t)(XIB_SRQ_MAX_WR | XIB_SRQ_LIMIT))
+		return -EINVAL;
+	if (!(attr_mask & XIB_SRQ_MAX_WR))
+		return (attr_mask & XIB_SRQ_LIMIT) ? srq_set_limit(srq, srq_limit) : 0;
+	if (!(attr_mask & XIB_SRQ_LIMIT))
+		return srq_resize(srq, max_wr);
+	if (srq_limit > max_wr)
+		return -EINVAL;
+	if (srq_limit > srq->max_wr) {
+		ret = srq_resize(srq, max_wr);
+		return ret ? ret : srq_set_limit(srq, srq_limit);
+	}
+	ret = srq_set_limit(srq, srq_limit);
+	if (ret)
+		return ret;
+	ret = srq_resize(srq, max_wr);
+	if (ret && old_limit <= srq->max_wr)
+		srq_set_limit(srq, old_limit);
 	return ret;
 }
 

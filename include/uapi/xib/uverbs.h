@@ -89,11 +89,19 @@
  *	does not allow must not be (-EINVAL).  With an SRQ the QP has no
  *	receive ring.  XIB_UVERBS_NO_HANDLE as srq_handle means none.
  * XIB_UVERBS_CREATE_SRQ, XIB_UVERBS_MODIFY_SRQ, XIB_UVERBS_QUERY_SRQ,
- * XIB_UVERBS_DESTROY_SRQ
- *	Shared receive queues.  Modify can set the limit (arming the
+ * XIB_UVERBS_RESIZE_SRQ, XIB_UVERBS_DESTROY_SRQ
+ *	Shared receive queues.  Modify sets the limit (arming the
  *	SRQ_LIMIT_REACHED event; when the event fires the limit is 0 again,
- *	as QUERY_SRQ then says); resizing an SRQ (XIB_SRQ_MAX_WR) is
- *	-EOPNOTSUPP.
+ *	as QUERY_SRQ then says, until a modify arms it again); XIB_SRQ_MAX_WR
+ *	in its attr_mask is -EOPNOTSUPP: the size changes with RESIZE_SRQ,
+ *	which returns the new ring.  Resize grows or shrinks to at least
+ *	max_wr entries (rounded up to a power of two, returned), 1 to the
+ *	device's max_srq_wr: the posted, not yet consumed WQEs move to the
+ *	new ring, in order, at a new mmap offset (its header's prod is their
+ *	count, cons 0); the old mapping keeps its memory until unmapped but
+ *	is no longer read.  Below the posted WQEs, or below an armed limit,
+ *	is -EINVAL, and nothing changes.  User space must not post to the
+ *	SRQ while the command runs.
  * XIB_UVERBS_CREATE_AH, XIB_UVERBS_DESTROY_AH
  *	Address handles for UD sends.  UD WQEs name an AH by the ahn the
  *	create returns; the HCA checks that it belongs to the QP's PD.
@@ -616,6 +624,12 @@ struct xib_uverbs_modify_srq {
 	__u32 srq_limit;		/* in */
 };
 
+struct xib_uverbs_resize_srq {
+	__u32 srq_handle;		/* in */
+	__u32 max_wr;			/* in: at least this; out: granted */
+	struct xib_uverbs_ring ring;	/* out: the new receive WQE ring */
+};
+
 struct xib_uverbs_query_srq {
 	__u32 srq_handle;		/* in */
 	__u32 max_wr;			/* out */
@@ -659,5 +673,6 @@ struct xib_uverbs_create_ah {
 #define XIB_UVERBS_DESTROY_AH		XIB_UVERBS_IO(0x16, struct xib_uverbs_destroy)
 #define XIB_UVERBS_KICK			XIB_UVERBS_IO(0x17, struct xib_uverbs_destroy)
 #define XIB_UVERBS_REREG_MR		XIB_UVERBS_IO(0x18, struct xib_uverbs_rereg_mr)
+#define XIB_UVERBS_RESIZE_SRQ		XIB_UVERBS_IO(0x19, struct xib_uverbs_resize_srq)
 
 #endif /* _UAPI_XIB_UVERBS_H */
