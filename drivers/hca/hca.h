@@ -9,7 +9,9 @@
  *   hca_verbs.c  the driver ops: ucontext, PD, MR, CQ, QP, SRQ, AH, kick
  *   hca_queue.c  rings shared with user space; CQE writing and arming;
  *                receive WQE fetching; SGE copies
- *   hca_engine.c the per-device worker thread, QP scheduling, flushing
+ *   hca_engine.c the per-device worker thread, QP scheduling, flushing,
+ *                the QP async events of states (COMM_EST, SQ_DRAINED,
+ *                LAST_WQE_REACHED)
  *   hca_recv.c   packet receive: xib_hca_recv() checks the common headers
  *                and dispatches to the responder or the completer
  *   hca_req.c    requester: WQE fetch and validation, segmentation into
@@ -476,6 +478,8 @@ struct xib_hca_rq {
  *	ACK timeout (sq.rto); armed under sq.lock, see "Timer" above
  * @req_busy: bit 0 is set while a context runs the requester's transmit
  *	side (xib_hca_req_run()): the worker or a KICK's caller, never both
+ * @events: enum xib_hca_qp_event_bits: async events armed or due (atomic
+ *	bitops; see "Async events" in hca_engine.c)
  * @sq: the requester's state
  * @rq: the receive side's state
  */
@@ -504,8 +508,24 @@ struct xib_hca_qp {
 
 	struct timer_list timer;
 	unsigned long req_busy;
+	unsigned long events;
 	struct xib_hca_sq sq;
 	struct xib_hca_rq rq;
+};
+
+/**
+ * enum xib_hca_qp_event_bits - bits of xib_hca_qp.events
+ * @XIB_HCA_QP_EV_COMM_EST: RC/UC in RTR: the first request packet raises
+ *	COMM_EST (and clears the bit)
+ * @XIB_HCA_QP_EV_SQ_DRAIN: in SQD with en_sqd_async_notify: SQ_DRAINED is
+ *	due once the send queue has nothing outstanding
+ * @XIB_HCA_QP_EV_LAST_WQE: entered ERR with an SRQ: LAST_WQE_REACHED is
+ *	due once the worker has flushed the receive side
+ */
+enum xib_hca_qp_event_bits {
+	XIB_HCA_QP_EV_COMM_EST,
+	XIB_HCA_QP_EV_SQ_DRAIN,
+	XIB_HCA_QP_EV_LAST_WQE,
 };
 
 static inline struct xib_hca_qp *to_hca_qp(struct xib_qp *qp)
@@ -629,6 +649,9 @@ void xib_hca_engine_add_qp(struct xib_hca_qp *qp);
 void xib_hca_engine_del_qp(struct xib_hca_qp *qp);
 void xib_hca_qp_error(struct xib_hca_qp *qp);
 void xib_hca_qp_set_state(struct xib_hca_qp *qp, int state);
+void xib_hca_qp_modify_state(struct xib_hca_qp *qp, int state,
+			     bool sqd_notify);
+void xib_hca_qp_comm_est(struct xib_hca_qp *qp);
 int xib_hca_req_run(struct xib_hca_qp *qp, int budget);
 
 /* hca_recv.c: xib_hca_recv() is declared in hca_net.h */

@@ -65,6 +65,85 @@ void xib_hca_engine_del_qp(struct xib_hca_qp *qp)
 	spin_unlock_bh(&hca->qps_lock);
 }
 
+/*
+ * Async events
+ * ------------
+ * Three QP events the IBTA (vol 1 11.6.3.1) ties to states, each a bit of
+ * qp->events, armed when the state is entered (under state_lock) and
+ * cleared when it is left, so an event never outlives its state:
+ *  - COMM_EST: an RC or UC QP in RTR receives its first request packet
+ *    (the CM's RTU may not have come yet).  Raised by the receive path
+ *    (xib_hca_qp_comm_est()), once per stay in RTR.
+ *  - SQ_DRAINED: modify RTS -> SQD with en_sqd_async_notify.  In SQD the
+ *    requester fetches no new WQE; it finishes (and retransmits) those
+ *    it has fetched.  The worker raises the event once none is left
+ *    (sq.cons == sq.fetch): the send queue has no outstanding work.
+ *  - LAST_WQE_REACHED: a QP attached to an SRQ enters ERR.  The worker
+ *    raises it after the flush of the receive side, when the QP will take
+ *    no further WQE from the SRQ.
+ */
+static void xib_hca_qp_arm_events(struct xib_hca_qp *qp, int state)
+{
+	lockdep_assert_held(&qp->state_lock);
+	if (state == XIB_QPS_RTR && qp->hstate != XIB_QPS_RTR &&
+	    qp->ibqp.qp_type != XIB_QPT_UD)
+		set_bit(XIB_HCA_QP_EV_COMM_EST, &qp->events);
+	else if (state != XIB_QPS_RTR)
+		clear_bit(XIB_HCA_QP_EV_COMM_EST, &qp->events);
+	if (state != XIB_QPS_SQD)
+		clear_bit(XIB_HCA_QP_EV_SQ_DRAIN, &qp->events);
+	if (state == XIB_QPS_ERR && qp->hstate != XIB_QPS_ERR && qp->ibqp.srq)
+		set_bit(XIB_HCA_QP_EV_LAST_WQE, &qp->events);
+	else if (state != XIB_QPS_ERR)
+		clear_bit(XIB_HCA_QP_EV_LAST_WQE, &qp->events);
+}
+
+/**
+ * xib_hca_qp_comm_est() - a request packet reached @qp in RTR
+ * @qp: the RC or UC QP
+ *
+ * Softirq context.  Raises COMM_EST the first time in this stay in RTR.
+ */
+void xib_hca_qp_comm_est(struct xib_hca_qp *qp)
+{
+	if (test_bit(XIB_HCA_QP_EV_COMM_EST, &qp->events) &&
+	    test_and_clear_bit(XIB_HCA_QP_EV_COMM_EST, &qp->events))
+		xib_qp_event(&qp->ibqp, XIB_EVENT_COMM_EST);
+}
+
+/* Lockless: in SQD with a drain notice due, and nothing outstanding? */
+static bool xib_hca_sq_drain_due(struct xib_hca_qp *qp)
+{
+	return test_bit(XIB_HCA_QP_EV_SQ_DRAIN, &qp->events) &&
+	       READ_ONCE(qp->hstate) == XIB_QPS_SQD &&
+	       READ_ONCE(qp->sq.cons) == READ_ONCE(qp->sq.fetch);
+}
+
+/* Worker: raise the events the QP's state has made due. */
+static void xib_hca_qp_due_events(struct xib_hca_qp *qp)
+{
+	bool drained;
+
+	if (xib_hca_sq_drain_due(qp)) {
+		spin_lock_bh(&qp->sq.lock);
+		drained = !qp->dead && qp->sq.cons == qp->sq.fetch;
+		spin_unlock_bh(&qp->sq.lock);
+		if (drained &&
+		    test_and_clear_bit(XIB_HCA_QP_EV_SQ_DRAIN, &qp->events))
+			xib_qp_event(&qp->ibqp, XIB_EVENT_SQ_DRAINED);
+	}
+	/*
+	 * Once xib_hca_resp_flush() has run for this entry into ERR (it
+	 * clears flush_rq): no WQE of the SRQ is taken any more.
+	 */
+	if (READ_ONCE(qp->hstate) != XIB_QPS_ERR)
+		return;
+	smp_rmb();	/* pairs with xib_hca_qp_set_state()'s smp_wmb() */
+	if (!READ_ONCE(qp->flush_rq) &&
+	    test_and_clear_bit(XIB_HCA_QP_EV_LAST_WQE, &qp->events))
+		xib_qp_event(&qp->ibqp, XIB_EVENT_QP_LAST_WQE_REACHED);
+}
+
 /**
  * xib_hca_qp_set_state() - change the state the engine sees
  * @qp: the QP
@@ -84,9 +163,34 @@ void xib_hca_qp_set_state(struct xib_hca_qp *qp, int state)
 		WRITE_ONCE(qp->flush_rq, true);
 		kick = true;
 	}
+	xib_hca_qp_arm_events(qp, state);
+	/* the flush flags and event bits before the state they go with */
+	smp_wmb();
 	WRITE_ONCE(qp->hstate, state);
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	if (kick)
+		xib_hca_kick_engine(qp_hca(qp));
+}
+
+/**
+ * xib_hca_qp_modify_state() - a state change that modify_qp asks for
+ * @qp: the QP
+ * @state: enum xib_qp_state
+ * @sqd_notify: into SQD with en_sqd_async_notify: SQ_DRAINED once drained
+ *
+ * Process context, under the core's qp->mutex.
+ */
+void xib_hca_qp_modify_state(struct xib_hca_qp *qp, int state,
+			     bool sqd_notify)
+{
+	if (state == XIB_QPS_SQD && sqd_notify) {
+		set_bit(XIB_HCA_QP_EV_SQ_DRAIN, &qp->events);
+		/* before the state the worker reads */
+		smp_mb__after_atomic();
+	}
+	xib_hca_qp_set_state(qp, state);
+	/* SQD: it may be drained now; back in RTS: WQEs posted in SQD */
+	if ((state == XIB_QPS_SQD && sqd_notify) || state == XIB_QPS_RTS)
 		xib_hca_kick_engine(qp_hca(qp));
 }
 
@@ -165,10 +269,12 @@ static int xib_hca_qp_step(struct xib_hca_qp *qp)
 	    READ_ONCE(qp->hstate) == XIB_QPS_ERR) {
 		done += xib_hca_req_flush(qp);
 		done += xib_hca_resp_flush(qp);
+		xib_hca_qp_due_events(qp);
 		return done;
 	}
 	done += xib_hca_req_run(qp, XIB_HCA_QP_BUDGET);
 	done += xib_hca_resp_process(qp, XIB_HCA_QP_BUDGET);
+	xib_hca_qp_due_events(qp);
 	return done;
 }
 
@@ -196,7 +302,8 @@ static int xib_hca_engine_pass(struct xib_hca_dev *hca)
 static bool xib_hca_qp_has_work(struct xib_hca_qp *qp)
 {
 	return READ_ONCE(qp->flush_sq) || READ_ONCE(qp->flush_rq) ||
-	       READ_ONCE(qp->sync_attr) || xib_hca_req_has_work(qp) || xib_hca_resp_has_work(qp);
+	       READ_ONCE(qp->sync_attr) || xib_hca_req_has_work(qp) || xib_hca_resp_has_work(qp) ||
+	       test_bit(XIB_HCA_QP_EV_LAST_WQE, &qp->events) || xib_hca_sq_drain_due(qp);
 }
 
 /* Does any QP have work?  The last look before sleeping. */

@@ -34,6 +34,8 @@ static void xib_hca_dispatch(struct xib_hca_qp *qp, struct sk_buff *skb,
 		xib_hca_comp_recv(qp, skb, pkt);
 		return;
 	}
+	if (state == XIB_QPS_RTR)	/* a request in RTR (RC, UC) */
+		xib_hca_qp_comm_est(qp);
 	if (state != XIB_QPS_RTR && state != XIB_QPS_RTS &&
 	    state != XIB_QPS_SQD && state != XIB_QPS_SQE)
 		goto drop;

@@ -335,6 +335,8 @@ static int xib_hca_req_step(struct xib_hca_qp *qp, struct sk_buff **skb,
 
 	lockdep_assert_held(&sq->lock);
 	if (sq->send == sq->fetch) {
+		if (READ_ONCE(qp->hstate) == XIB_QPS_SQD)
+			return 0;	/* draining: no new WQE */
 		ret = xib_hca_fetch_next(qp);
 		if (ret < 0) {
 			xib_qp_event(&qp->ibqp, XIB_EVENT_QP_FATAL);
@@ -398,6 +400,16 @@ static int xib_hca_req_step(struct xib_hca_qp *qp, struct sk_buff **skb,
 	return 1;
 }
 
+/*
+ * The states the requester sends in: RTS, and SQD, where it finishes the
+ * WQEs it has fetched but fetches no new one (xib_hca_req_step()), so the
+ * send queue drains (hca_engine.c raises SQ_DRAINED).
+ */
+static bool xib_hca_req_sends(int state)
+{
+	return state == XIB_QPS_RTS || state == XIB_QPS_SQD;
+}
+
 /**
  * xib_hca_req_process() - send up to @budget packets of @qp
  * @qp: the QP
@@ -414,12 +426,12 @@ int xib_hca_req_process(struct xib_hca_qp *qp, int budget)
 
 	spin_lock_bh(&qp->sq.lock);
 	if (qp->sq.timed_out && !qp->dead &&
-	    READ_ONCE(qp->hstate) == XIB_QPS_RTS) {
+	    xib_hca_req_sends(READ_ONCE(qp->hstate))) {
 		xib_hca_comp_timeout(qp);
 		done++;
 	}
 	while (done < budget && !qp->dead && !qp->sq.stalled &&
-	       READ_ONCE(qp->hstate) == XIB_QPS_RTS) {
+	       xib_hca_req_sends(READ_ONCE(qp->hstate))) {
 		skb = NULL;
 		if (!xib_hca_req_step(qp, &skb, &path))
 			break;
@@ -452,14 +464,16 @@ bool xib_hca_req_has_work(struct xib_hca_qp *qp)
 	prod = xib_hca_ring_read_prod(&sq->ring);
 	if (state == XIB_QPS_ERR)
 		return prod != READ_ONCE(sq->cons);
-	if (state != XIB_QPS_RTS || READ_ONCE(sq->stalled))
+	if (!xib_hca_req_sends(state) || READ_ONCE(sq->stalled))
 		return false;
 	if (READ_ONCE(sq->timed_out))
 		return true;
 	if (READ_ONCE(sq->blocked))
 		return false;
-	return prod != READ_ONCE(sq->fetch) ||
-	       READ_ONCE(sq->send) != READ_ONCE(sq->fetch);
+	if (READ_ONCE(sq->send) != READ_ONCE(sq->fetch))
+		return true;
+	/* SQD: new WQEs wait for RTS */
+	return state == XIB_QPS_RTS && prod != READ_ONCE(sq->fetch);
 }
 
 /**

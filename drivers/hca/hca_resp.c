@@ -865,7 +865,9 @@ bool xib_hca_resp_has_work(struct xib_hca_qp *qp)
 		return prod != cons &&
 		       xib_ring_count_valid(prod, cons, qp->rq.ring.slots);
 	}
-	return (state == XIB_QPS_RTR || state == XIB_QPS_RTS) &&
+	/* the receive side works on while the send queue drains (SQD) */
+	return (state == XIB_QPS_RTR || state == XIB_QPS_RTS ||
+		state == XIB_QPS_SQD) &&
 	       (READ_ONCE(r->rd_head) != READ_ONCE(r->rd_tail) ||
 		READ_ONCE(r->ack_held));
 }

@@ -560,7 +560,9 @@ static int xib_hca_modify_qp(struct xib_qp *ibqp,
 	spin_unlock_bh(&qp->sq.lock);
 
 	if (mask & XIB_QP_STATE)
-		xib_hca_qp_set_state(qp, attr->qp_state);
+		xib_hca_qp_modify_state(qp, attr->qp_state,
+					(mask & XIB_QP_EN_SQD_ASYNC_NOTIFY) &&
+					attr->en_sqd_async_notify);
 	return 0;
 }
 

@@ -91,6 +91,10 @@ ex() {
 	ex srqresize
 }
 
+@test "async events: COMM_EST in RTR, SQ_DRAINED from SQD, LAST_WQE_REACHED on an SRQ" {
+	ex events
+}
+
 @test "ibv_rc_pingpong -N: the stock program's new post-send API path" {
 	local gid
 	gid=$(xib_gid_index xibA xib0 10.211.0.1)

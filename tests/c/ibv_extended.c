@@ -17,6 +17,7 @@
  *         resize ibv_resize_cq below the unpolled completions: refused
  *         srq    SRQ limit: the event, then ibv_query_srq says 0
  *         srqresize  ibv_modify_srq(IBV_SRQ_MAX_WR): grow, shrink, refusals
+ *         events COMM_EST, SQ_DRAINED (with SQD's semantics), LAST_WQE_REACHED
  *         all    every one (the default)
  *   ITERS: rounds of the data-moving tests (default 20)
  *
@@ -275,8 +276,8 @@ static int to_init(struct ibv_qp *qp)
 			     IBV_QP_ACCESS_FLAGS);
 }
 
-/* An RC QP to the other one on this device, up to RTS; a UD QP up to RTS. */
-static int connect_qp(struct ibv_qp *qp, uint32_t dest)
+/* An RC QP to the other one on this device, up to RTR; a UD QP up to RTR. */
+static int qp_to_rtr(struct ibv_qp *qp, uint32_t dest)
 {
 	struct ibv_qp_attr a;
 	int ret = to_init(qp);
@@ -302,8 +303,13 @@ static int connect_qp(struct ibv_qp *qp, uint32_t dest)
 				    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
 				    IBV_QP_MIN_RNR_TIMER);
 	}
-	if (ret)
-		return ret;
+	return ret;
+}
+
+static int qp_to_rts(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a;
+
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
 	a.sq_psn = 100;
@@ -315,6 +321,14 @@ static int connect_qp(struct ibv_qp *qp, uint32_t dest)
 	a.max_rd_atomic = 1;
 	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
 			     IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+/* An RC QP to the other one on this device, up to RTS; a UD QP up to RTS. */
+static int connect_qp(struct ibv_qp *qp, uint32_t dest)
+{
+	int ret = qp_to_rtr(qp, dest);
+
+	return ret ? ret : qp_to_rts(qp);
 }
 
 static int post_recv(struct ibv_qp *qp, struct ibv_srq *srq, uint64_t wr_id, void *buf,
@@ -1609,6 +1623,152 @@ out:
 	free(buf);
 }
 
+/* --- events ---------------------------------------------------------------------------- */
+
+/* The QP's state, by ibv_query_qp; -1 on error. */
+static int qp_state(struct ibv_qp *qp)
+{
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp_attr at;
+
+	if (ibv_query_qp(qp, &at, IBV_QP_STATE, &ia))
+		return -1;
+	return at.qp_state;
+}
+
+static int qp_modify_state(struct ibv_qp *qp, enum ibv_qp_state state, int sqd_notify)
+{
+	struct ibv_qp_attr at = { .qp_state = state, .en_sqd_async_notify = (uint8_t)sqd_notify };
+
+	return ibv_modify_qp(qp, &at, IBV_QP_STATE | (sqd_notify ? IBV_QP_EN_SQD_ASYNC_NOTIFY : 0));
+}
+
+/* Count the completions of @cq within @ms; checks that each succeeded. */
+static int drain_cq(struct ibv_cq *cq, int ms, int *bad)
+{
+	int64_t end = now_ms() + ms;
+	struct ibv_wc wc;
+	int n = 0;
+
+	while (now_ms() < end)
+		if (ibv_poll_cq(cq, 1, &wc) == 1) {
+			n++;
+			if (wc.status != IBV_WC_SUCCESS)
+				(*bad)++;
+		}
+	return n;
+}
+
+#define EV_MSG		(256 * 1024)
+
+/*
+ * The QP async events the IBTA ties to states (vol 1 11.6.3.1; the
+ * ibv_get_async_event(3) list): COMM_EST when an RC QP in RTR receives,
+ * once; SQ_DRAINED after RTS -> SQD with en_sqd_async_notify, once the
+ * messages begun have completed (none begins in SQD, a WQE posted there
+ * waits for RTS); LAST_WQE_REACHED when a QP on an SRQ enters ERR.
+ */
+static void test_events(struct ibv_pd *pd)
+{
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 4, .max_sge = 1 } };
+	struct ibv_cq *scq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
+	struct ibv_cq *rcq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
+	struct ibv_qp *a = NULL, *b = NULL, *c = NULL;
+	struct ibv_srq *srq = NULL;
+	struct ibv_mr *mr = NULL;
+	char *buf = calloc(1, 2 * EV_MSG);
+	int i, ev, n, k, bad = 0, flags;
+	struct rec r[8];
+	void *el = NULL;
+
+	flags = fcntl(ctx->async_fd, F_GETFL);
+	fcntl(ctx->async_fd, F_SETFL, flags | O_NONBLOCK);
+	while (next_async_event(0, &el) >= 0)
+		;	/* what earlier sections left */
+	if (scq && rcq) {
+		a = qp_ex(pd, IBV_QPT_RC, scq, scq, NULL, 0);
+		b = qp_ex(pd, IBV_QPT_RC, rcq, rcq, NULL, 0);
+	}
+	mr = buf ? ibv_reg_mr(pd, buf, 2 * EV_MSG, IBV_ACCESS_LOCAL_WRITE) : NULL;
+	if (!a || !b || !mr || qp_to_rtr(b, a->qp_num) || connect_qp(a, b->qp_num)) {
+		check(0, "events: an RC pair, b in RTR (errno %d)", errno);
+		goto out;
+	}
+
+	/* COMM_EST */
+	check(next_async_event(200, &el) == -1, "b in RTR, nothing received: no event");
+	for (i = 0; i < 8; i++)
+		post_recv(b, NULL, 10 + i, buf + EV_MSG, EV_MSG, mr->lkey);
+	post_plain(a, 1, buf, 16, mr->lkey, 0, 0);
+	ev = next_async_event(timeout_ms, &el);
+	check(ev == IBV_EVENT_COMM_EST && el == b,
+	      "a SEND reaches b in RTR: IBV_EVENT_COMM_EST for b (event %d)", ev);
+	check(poll_plain(rcq, r, 1) == 1 && r[0].wr_id == 10 && r[0].status == IBV_WC_SUCCESS &&
+	      poll_plain(scq, r, 1) == 1 && r[0].status == IBV_WC_SUCCESS,
+	      "b in RTR received the SEND and acknowledged it");
+	post_plain(a, 2, buf, 16, mr->lkey, 0, 0);
+	check(poll_plain(rcq, r, 1) == 1 && poll_plain(scq, r, 1) == 1 &&
+	      next_async_event(200, &el) == -1, "a second SEND in RTR: no second COMM_EST");
+	check(qp_to_rts(b) == 0 && next_async_event(200, &el) == -1, "b to RTS: no event");
+
+	/* SQ_DRAINED */
+	check(qp_modify_state(a, IBV_QPS_SQD, 0) == 0 && qp_state(a) == IBV_QPS_SQD,
+	      "a RTS -> SQD without en_sqd_async_notify");
+	check(next_async_event(300, &el) == -1, "no SQ_DRAINED without en_sqd_async_notify");
+	check(qp_modify_state(a, IBV_QPS_RTS, 0) == 0 && qp_state(a) == IBV_QPS_RTS,
+	      "a SQD -> RTS");
+	for (i = 0; i < 4; i++)
+		post_plain(a, 100 + i, buf, EV_MSG, mr->lkey, 0, 0);
+	check(qp_modify_state(a, IBV_QPS_SQD, 1) == 0,
+	      "4 SENDs of %d KiB posted, then RTS -> SQD with en_sqd_async_notify",
+	      EV_MSG / 1024);
+	ev = next_async_event(timeout_ms, &el);
+	check(ev == IBV_EVENT_SQ_DRAINED && el == a, "IBV_EVENT_SQ_DRAINED for a (event %d)", ev);
+	n = drain_cq(scq, 300, &bad);
+	check(n <= 4 && !bad && drain_cq(scq, 300, &bad) == 0,
+	      "%d of the 4 SENDs begun before SQD completed; nothing more in SQD", n);
+	post_plain(a, 104, buf, 16, mr->lkey, 0, 0);
+	check(drain_cq(scq, 300, &bad) == 0 && next_async_event(0, &el) == -1 &&
+	      qp_state(a) == IBV_QPS_SQD,
+	      "a SEND posted in SQD does not begin; no second SQ_DRAINED");
+	check(qp_modify_state(a, IBV_QPS_RTS, 0) == 0, "a SQD -> RTS");
+	k = poll_plain(scq, r, 5 - n);
+	check(k == 5 - n && !bad, "back in RTS: the other %d SENDs complete (%d)", 5 - n, k);
+	k = poll_plain(rcq, r, 5);
+	for (i = 0; i < k; i++)
+		bad += r[i].status != IBV_WC_SUCCESS || r[i].wr_id != (uint64_t)12 + i;
+	check(k == 5 && !bad, "b received the 5 in order (%d)", k);
+
+	/* LAST_WQE_REACHED */
+	srq = ibv_create_srq(pd, &sa);
+	c = srq ? qp_ex(pd, IBV_QPT_RC, rcq, rcq, srq, 0) : NULL;
+	if (!c || to_init(c)) {
+		check(0, "events: a QP on an SRQ (errno %d)", errno);
+		goto out;
+	}
+	check(qp_modify_state(b, IBV_QPS_ERR, 0) == 0, "b (no SRQ) to ERR");
+	check(next_async_event(300, &el) == -1, "no LAST_WQE_REACHED for a QP without an SRQ");
+	check(qp_modify_state(c, IBV_QPS_ERR, 0) == 0, "c (on an SRQ) to ERR");
+	ev = next_async_event(timeout_ms, &el);
+	check(ev == IBV_EVENT_QP_LAST_WQE_REACHED && el == c,
+	      "IBV_EVENT_QP_LAST_WQE_REACHED for c (event %d)", ev);
+	check(next_async_event(300, &el) == -1, "only once");
+out:
+	if (c)
+		ibv_destroy_qp(c);
+	destroy_pair(a, b);
+	if (srq)
+		ibv_destroy_srq(srq);
+	if (mr)
+		ibv_dereg_mr(mr);
+	if (scq)
+		ibv_destroy_cq(scq);
+	if (rcq)
+		ibv_destroy_cq(rcq);
+	free(buf);
+	fcntl(ctx->async_fd, F_SETFL, flags);
+}
+
 int main(int argc, char **argv)
 {
 	const char *name = NULL, *test = "all";
@@ -1657,6 +1817,8 @@ int main(int argc, char **argv)
 		test_srq(pd);
 	if (all || !strcmp(test, "srqresize"))
 		test_srqresize(pd);
+	if (all || !strcmp(test, "events"))
+		test_events(pd);
 	check_ret(ibv_dealloc_pd(pd), 0, "ibv_dealloc_pd at the end: nothing left on it");
 	ibv_close_device(ctx);
 done:
