@@ -33,8 +33,18 @@ void xib_hca_set_attrs(struct xib_hca_dev *hca)
 	a->max_mr_size = ~0ULL;
 	a->page_size_cap = PAGE_SIZE;
 	a->vendor_id = 0;
-	/* the core adds its own (xib_query_device()) */
-	a->device_cap_flags = XIB_DEVICE_SRQ_RESIZE;
+	/*
+	 * What the HCA honours; the core adds its own (xib_query_device()).
+	 * RC_RNR_NAK_GEN: the responder answers a SEND without a receive
+	 * WQE with an RNR NAK (hca_resp.c); SRQ_RESIZE: resize_srq.  Not
+	 * set, because not done: RESIZE_MAX_WR (no QP resize), the P_Key
+	 * and Q_Key violation counters (the Q_Key drops are counted, but no
+	 * port attribute reports them), RAW_MULTI, AUTO_PATH_MIG,
+	 * CHANGE_PHY_PORT (one port), UD_AV_PORT_ENFORCE, SHUTDOWN_PORT,
+	 * INIT_TYPE, N_NOTIFY_CQ, memory windows, XRC, checksum offloads,
+	 * MEM_MGT_EXTENSIONS, flow steering.
+	 */
+	a->device_cap_flags = XIB_DEVICE_RC_RNR_NAK_GEN | XIB_DEVICE_SRQ_RESIZE;
 	a->max_qp = 4096;
 	a->max_qp_wr = 16384;
 	a->max_sge = XIB_HCA_MAX_SGE;

@@ -95,6 +95,10 @@ ex() {
 	ex events
 }
 
+@test "RC_RNR_NAK_GEN is true: a SEND without a receive WQE is RNR NAKed" {
+	ex rnrnak
+}
+
 @test "ibv_rc_pingpong -N: the stock program's new post-send API path" {
 	local gid
 	gid=$(xib_gid_index xibA xib0 10.211.0.1)
