@@ -60,6 +60,7 @@ static struct {
 	int create_srq, destroy_srq, release_srq;
 	int create_ah, destroy_ah;
 	int fail_create_qp;
+	int resize_srq, fail_resize_srq;
 } xib_tcalls;
 
 static int xib_t_alloc_pd(struct xib_pd *pd)
@@ -135,6 +136,17 @@ static int xib_t_modify_srq(struct xib_srq *srq, u32 srq_limit)
 	return 0;
 }
 
+/* Grants the next power of two, or fails with fail_resize_srq. */
+static int xib_t_resize_srq(struct xib_srq *srq, u32 *max_wr,
+			    struct xib_uverbs_ring *ring)
+{
+	xib_tcalls.resize_srq++;
+	if (xib_tcalls.fail_resize_srq)
+		return xib_tcalls.fail_resize_srq;
+	*max_wr = roundup_pow_of_two(*max_wr);
+	return 0;
+}
+
 static void xib_t_destroy_srq(struct xib_srq *srq)
 {
 	xib_tcalls.destroy_srq++;
@@ -175,6 +187,7 @@ static const struct xib_device_ops xib_tops = {
 	.release_qp = xib_t_release_qp,
 	.create_srq = xib_t_create_srq,
 	.modify_srq = xib_t_modify_srq,
+	.resize_srq = xib_t_resize_srq,
 	.destroy_srq = xib_t_destroy_srq,
 	.release_srq = xib_t_release_srq,
 	.create_ah = xib_t_create_ah,
@@ -665,6 +678,71 @@ static void xib_verbs_test_modify_qp(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, xib_modify_qp(qp, &a, XIB_QP_STATE), 0);
 	KUNIT_EXPECT_EQ(test, xib_destroy_qp(qp), 0);
 	KUNIT_EXPECT_EQ(test, xib_destroy_cq(cq), 0);
+	KUNIT_EXPECT_EQ(test, xib_dealloc_pd(pd), 0);
+	xib_tdev_free(test, dev);
+}
+
+/*
+ * xib_resize_srq(): the core's checks (ibv_modify_srq(3), IBV_SRQ_MAX_WR:
+ * 1 to max_srq_wr; and not below an armed limit) come before the driver,
+ * the granted size is stored, and a refusal changes nothing.
+ */
+static void xib_verbs_test_resize_srq(struct kunit *test)
+{
+	struct xib_device *dev = xib_tdev_alloc(test, &xib_tops);
+	struct xib_srq_init_attr sattr = { .max_wr = 16, .max_sge = 1 };
+	struct xib_srq *srq;
+	struct xib_pd *pd;
+	u32 max_wr;
+
+	pd = xib_alloc_pd(dev, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pd));
+	srq = xib_create_srq(pd, NULL, &sattr, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(srq));
+	xib_tcalls.resize_srq = 0;
+	xib_tcalls.fail_resize_srq = 0;
+
+	max_wr = 0;
+	KUNIT_EXPECT_EQ(test, xib_resize_srq(srq, &max_wr, NULL), -EINVAL);
+	max_wr = dev->attrs.max_srq_wr + 1;
+	KUNIT_EXPECT_EQ(test, xib_resize_srq(srq, &max_wr, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, xib_tcalls.resize_srq, 0);
+
+	max_wr = dev->attrs.max_srq_wr;
+	KUNIT_EXPECT_EQ(test, xib_resize_srq(srq, &max_wr, NULL), 0);
+	KUNIT_EXPECT_EQ(test, srq->max_wr, dev->attrs.max_srq_wr);
+	max_wr = 5;
+	KUNIT_EXPECT_EQ(test, xib_resize_srq(srq, &max_wr, NULL), 0);
+	KUNIT_EXPECT_EQ(test, max_wr, 8U);
+	KUNIT_EXPECT_EQ(test, srq->max_wr, 8U);
+	KUNIT_EXPECT_EQ(test, xib_tcalls.resize_srq, 2);
+
+	/* An armed limit: not below it; at it, yes. */
+	KUNIT_EXPECT_EQ(test, xib_modify_srq(srq, XIB_SRQ_LIMIT, 0, 6), 0);
+	max_wr = 5;
+	KUNIT_EXPECT_EQ(test, xib_resize_srq(srq, &max_wr, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, srq->max_wr, 8U);
+	KUNIT_EXPECT_EQ(test, xib_tcalls.resize_srq, 2);
+	max_wr = 6;
+	KUNIT_EXPECT_EQ(test, xib_resize_srq(srq, &max_wr, NULL), 0);
+	KUNIT_EXPECT_EQ(test, srq->max_wr, 8U);
+	/* Fired, the limit is disarmed and no longer bounds the size. */
+	xib_srq_event(srq, XIB_EVENT_SRQ_LIMIT_REACHED);
+	max_wr = 2;
+	KUNIT_EXPECT_EQ(test, xib_resize_srq(srq, &max_wr, NULL), 0);
+	KUNIT_EXPECT_EQ(test, srq->max_wr, 2U);
+
+	/* The driver refuses (the posted WQEs do not fit): nothing changes. */
+	xib_tcalls.fail_resize_srq = -EINVAL;
+	max_wr = 1;
+	KUNIT_EXPECT_EQ(test, xib_resize_srq(srq, &max_wr, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, srq->max_wr, 2U);
+	xib_tcalls.fail_resize_srq = 0;
+
+	/* MODIFY_SRQ's own MAX_WR bit stays refused: the ring changes. */
+	KUNIT_EXPECT_EQ(test, xib_modify_srq(srq, XIB_SRQ_MAX_WR, 32, 0),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, xib_destroy_srq(srq), 0);
 	KUNIT_EXPECT_EQ(test, xib_dealloc_pd(pd), 0);
 	xib_tdev_free(test, dev);
 }
@@ -1267,6 +1345,7 @@ static struct kunit_case xib_verbs_test_cases[] = {
 	KUNIT_CASE(xib_verbs_test_create_qp_limits),
 	KUNIT_CASE(xib_verbs_test_modify_qp),
 	KUNIT_CASE(xib_verbs_test_args),
+	KUNIT_CASE(xib_verbs_test_resize_srq),
 	KUNIT_CASE(xib_verbs_test_mmap),
 	KUNIT_CASE(xib_verbs_test_umem_copy),
 	KUNIT_CASE(xib_verbs_test_reg_mr),
