@@ -1615,7 +1615,8 @@ EXPORT_SYMBOL_GPL(xib_modify_qp);
  * xib_query_qp() - read the current attributes of a QP
  * @qp: the QP
  * @attr: returns every attribute: those last set by modify, the state
- *	(also as cur_qp_state) and the granted capacities
+ *	(also as cur_qp_state), the granted capacities, and from the driver
+ *	whether the send queue is still draining (SQD)
  *
  * Return: 0.  Context: process context (takes @qp->mutex).
  */
@@ -1625,6 +1626,9 @@ int xib_query_qp(struct xib_qp *qp, struct xib_uverbs_qp_attr *attr)
 	*attr = qp->attr;
 	attr->cap = qp->cap;
 	attr->cur_qp_state = qp->attr.qp_state;
+	attr->sq_draining = 0;
+	if (qp->device->ops->query_qp)
+		qp->device->ops->query_qp(qp, attr);
 	mutex_unlock(&qp->mutex);
 	return 0;
 }

@@ -533,6 +533,25 @@ static void xib_hca_qp_reset(struct xib_hca_qp *qp)
 	spin_unlock_bh(&qp->rq.lock);
 }
 
+/* SQD and the send queue not yet drained (see hca_engine.c). */
+static bool xib_hca_sq_draining(struct xib_hca_qp *qp)
+{
+	bool draining;
+
+	if (READ_ONCE(qp->hstate) != XIB_QPS_SQD)
+		return false;
+	spin_lock_bh(&qp->sq.lock);
+	draining = !qp->dead && qp->sq.cons != qp->sq.fetch;
+	spin_unlock_bh(&qp->sq.lock);
+	return draining;
+}
+
+static void xib_hca_query_qp(struct xib_qp *ibqp,
+			     struct xib_uverbs_qp_attr *attr)
+{
+	attr->sq_draining = xib_hca_sq_draining(to_hca_qp(ibqp));
+}
+
 static int xib_hca_modify_qp(struct xib_qp *ibqp,
 			     const struct xib_uverbs_qp_attr *attr, u32 mask)
 {
@@ -541,6 +560,15 @@ static int xib_hca_modify_qp(struct xib_qp *ibqp,
 	struct xib_hca_path path = {};
 	u32 port_mtu = 0;
 	int ret;
+
+	/*
+	 * SQD -> SQD changes the path or the limits only once the send
+	 * queue is drained (IBTA vol 1 10.3.1): -EBUSY until then.
+	 */
+	if (ibqp->attr.qp_state == XIB_QPS_SQD && (mask & ~XIB_QP_STATE) &&
+	    (!(mask & XIB_QP_STATE) || attr->qp_state == XIB_QPS_SQD) &&
+	    xib_hca_sq_draining(qp))
+		return -EBUSY;
 
 	if (mask & XIB_QP_AV) {
 		ret = xib_hca_path_from_av(hca, &attr->ah_attr, ibqp->qp_num,
@@ -625,6 +653,7 @@ const struct xib_device_ops xib_hca_dev_ops = {
 	.release_cq = xib_hca_release_cq,
 	.create_qp = xib_hca_create_qp,
 	.modify_qp = xib_hca_modify_qp,
+	.query_qp = xib_hca_query_qp,
 	.destroy_qp = xib_hca_destroy_qp,
 	.release_qp = xib_hca_release_qp,
 	.create_srq = xib_hca_create_srq,

@@ -155,6 +155,8 @@ struct xib_event_handler {
  * @modify_qp: apply @attr/@mask, already checked against the state
  *	machine and the device limits; the core then stores them in
  *	@qp->attr.  Called under @qp->mutex.
+ * @query_qp: optional; fill in @attr what only the driver knows
+ *	(sq_draining).  Called under @qp->mutex, after the core's part.
  * @destroy_qp: required with @create_qp; @qp has left the QP table
  * @release_qp: optional; free the driver part of @qp after the final put
  * @create_srq: @srq's pd, srqn and srq_limit are set; set up at least
@@ -203,6 +205,7 @@ struct xib_device_ops {
 			 struct xib_uverbs_ring *rq);
 	int (*modify_qp)(struct xib_qp *qp,
 			 const struct xib_uverbs_qp_attr *attr, u32 mask);
+	void (*query_qp)(struct xib_qp *qp, struct xib_uverbs_qp_attr *attr);
 	void (*destroy_qp)(struct xib_qp *qp);
 	void (*release_qp)(struct xib_qp *qp);
 	int (*create_srq)(struct xib_srq *srq, struct xib_srq_init_attr *attr,

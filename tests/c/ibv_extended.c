@@ -1640,6 +1640,17 @@ static int qp_state(struct ibv_qp *qp)
 	return at.qp_state;
 }
 
+/* sq_draining by ibv_query_qp, if the QP is in SQD; -1 otherwise. */
+static int qp_sq_draining(struct ibv_qp *qp)
+{
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp_attr at;
+
+	if (ibv_query_qp(qp, &at, IBV_QP_STATE, &ia) || at.qp_state != IBV_QPS_SQD)
+		return -1;
+	return at.sq_draining;
+}
+
 static int qp_modify_state(struct ibv_qp *qp, enum ibv_qp_state state, int sqd_notify)
 {
 	struct ibv_qp_attr at = { .qp_state = state, .en_sqd_async_notify = (uint8_t)sqd_notify };
@@ -1682,6 +1693,7 @@ static void test_events(struct ibv_pd *pd)
 	struct ibv_mr *mr = NULL;
 	char *buf = calloc(1, 2 * EV_MSG);
 	int i, ev, n, k, bad = 0, flags;
+	struct ibv_qp_attr at;
 	struct rec r[8];
 	void *el = NULL;
 
@@ -1742,6 +1754,32 @@ static void test_events(struct ibv_pd *pd)
 	for (i = 0; i < k; i++)
 		bad += r[i].status != IBV_WC_SUCCESS || r[i].wr_id != (uint64_t)12 + i;
 	check(k == 5 && !bad, "b received the 5 in order (%d)", k);
+
+	/* SQD while a begun SEND waits on RNR NAKs (b has no receive left) */
+	post_plain(a, 105, buf, 16, mr->lkey, 0, 0);
+	check(poll_plain(scq, r, 1) == 1 && poll_plain(rcq, r, 1) == 1 && r[0].wr_id == 17,
+	      "b's last receive used");
+	post_plain(a, 106, buf, 16, mr->lkey, 0, 0);
+	check(drain_cq(scq, 300, &bad) == 0, "a SEND without a receive at b waits (RNR NAKs)");
+	check(qp_modify_state(a, IBV_QPS_SQD, 1) == 0,
+	      "RTS -> SQD with en_sqd_async_notify while it waits");
+	check(qp_sq_draining(a) == 1, "ibv_query_qp: SQD, sq_draining 1");
+	memset(&at, 0, sizeof(at));
+	at.timeout = 15;
+	check_ret(ibv_modify_qp(a, &at, IBV_QP_TIMEOUT), EBUSY,
+		  "SQD -> SQD with an attribute before drained");
+	check(next_async_event(300, &el) == -1,
+	      "no SQ_DRAINED while the SEND begun before SQD is outstanding");
+	post_recv(b, NULL, 18, buf + EV_MSG, EV_MSG, mr->lkey);
+	ev = next_async_event(timeout_ms, &el);
+	check(ev == IBV_EVENT_SQ_DRAINED && el == a,
+	      "a receive at b: the SEND completes in SQD, then SQ_DRAINED (event %d)", ev);
+	check(poll_plain(scq, r, 1) == 1 && r[0].wr_id == 106 && r[0].status == IBV_WC_SUCCESS &&
+	      poll_plain(rcq, r, 1) == 1 && r[0].wr_id == 18, "the SEND and its receive completed");
+	check(qp_sq_draining(a) == 0, "ibv_query_qp: SQD, sq_draining 0");
+	at.timeout = 14;
+	check_ret(ibv_modify_qp(a, &at, IBV_QP_TIMEOUT), 0, "SQD -> SQD with an attribute once drained");
+	check(qp_modify_state(a, IBV_QPS_RTS, 0) == 0, "a SQD -> RTS");
 
 	/* LAST_WQE_REACHED */
 	srq = ibv_create_srq(pd, &sa);

@@ -86,8 +86,11 @@
  * XIB_UVERBS_DESTROY_QP
  *	QPs of type RC, UC or UD.  Modify follows the IBTA state machine:
  *	the attributes a transition requires must be in attr_mask, those it
- *	does not allow must not be (-EINVAL).  With an SRQ the QP has no
- *	receive ring.  XIB_UVERBS_NO_HANDLE as srq_handle means none.
+ *	does not allow must not be (-EINVAL).  In SQD the send queue
+ *	drains (the WQEs begun finish, none begins); QUERY_QP's sq_draining
+ *	is 1 until it is drained, and SQD -> SQD with attributes is -EBUSY
+ *	until then.  With an SRQ the QP has no receive ring.
+ *	XIB_UVERBS_NO_HANDLE as srq_handle means none.
  * XIB_UVERBS_CREATE_SRQ, XIB_UVERBS_MODIFY_SRQ, XIB_UVERBS_QUERY_SRQ,
  * XIB_UVERBS_RESIZE_SRQ, XIB_UVERBS_DESTROY_SRQ
  *	Shared receive queues.  Modify sets the limit (arming the
@@ -173,7 +176,11 @@ enum xib_qp_attr_mask {
 
 /*
  * Asynchronous events (IBTA vol 1 ch. 11.6.3); the values of enum
- * ibv_event_type.
+ * ibv_event_type.  Besides the errors, three follow QP states: COMM_EST
+ * (an RC or UC QP in RTR received a request packet, once per stay in
+ * RTR), SQ_DRAINED (after RTS -> SQD with en_sqd_async_notify 1, once the
+ * send queue is drained) and QP_LAST_WQE_REACHED (a QP on an SRQ entered
+ * ERR and takes no more WQEs from it).
  */
 enum xib_event_type {
 	XIB_EVENT_CQ_ERR = 0,
