@@ -753,6 +753,8 @@ static int srq_resize(struct xib_srq *srq, uint32_t max_wr)
 		goto out;
 	}
 	ret = xcmd(srq->pd->ctx->fd, XIB_UVERBS_RESIZE_SRQ, &r);
+	if (ret == -ENOTTY)
+		ret = -EOPNOTSUPP;	/* a kernel without the command */
 	if (ret)
 		goto out;
 	ret = ring_map(srq->pd->ctx, &r.ring, &nring);
