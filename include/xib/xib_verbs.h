@@ -39,6 +39,33 @@ struct xib_mad;
 struct xib_mad_dev;
 
 /**
+ * struct xib_qp_res - a driver's view of a QP, for resource dumps
+ * @sq_psn: the next PSN the send queue sends
+ * @rq_psn: the PSN the receive side expects next
+ * @sq_outstanding: send WRs posted and not yet completed
+ * @rq_outstanding: receive WRs posted and not yet consumed (0 on an SRQ)
+ * @retransmits: times the send queue went back to resend (timeouts and
+ *	sequence NAKs), since creation
+ * @rnr_naks: RNR NAKs received, since creation
+ */
+struct xib_qp_res {
+	u32 sq_psn;
+	u32 rq_psn;
+	u32 sq_outstanding;
+	u32 rq_outstanding;
+	u64 retransmits;
+	u64 rnr_naks;
+};
+
+/**
+ * struct xib_cq_res - a driver's view of a CQ, for resource dumps
+ * @fill: completions written and not yet polled
+ */
+struct xib_cq_res {
+	u32 fill;
+};
+
+/**
  * struct xib_gid - one GID table entry
  * @raw: the GID, network order
  * @valid: the entry is in use
@@ -168,6 +195,10 @@ struct xib_event_handler {
  * @release_srq: optional; free the driver part of @srq after the final put
  * @create_ah: @ah->attr is checked (GID index valid, port 1)
  * @destroy_ah: optional; @ah has left the AH table
+ * @query_qp_res: optional; fill @res (zeroed by the caller) with what
+ *	only the driver knows of @qp for a resource dump.  Process context,
+ *	with a reference on @qp, which may have been destroyed meanwhile
+ * @query_cq_res: optional; likewise for a CQ
  * @post_mad: optional; send one GSI datagram (xib_mad.h) from QP1 of
  *	@addr->ah.port_num.  Any context; must not call back into the MAD
  *	layer.  0 or a negative errno (the datagram was not sent).
@@ -211,6 +242,8 @@ struct xib_device_ops {
 	void (*destroy_ah)(struct xib_ah *ah);
 	int (*post_mad)(struct xib_device *dev, const struct xib_mad_addr *addr,
 			const struct xib_mad *mad);
+	void (*query_qp_res)(struct xib_qp *qp, struct xib_qp_res *res);
+	void (*query_cq_res)(struct xib_cq *cq, struct xib_cq_res *res);
 };
 
 /* Object types, for the per-device object tables and resource counts. */
@@ -436,6 +469,16 @@ struct xib_mmap_entry *xib_mmap_lookup(struct xib_ucontext *uctx, u64 offset);
  * @id: number in the device's XIB_RES_UCONTEXT table
  * @res_count: per object type, the objects of this context that exist,
  *	bounded by the xib_core module parameters max_*_per_context
+ * @owner_pid: the thread group that created the context (a reference,
+ *	put by xib_ucontext_cleanup()); for resource dumps
+ * @owner_euid: the creator's effective user id, which owns the context
+ *	and its objects in resource dumps
+ * @owner_comm: the creator's command name at creation
+ *
+ * The owner fields are fixed by xib_ucontext_init().  A dump reads them
+ * under the xa_lock of a device table in which the context or one of its
+ * objects is found, which keeps the context alive: its objects leave
+ * their tables before it leaves its own, and it is freed only after that.
  */
 struct xib_ucontext {
 	struct xib_device *device;
@@ -443,6 +486,9 @@ struct xib_ucontext {
 	unsigned long mmap_next;
 	u32 id;
 	atomic_t res_count[XIB_RES_MAX];
+	struct pid *owner_pid;
+	kuid_t owner_euid;
+	char owner_comm[TASK_COMM_LEN];
 };
 
 int xib_ucontext_init(struct xib_ucontext *uctx, struct xib_device *dev);
