@@ -220,6 +220,32 @@ listed() {
 	[ -z "$output" ]
 }
 
+@test "a dump longer than one buffer, over two devices, lists every QP once" {
+	start_holder
+	xibctl link add xib1 netdev xv1
+	dev1=
+	for d in /sys/class/xib/xib1/uverbs* /sys/class/xib/xib1/*/uverbs*; do
+		[ -e "$d" ] && dev1=/dev/xib/${d##*/}
+	done
+	out2=$BATS_TEST_TMPDIR/out2
+	"$bin/xib_res_test" -d "$dev1" -x 183 >"$out2" 2>&1 &
+	bg2_pid=$!
+	wait_ready "$out2" 120 "$bg2_pid"
+	# about 35 QPs fit in xibctl's 8 KiB buffer: 217 take several rounds
+	run xibctl -j res show qp
+	[ "$status" -eq 0 ]
+	[ "$(jq length <<<"$output")" -eq 217 ]
+	diff <(cat <(listed "$out" qp | sed 's/^/xib0 /') <(listed "$out2" qp | sed 's/^/xib1 /') |
+		awk '{ print $1, $2 }' | sort) \
+		<(jq -r '.[] | "\(.ifname) \(.lqpn)"' <<<"$output" | sort)
+	# devices in index order, QPs in number order within each
+	[ "$(jq -r '[.[].ifname] | unique | join(" ")' <<<"$output")" = "xib0 xib1" ]
+	jq -e '. as $a | [range(1; length) | select($a[. - 1].ifname == $a[.].ifname and
+		$a[. - 1].lqpn >= $a[.].lqpn)] | length == 0' <<<"$output"
+	[ "$(xibctl res show qp dev xib1 | wc -l)" -eq 200 ]
+	[ "$(xibctl res show qp dev xib1 state RESET | wc -l)" -eq 188 ]
+}
+
 @test "res show empties when the owner is killed" {
 	start_holder
 	[ "$(xibctl res show qp | wc -l)" -eq 17 ]

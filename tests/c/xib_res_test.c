@@ -3,14 +3,15 @@
  * xib_res_test: create a known set of verbs objects and hold them, for
  * "xibctl res show OBJECT" to be compared against.
  *
- *   xib_res_test [-d DEV]
+ *   xib_res_test [-d DEV] [-x N]
  *
  * Creates 2 PDs, 2 CQs (depth 64), 2 MRs, an SRQ (max_wr 32, limit 8), an
  * AH to the device's own GID and 17 QPs: 10 RC (3 RESET, 2 INIT, 2 RTR,
  * 3 RTS) and 7 UD (2 RESET, 1 INIT, 1 RTR, 3 RTS), RC QPs with sq_psn and
  * rq_psn 0x123 and the first RTS RC QP with 3 receives posted.  UC QPs
- * are left out: the device does not offer them yet.  Prints one line per
- * object on stdout:
+ * are left out: the device does not offer them yet.  With -x, N more UD
+ * QPs in RESET follow (for dumps longer than one netlink message buffer).
+ * Prints one line per object on stdout:
  *
  *   pid PID
  *   qp QPN TYPE STATE RQ_WRS
@@ -121,16 +122,21 @@ int main(int argc, char **argv)
 	struct xib_sge sge;
 	struct xt_side s;
 	uint8_t *buf;
-	int c, i;
+	int c, i, extra = 0;
 
 	xt_prog = "xib_res_test";
-	while ((c = getopt(argc, argv, "d:")) != -1) {
+	while ((c = getopt(argc, argv, "d:x:")) != -1) {
 		switch (c) {
 		case 'd':
 			dev = optarg;
 			break;
+		case 'x':
+			extra = atoi(optarg);
+			if (extra < 0 || extra > 2000)
+				xt_fail("-x: 0 to 2000 QPs");
+			break;
 		default:
-			fprintf(stderr, "usage: xib_res_test [-d DEV]\n");
+			fprintf(stderr, "usage: xib_res_test [-d DEV] [-x N]\n");
 			return 2;
 		}
 	}
@@ -151,9 +157,11 @@ int main(int argc, char **argv)
 	xt_check(xib_create_ah(s.pd, &av, &ah), "create_ah");
 
 	printf("pid %d\n", (int)getpid());
-	for (i = 0; i < NQP_RC + NQP_UD; i++) {
+	for (i = 0; i < NQP_RC + NQP_UD + extra; i++) {
 		bool rc = i < NQP_RC;
-		uint32_t target = rc ? rc_states[i] : ud_states[i - NQP_RC];
+		uint32_t target = rc ? rc_states[i] :
+				  i < NQP_RC + NQP_UD ? ud_states[i - NQP_RC] :
+				  XIB_QPS_RESET;
 		int rq_wrs = 0;
 
 		qp = xt_create_qp(&s, rc ? XIB_QPT_RC : XIB_QPT_UD, 16, 1, 0, NULL);
