@@ -31,31 +31,6 @@ void xib_port_sync_locked(struct xib_device *dev);
 int xib_verbs_init(void);
 void xib_verbs_exit(void);
 
-/**
- * struct xib_res_owner - who owns an object, as a resource dump sees it
- * @kern: the kernel owns it (no user context); the rest is zero
- * @pid: the owner's thread group id in the pid namespace the dump asked
- *	for; 0 when it has none there (the object is then hidden)
- * @euid: the owner's effective uid
- * @ctx_id: the owning user context's number
- * @comm: the owner's command name
- * @counts: for a user context itself, its objects per type
- */
-struct xib_res_owner {
-	bool kern;
-	pid_t pid;
-	kuid_t euid;
-	u32 ctx_id;
-	char comm[TASK_COMM_LEN];
-	u32 counts[XIB_RES_MAX];
-};
-
-bool xib_res_next(struct xib_device *dev, enum xib_res_type type,
-		  unsigned long *id, unsigned long max,
-		  struct pid_namespace *ns, void **obj,
-		  struct xib_res_owner *owner);
-void xib_res_put(enum xib_res_type type, void *obj);
-
 /* mad.c */
 int xib_mad_init(void);
 void xib_mad_exit(void);

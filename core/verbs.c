@@ -1748,6 +1748,7 @@ bool xib_res_next(struct xib_device *dev, enum xib_res_type type,
 		*obj = entry;
 	return true;
 }
+EXPORT_SYMBOL_GPL(xib_res_next);
 
 /**
  * xib_res_put() - drop the reference xib_res_next() took
@@ -1783,3 +1784,4 @@ void xib_res_put(enum xib_res_type type, void *obj)
 		WARN_ON_ONCE(1);
 	}
 }
+EXPORT_SYMBOL_GPL(xib_res_put);

@@ -37,6 +37,7 @@ struct xib_srq_init_attr;
 struct xib_mad_addr;
 struct xib_mad;
 struct xib_mad_dev;
+struct pid_namespace;
 
 /**
  * struct xib_qp_res - a driver's view of a QP, for resource dumps
@@ -772,5 +773,32 @@ static inline void xib_srq_event(struct xib_srq *srq, enum xib_event_type type)
 
 int xib_query_port_attr(struct xib_device *dev, u32 port,
 			struct xib_uverbs_port_attr *attr);
+
+/* Resource dumps: core/netlink.c walks the device tables with these. */
+
+/**
+ * struct xib_res_owner - who owns an object, as a resource dump sees it
+ * @kern: the kernel owns it (no user context); the rest is zero
+ * @pid: the owner's thread group id in the pid namespace the dump asked
+ *	for; 0 when it has none there (the object is then hidden)
+ * @euid: the owner's effective uid
+ * @ctx_id: the owning user context's number
+ * @comm: the owner's command name
+ * @counts: for a user context itself, its objects per type
+ */
+struct xib_res_owner {
+	bool kern;
+	pid_t pid;
+	kuid_t euid;
+	u32 ctx_id;
+	char comm[TASK_COMM_LEN];
+	u32 counts[XIB_RES_MAX];
+};
+
+bool xib_res_next(struct xib_device *dev, enum xib_res_type type,
+		  unsigned long *id, unsigned long max,
+		  struct pid_namespace *ns, void **obj,
+		  struct xib_res_owner *owner);
+void xib_res_put(enum xib_res_type type, void *obj);
 
 #endif /* _XIB_VERBS_H */
