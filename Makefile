@@ -30,6 +30,7 @@ PKG_LIBMNL = $(shell pkg-config --cflags --libs libmnl 2>/dev/null || echo -lmnl
 
 prefix ?= /usr/local
 bindir ?= $(prefix)/bin
+mandir ?= $(prefix)/share/man
 
 .PHONY: all modules modules-vm userspace deps lint check check-harness \
 	vm-shell vm-test kunit bats dkms-check install clean help bench demo soak
@@ -48,8 +49,8 @@ help:
 	@echo "make check-harness            prove the harness catches faults"
 	@echo "make bench        perftest on xib vs rdma_rxe, syscalls per WR (stock VM)"
 	@echo "make soak         the data-path suite with 16x its volumes (stock VM)"
-	@echo "make install      install modules (KDIR), xibctl, xib-run and the"
-	@echo "                  drop-in libraries (under \$$(libdir)/xib)"
+	@echo "make install      install modules (KDIR), xibctl and its manual page,"
+	@echo "                  xib-run and the drop-in libraries (under \$$(libdir)/xib)"
 	@echo "make demo         stock verbs tools on xib and against rdma_rxe (VM)"
 
 deps:
@@ -95,7 +96,8 @@ $(BUILD)/userspace/xibctl: userspace/xibctl/xibctl.c include/uapi/xib/netlink.h 
 # --- libxib and the data-path test programs --------------------------------
 LIBXIB := $(BUILD)/userspace/libxib/libxib.a
 LIBXIB_HDRS := userspace/libxib/xib.h include/uapi/xib/uverbs.h include/uapi/xib/hca-abi.h
-XIB_TESTS_C := xib_rc_test xib_ud_test xib_bad_test xib_hold_test xib_atomic_test
+XIB_TESTS_C := xib_rc_test xib_ud_test xib_bad_test xib_hold_test xib_atomic_test \
+	xib_res_test
 
 .PHONY: libxib tests-c
 userspace: libxib tests-c
@@ -178,6 +180,7 @@ install: modules userspace install-lib
 	done
 	test -n "$(DESTDIR)" || depmod -a $(KREL)
 	install -D -m 0755 $(BUILD)/userspace/xibctl $(DESTDIR)$(bindir)/xibctl
+	install -D -m 0644 man/xibctl.8 $(DESTDIR)$(mandir)/man8/xibctl.8
 
 clean:
 	rm -rf $(BUILD)

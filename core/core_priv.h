@@ -19,6 +19,7 @@ extern struct mutex xib_reg_mutex;
 int xib_device_init(void);
 void xib_device_exit(void);
 struct xib_device *xib_device_next_locked(struct net *net, unsigned long *index);
+struct xib_device *xib_device_next_user(struct net *net, unsigned long *index);
 struct xib_link_ops *xib_link_find_locked(const char *type);
 
 /* port.c */

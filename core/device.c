@@ -351,6 +351,25 @@ struct xib_device *xib_device_next_locked(struct net *net, unsigned long *index)
 	return NULL;
 }
 
+/*
+ * Like xib_device_next_locked(), but takes the registration lock itself
+ * and returns the device with a user reference (xib_device_release_user()),
+ * so that a dump may sleep while it walks the device's objects.
+ */
+struct xib_device *xib_device_next_user(struct net *net, unsigned long *index)
+{
+	struct xib_device *dev;
+
+	mutex_lock(&xib_reg_mutex);
+	while ((dev = xib_device_next_locked(net, index))) {
+		if (xib_try_use(dev, net))
+			break;
+		(*index)++;
+	}
+	mutex_unlock(&xib_reg_mutex);
+	return dev;
+}
+
 /**
  * xib_register_event_handler() - receive the events of handler->device
  * @handler: with device and handler set

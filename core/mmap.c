@@ -225,8 +225,11 @@ EXPORT_SYMBOL_GPL(xib_mmap_lookup);
  * @dev: its device
  *
  * Enters the context in @dev's XIB_RES_UCONTEXT table (so it is counted)
- * and gives it an @id.  Undo with xib_ucontext_cleanup().
+ * and gives it an @id, and records the calling process as its owner
+ * (thread group, effective uid, command name).  Undo with
+ * xib_ucontext_cleanup().
  *
+ * Context: process context, in the task that opens the context.
  * Return: 0 or -ENOMEM.
  */
 int xib_ucontext_init(struct xib_ucontext *uctx, struct xib_device *dev)
@@ -238,10 +241,15 @@ int xib_ucontext_init(struct xib_ucontext *uctx, struct xib_device *dev)
 	xa_init(&uctx->mmap_xa);
 	for (i = 0; i < XIB_RES_MAX; i++)
 		atomic_set(&uctx->res_count[i], 0);
+	uctx->owner_pid = get_task_pid(current, PIDTYPE_TGID);
+	uctx->owner_euid = current_euid();
+	get_task_comm(uctx->owner_comm, current);
 	ret = xa_alloc_irq(&dev->res[XIB_RES_UCONTEXT], &uctx->id, uctx,
 			   XA_LIMIT(1, INT_MAX), GFP_KERNEL);
-	if (ret)
+	if (ret) {
+		put_pid(uctx->owner_pid);
 		return ret == -EBUSY ? -ENOMEM : ret;
+	}
 	atomic_inc(&dev->res_count[XIB_RES_UCONTEXT]);
 	return 0;
 }
@@ -265,5 +273,6 @@ void xib_ucontext_cleanup(struct xib_ucontext *uctx)
 	xa_destroy(&uctx->mmap_xa);
 	xa_erase_irq(&dev->res[XIB_RES_UCONTEXT], uctx->id);
 	atomic_dec(&dev->res_count[XIB_RES_UCONTEXT]);
+	put_pid(uctx->owner_pid);
 }
 EXPORT_SYMBOL_GPL(xib_ucontext_cleanup);

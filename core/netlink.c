@@ -4,7 +4,9 @@
  * specification of every command.
  */
 
+#include <linux/cred.h>
 #include <linux/module.h>
+#include <linux/pid_namespace.h>
 #include <net/genetlink.h>
 #include <net/sock.h>
 
@@ -33,6 +35,11 @@ static const struct nla_policy xib_nl_policy[XIB_ATTR_MAX + 1] = {
 	[XIB_ATTR_GID]		= { .type = NLA_REJECT },
 	[XIB_ATTR_GID_TYPE]	= { .type = NLA_REJECT },
 	[XIB_ATTR_DEV_RES]	= { .type = NLA_REJECT },
+	[XIB_ATTR_RES_PD ... XIB_ATTR_RES_PID] = { .type = NLA_REJECT },
+	[XIB_ATTR_RES_COMM ... XIB_ATTR_RES_CTX_ID] = { .type = NLA_REJECT },
+	/* a filter of XIB_CMD_RES_QP_GET */
+	[XIB_ATTR_RES_QPN]	= { .type = NLA_U32 },
+	[XIB_ATTR_RES_QP_TYPE ... XIB_ATTR_RES_DGID] = { .type = NLA_REJECT },
 };
 
 static struct genl_family xib_nl_family;
@@ -388,6 +395,397 @@ static int xib_nl_link_del(struct sk_buff *skb, struct genl_info *info)
 	return ret;
 }
 
+/*
+ * Resource dumps
+ * --------------
+ * cb->args[0]: the device being walked (its index), cb->args[1]: the
+ * object number to resume from in that device's table, cb->args[2]: the
+ * one device a filtered dump walks is done.  Each object is found and
+ * referenced under its table's lock (xib_res_next()), which is dropped
+ * before the message is built, so building may sleep (QP mutex, driver
+ * queries) and the object may be destroyed meanwhile: it then appears
+ * as it was.
+ */
+
+/* Who asks: decides what a dump shows. */
+struct xib_nl_caller {
+	bool admin;
+	kuid_t euid;
+	struct pid_namespace *pid_ns;
+	struct user_namespace *user_ns;
+};
+
+static bool xib_nl_res_visible(const struct xib_nl_caller *who,
+			       const struct xib_res_owner *owner)
+{
+	if (owner->kern)
+		return who->admin;
+	if (!owner->pid)	/* an owner outside the caller's pid namespace */
+		return false;
+	return who->admin || uid_eq(owner->euid, who->euid);
+}
+
+static int xib_nl_put_owner(struct sk_buff *skb,
+			    const struct xib_nl_caller *who,
+			    const struct xib_res_owner *owner)
+{
+	if (owner->kern)
+		return nla_put_flag(skb, XIB_ATTR_RES_KERN);
+	if (nla_put_u32(skb, XIB_ATTR_RES_PID, owner->pid) ||
+	    nla_put_string(skb, XIB_ATTR_RES_COMM, owner->comm) ||
+	    nla_put_u32(skb, XIB_ATTR_RES_UID,
+			from_kuid_munged(who->user_ns, owner->euid)) ||
+	    nla_put_u32(skb, XIB_ATTR_RES_CTX_ID, owner->ctx_id))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/* A use count for a dump: 0 while the object is being destroyed. */
+static u32 xib_nl_users(const atomic_t *usecnt)
+{
+	return max(atomic_read(usecnt), 0);
+}
+
+static int xib_nl_put_qp(struct sk_buff *skb, const struct xib_nl_caller *who,
+			 struct xib_qp *qp)
+{
+	struct xib_device *dev = qp->device;
+	struct xib_uverbs_qp_attr attr;
+	struct xib_qp_res res = {};
+
+	xib_query_qp(qp, &attr);
+	if (nla_put_u32(skb, XIB_ATTR_RES_QPN, qp->qp_num) ||
+	    nla_put_u8(skb, XIB_ATTR_RES_QP_TYPE, qp->qp_type) ||
+	    nla_put_u8(skb, XIB_ATTR_RES_QP_STATE, attr.qp_state) ||
+	    nla_put_u32(skb, XIB_ATTR_RES_PDN, qp->pd->pdn) ||
+	    nla_put_u32(skb, XIB_ATTR_RES_SEND_CQN, qp->send_cq->cqn) ||
+	    nla_put_u32(skb, XIB_ATTR_RES_RECV_CQN, qp->recv_cq->cqn))
+		return -EMSGSIZE;
+	if (qp->srq && nla_put_u32(skb, XIB_ATTR_RES_SRQN, qp->srq->srqn))
+		return -EMSGSIZE;
+	if (qp->qp_type != XIB_QPT_UD && attr.qp_state >= XIB_QPS_RTR &&
+	    nla_put_u32(skb, XIB_ATTR_RES_DEST_QPN, attr.dest_qp_num))
+		return -EMSGSIZE;
+	if (!dev->ops->query_qp_res)
+		return 0;
+	dev->ops->query_qp_res(qp, &res);
+	if (nla_put_u32(skb, XIB_ATTR_RES_SQ_PSN, res.sq_psn) ||
+	    nla_put_u32(skb, XIB_ATTR_RES_RQ_PSN, res.rq_psn) ||
+	    nla_put_u32(skb, XIB_ATTR_RES_SQ_WRS, res.sq_outstanding) ||
+	    nla_put_u32(skb, XIB_ATTR_RES_RQ_WRS, res.rq_outstanding) ||
+	    nla_put_u64_64bit(skb, XIB_ATTR_RES_RETRANSMITS, res.retransmits,
+			      XIB_ATTR_PAD) ||
+	    nla_put_u64_64bit(skb, XIB_ATTR_RES_RNR_NAKS, res.rnr_naks,
+			      XIB_ATTR_PAD))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int xib_nl_put_cq(struct sk_buff *skb, const struct xib_nl_caller *who,
+			 struct xib_cq *cq)
+{
+	struct xib_cq_res res = {};
+
+	if (nla_put_u32(skb, XIB_ATTR_RES_CQN, cq->cqn) ||
+	    nla_put_u32(skb, XIB_ATTR_RES_CQE, READ_ONCE(cq->cqe)) ||
+	    nla_put_u32(skb, XIB_ATTR_RES_USERS, xib_nl_users(&cq->usecnt)))
+		return -EMSGSIZE;
+	if (!cq->device->ops->query_cq_res)
+		return 0;
+	cq->device->ops->query_cq_res(cq, &res);
+	return nla_put_u32(skb, XIB_ATTR_RES_CQ_FILL, res.fill);
+}
+
+static int xib_nl_put_mr(struct sk_buff *skb, const struct xib_nl_caller *who,
+			 struct xib_mr *mr)
+{
+	if (nla_put_u64_64bit(skb, XIB_ATTR_RES_MR_LEN, mr->length,
+			      XIB_ATTR_PAD) ||
+	    nla_put_u64_64bit(skb, XIB_ATTR_RES_IOVA, mr->iova, XIB_ATTR_PAD) ||
+	    nla_put_u32(skb, XIB_ATTR_RES_ACCESS, mr->access) ||
+	    nla_put_u32(skb, XIB_ATTR_RES_PDN, mr->pd->pdn))
+		return -EMSGSIZE;
+	/* Keys let a peer touch the memory: administrators only. */
+	if (who->admin &&
+	    (nla_put_u32(skb, XIB_ATTR_RES_LKEY, mr->lkey) ||
+	     nla_put_u32(skb, XIB_ATTR_RES_RKEY, mr->rkey)))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int xib_nl_put_pd(struct sk_buff *skb, const struct xib_nl_caller *who,
+			 struct xib_pd *pd)
+{
+	if (nla_put_u32(skb, XIB_ATTR_RES_PDN, pd->pdn) ||
+	    nla_put_u32(skb, XIB_ATTR_RES_USERS, xib_nl_users(&pd->usecnt)))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int xib_nl_put_srq(struct sk_buff *skb, const struct xib_nl_caller *who,
+			  struct xib_srq *srq)
+{
+	if (nla_put_u32(skb, XIB_ATTR_RES_SRQN, srq->srqn) ||
+	    nla_put_u32(skb, XIB_ATTR_RES_MAX_WR, READ_ONCE(srq->max_wr)) ||
+	    nla_put_u32(skb, XIB_ATTR_RES_SRQ_LIMIT,
+			READ_ONCE(srq->srq_limit)) ||
+	    nla_put_u32(skb, XIB_ATTR_RES_USERS, xib_nl_users(&srq->usecnt)) ||
+	    nla_put_u32(skb, XIB_ATTR_RES_PDN, srq->pd->pdn))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int xib_nl_put_ah(struct sk_buff *skb, const struct xib_nl_caller *who,
+			 struct xib_ah *ah)
+{
+	if (nla_put_u32(skb, XIB_ATTR_RES_AHN, ah->ahn) ||
+	    nla_put(skb, XIB_ATTR_RES_DGID, sizeof(ah->attr.dgid),
+		    ah->attr.dgid) ||
+	    nla_put_u32(skb, XIB_ATTR_RES_PDN, ah->pd->pdn))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int xib_nl_put_ctx(struct sk_buff *skb, const struct xib_res_owner *owner)
+{
+	struct nlattr *nest;
+	int i;
+
+	nest = nla_nest_start(skb, XIB_ATTR_DEV_RES);
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < XIB_RES_MAX; i++)
+		if (i != XIB_RES_UCONTEXT &&
+		    nla_put_u32(skb, xib_nl_res_attr[i], owner->counts[i]))
+			return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/* The dump command of each table. */
+static const u8 xib_nl_res_cmd[XIB_RES_MAX] = {
+	[XIB_RES_PD] = XIB_CMD_RES_PD_GET,
+	[XIB_RES_MR] = XIB_CMD_RES_MR_GET,
+	[XIB_RES_CQ] = XIB_CMD_RES_CQ_GET,
+	[XIB_RES_QP] = XIB_CMD_RES_QP_GET,
+	[XIB_RES_SRQ] = XIB_CMD_RES_SRQ_GET,
+	[XIB_RES_AH] = XIB_CMD_RES_AH_GET,
+	[XIB_RES_UCONTEXT] = XIB_CMD_RES_CTX_GET,
+};
+
+/* One dump message about @obj (NULL for a context) of table @type. */
+static int xib_nl_fill_res(struct sk_buff *skb, struct netlink_callback *cb,
+			   enum xib_res_type type, struct xib_device *dev,
+			   void *obj, const struct xib_res_owner *owner,
+			   const struct xib_nl_caller *who)
+{
+	void *hdr;
+	int ret;
+
+	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			  &xib_nl_family, NLM_F_MULTI, xib_nl_res_cmd[type]);
+	if (!hdr)
+		return -EMSGSIZE;
+	ret = -EMSGSIZE;
+	if (nla_put_u32(skb, XIB_ATTR_DEV_INDEX, dev->index) ||
+	    nla_put_string(skb, XIB_ATTR_DEV_NAME, dev->name) ||
+	    xib_nl_put_owner(skb, who, owner))
+		goto err_cancel;
+	switch (type) {
+	case XIB_RES_QP:
+		ret = xib_nl_put_qp(skb, who, obj);
+		break;
+	case XIB_RES_CQ:
+		ret = xib_nl_put_cq(skb, who, obj);
+		break;
+	case XIB_RES_MR:
+		ret = xib_nl_put_mr(skb, who, obj);
+		break;
+	case XIB_RES_PD:
+		ret = xib_nl_put_pd(skb, who, obj);
+		break;
+	case XIB_RES_SRQ:
+		ret = xib_nl_put_srq(skb, who, obj);
+		break;
+	case XIB_RES_AH:
+		ret = xib_nl_put_ah(skb, who, obj);
+		break;
+	default:
+		ret = xib_nl_put_ctx(skb, owner);
+		break;
+	}
+	if (ret)
+		goto err_cancel;
+	genlmsg_end(skb, hdr);
+	return 0;
+
+err_cancel:
+	genlmsg_cancel(skb, hdr);
+	return ret;
+}
+
+/*
+ * Dump @dev's objects of @type from number cb->args[1] up to @max.
+ * Return: 0 when they are all in, -EMSGSIZE when @skb is full
+ * (cb->args[1] is then the object to resume from).
+ */
+static int xib_nl_res_dump_dev(struct sk_buff *skb,
+			       struct netlink_callback *cb,
+			       enum xib_res_type type, struct xib_device *dev,
+			       unsigned long max,
+			       const struct xib_nl_caller *who)
+{
+	unsigned long id = cb->args[1];
+	struct xib_res_owner owner;
+	void *obj;
+	int ret;
+
+	while (id <= max &&
+	       xib_res_next(dev, type, &id, max, who->pid_ns, &obj, &owner)) {
+		ret = 0;
+		if (xib_nl_res_visible(who, &owner))
+			ret = xib_nl_fill_res(skb, cb, type, dev, obj, &owner,
+					      who);
+		xib_res_put(type, obj);
+		if (ret) {
+			cb->args[1] = id;
+			return ret;
+		}
+		if (id == max)
+			break;
+		id++;
+		cond_resched();
+	}
+	return 0;
+}
+
+/* The device a dump's filter names, with a user reference, or NULL. */
+static struct xib_device *xib_nl_res_filter_dev(struct net *net,
+						struct nlattr **tb)
+{
+	struct xib_device *dev;
+
+	if (tb[XIB_ATTR_DEV_INDEX]) {
+		dev = xib_device_get_by_index(net,
+					      nla_get_u32(tb[XIB_ATTR_DEV_INDEX]));
+		if (dev && tb[XIB_ATTR_DEV_NAME] &&
+		    nla_strcmp(tb[XIB_ATTR_DEV_NAME], dev->name)) {
+			xib_device_release_user(dev);
+			return NULL;
+		}
+		return dev;
+	}
+	return xib_device_get_by_name(net, nla_data(tb[XIB_ATTR_DEV_NAME]));
+}
+
+static int xib_nl_res_dumpit(struct sk_buff *skb, struct netlink_callback *cb,
+			     enum xib_res_type type)
+{
+	struct nlattr **tb = genl_dumpit_info(cb)->attrs;
+	struct net *net = sock_net(skb->sk);
+	unsigned long index = cb->args[0];
+	unsigned long max = ULONG_MAX;
+	struct xib_nl_caller who;
+	struct xib_device *dev;
+	int ret = 0;
+
+	if (tb[XIB_ATTR_RES_QPN]) {
+		if (type != XIB_RES_QP) {
+			NL_SET_ERR_MSG(cb->extack,
+				       "a QP number filters QP dumps only");
+			return -EINVAL;
+		}
+		max = nla_get_u32(tb[XIB_ATTR_RES_QPN]);
+		if (!cb->args[1])
+			cb->args[1] = max;
+	}
+	/* The dump runs in the requester's context: it decides what shows. */
+	who.admin = netlink_capable(cb->skb, CAP_NET_ADMIN);
+	who.euid = current_euid();
+	who.pid_ns = task_active_pid_ns(current);
+	who.user_ns = current_user_ns();
+
+	if (tb[XIB_ATTR_DEV_INDEX] || tb[XIB_ATTR_DEV_NAME]) {
+		if (cb->args[2])
+			return 0;
+		dev = xib_nl_res_filter_dev(net, tb);
+		if (!dev) {
+			if (skb->len || cb->args[3])
+				return 0;
+			NL_SET_ERR_MSG(cb->extack, "no such xib device");
+			return -ENODEV;
+		}
+		cb->args[3] = 1;
+		ret = xib_nl_res_dump_dev(skb, cb, type, dev, max, &who);
+		xib_device_release_user(dev);
+		if (!ret)
+			cb->args[2] = 1;
+	} else {
+		while ((dev = xib_device_next_user(net, &index))) {
+			if (index != cb->args[0]) {	/* a new device */
+				cb->args[0] = index;
+				cb->args[1] = max == ULONG_MAX ? 0 : max;
+			}
+			ret = xib_nl_res_dump_dev(skb, cb, type, dev, max,
+						  &who);
+			xib_device_release_user(dev);
+			if (ret)
+				break;
+			index++;
+		}
+		if (!ret) {
+			cb->args[0] = index;
+			cb->args[1] = max == ULONG_MAX ? 0 : max;
+		}
+	}
+	/* A full skb ends this round; the next resumes at cb->args. */
+	if (ret == -EMSGSIZE && skb->len)
+		return skb->len;
+	return ret ?: skb->len;
+}
+
+static int xib_nl_res_qp_dumpit(struct sk_buff *skb,
+				struct netlink_callback *cb)
+{
+	return xib_nl_res_dumpit(skb, cb, XIB_RES_QP);
+}
+
+static int xib_nl_res_cq_dumpit(struct sk_buff *skb,
+				struct netlink_callback *cb)
+{
+	return xib_nl_res_dumpit(skb, cb, XIB_RES_CQ);
+}
+
+static int xib_nl_res_mr_dumpit(struct sk_buff *skb,
+				struct netlink_callback *cb)
+{
+	return xib_nl_res_dumpit(skb, cb, XIB_RES_MR);
+}
+
+static int xib_nl_res_pd_dumpit(struct sk_buff *skb,
+				struct netlink_callback *cb)
+{
+	return xib_nl_res_dumpit(skb, cb, XIB_RES_PD);
+}
+
+static int xib_nl_res_srq_dumpit(struct sk_buff *skb,
+				 struct netlink_callback *cb)
+{
+	return xib_nl_res_dumpit(skb, cb, XIB_RES_SRQ);
+}
+
+static int xib_nl_res_ah_dumpit(struct sk_buff *skb,
+				struct netlink_callback *cb)
+{
+	return xib_nl_res_dumpit(skb, cb, XIB_RES_AH);
+}
+
+static int xib_nl_res_ctx_dumpit(struct sk_buff *skb,
+				 struct netlink_callback *cb)
+{
+	return xib_nl_res_dumpit(skb, cb, XIB_RES_UCONTEXT);
+}
+
 static const struct genl_ops xib_nl_ops[] = {
 	{
 		.cmd = XIB_CMD_DEV_GET,
@@ -409,6 +807,13 @@ static const struct genl_ops xib_nl_ops[] = {
 		.doit = xib_nl_link_del,
 		.flags = GENL_UNS_ADMIN_PERM,
 	},
+	{ .cmd = XIB_CMD_RES_QP_GET, .dumpit = xib_nl_res_qp_dumpit, },
+	{ .cmd = XIB_CMD_RES_CQ_GET, .dumpit = xib_nl_res_cq_dumpit, },
+	{ .cmd = XIB_CMD_RES_MR_GET, .dumpit = xib_nl_res_mr_dumpit, },
+	{ .cmd = XIB_CMD_RES_PD_GET, .dumpit = xib_nl_res_pd_dumpit, },
+	{ .cmd = XIB_CMD_RES_SRQ_GET, .dumpit = xib_nl_res_srq_dumpit, },
+	{ .cmd = XIB_CMD_RES_AH_GET, .dumpit = xib_nl_res_ah_dumpit, },
+	{ .cmd = XIB_CMD_RES_CTX_GET, .dumpit = xib_nl_res_ctx_dumpit, },
 };
 
 static struct genl_family xib_nl_family __ro_after_init = {

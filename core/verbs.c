@@ -1681,3 +1681,151 @@ struct xib_qp *xib_qp_get_by_num(struct xib_device *dev, u32 qpn)
 	return qp;
 }
 EXPORT_SYMBOL_GPL(xib_qp_get_by_num);
+
+/* Resource dumps */
+
+/* The owning user context of @obj, an object of table @type. */
+static struct xib_ucontext *xib_res_uctx(enum xib_res_type type, void *obj)
+{
+	switch (type) {
+	case XIB_RES_PD:
+		return ((struct xib_pd *)obj)->uctx;
+	case XIB_RES_MR:
+		return ((struct xib_mr *)obj)->uctx;
+	case XIB_RES_CQ:
+		return ((struct xib_cq *)obj)->uctx;
+	case XIB_RES_QP:
+		return ((struct xib_qp *)obj)->uctx;
+	case XIB_RES_SRQ:
+		return ((struct xib_srq *)obj)->uctx;
+	case XIB_RES_AH:
+		return ((struct xib_ah *)obj)->uctx;
+	case XIB_RES_UCONTEXT:
+		return obj;
+	default:
+		return NULL;
+	}
+}
+
+/* A reference on @obj unless it is going away; table lock held. */
+static bool xib_res_tryget(enum xib_res_type type, void *obj)
+{
+	switch (type) {
+	case XIB_RES_PD:
+		return kref_get_unless_zero(&((struct xib_pd *)obj)->ref);
+	case XIB_RES_MR:
+		return kref_get_unless_zero(&((struct xib_mr *)obj)->ref);
+	case XIB_RES_CQ:
+		return kref_get_unless_zero(&((struct xib_cq *)obj)->ref);
+	case XIB_RES_QP:
+		return kref_get_unless_zero(&((struct xib_qp *)obj)->ref);
+	case XIB_RES_SRQ:
+		return kref_get_unless_zero(&((struct xib_srq *)obj)->ref);
+	case XIB_RES_AH:
+		return kref_get_unless_zero(&((struct xib_ah *)obj)->ref);
+	default:
+		return false;
+	}
+}
+
+/**
+ * xib_res_next() - the next live object of a device's table, for dumps
+ * @dev: the device
+ * @type: the table
+ * @id: in: the first number to look at; out: the number of the object
+ *	found
+ * @max: the last number to look at
+ * @ns: the pid namespace to report the owner's pid in
+ * @obj: returns the object with a reference (drop it with xib_res_put());
+ *	for XIB_RES_UCONTEXT, NULL: a context has no reference count, and
+ *	what a dump needs of it is in @owner
+ * @owner: returns the object's owner, read under the table's lock, which
+ *	keeps the owning context alive (see struct xib_ucontext)
+ *
+ * Return: false when there is no live object in [*@id, @max].
+ * Context: process context; takes the table's lock briefly.
+ */
+bool xib_res_next(struct xib_device *dev, enum xib_res_type type,
+		  unsigned long *id, unsigned long max,
+		  struct pid_namespace *ns, void **obj,
+		  struct xib_res_owner *owner)
+{
+	struct xarray *xa = &dev->res[type];
+	struct xib_ucontext *uctx;
+	unsigned long flags;
+	void *entry;
+	int i;
+
+	memset(owner, 0, sizeof(*owner));
+	*obj = NULL;
+	for (;;) {
+		xa_lock_irqsave(xa, flags);
+		entry = xa_find(xa, id, max, XA_PRESENT);
+		if (!entry)
+			break;
+		if (type == XIB_RES_UCONTEXT || xib_res_tryget(type, entry))
+			break;
+		xa_unlock_irqrestore(xa, flags);	/* dying: skip it */
+		if (*id == max)
+			return false;
+		(*id)++;
+	}
+	if (!entry) {
+		xa_unlock_irqrestore(xa, flags);
+		return false;
+	}
+	uctx = xib_res_uctx(type, entry);
+	if (uctx) {
+		owner->pid = pid_nr_ns(uctx->owner_pid, ns);
+		owner->euid = uctx->owner_euid;
+		owner->ctx_id = uctx->id;
+		memcpy(owner->comm, uctx->owner_comm, sizeof(owner->comm));
+		if (type == XIB_RES_UCONTEXT)
+			for (i = 0; i < XIB_RES_MAX; i++)
+				owner->counts[i] =
+					atomic_read(&uctx->res_count[i]);
+	} else {
+		owner->kern = true;
+	}
+	xa_unlock_irqrestore(xa, flags);
+	if (type != XIB_RES_UCONTEXT)
+		*obj = entry;
+	return true;
+}
+EXPORT_SYMBOL_GPL(xib_res_next);
+
+/**
+ * xib_res_put() - drop the reference xib_res_next() took
+ * @type: the table the object came from
+ * @obj: the object, or NULL
+ *
+ * Context: process context.
+ */
+void xib_res_put(enum xib_res_type type, void *obj)
+{
+	if (!obj)
+		return;
+	switch (type) {
+	case XIB_RES_PD:
+		xib_pd_put(obj);
+		break;
+	case XIB_RES_MR:
+		xib_mr_put(obj);
+		break;
+	case XIB_RES_CQ:
+		xib_cq_put(obj);
+		break;
+	case XIB_RES_QP:
+		xib_qp_put(obj);
+		break;
+	case XIB_RES_SRQ:
+		xib_srq_put(obj);
+		break;
+	case XIB_RES_AH:
+		xib_ah_put(obj);
+		break;
+	default:
+		WARN_ON_ONCE(1);
+	}
+}
+EXPORT_SYMBOL_GPL(xib_res_put);

@@ -17,7 +17,9 @@ packages=(
 	qemu-system-x86 linux-image-amd64 busybox-static cpio kmod procps
 	# user space and tests
 	libmnl-dev libibverbs-dev librdmacm-dev ibverbs-utils rdmacm-utils
-	perftest iproute2 bats ethtool strace
+	perftest iproute2 bats ethtool strace jq
+	# manual pages: man -l in tests/bats/host/man.bats
+	man-db groff-base
 	# more Debian objects that link the RDMA libraries, for
 	# tests/bats/host/rdma-elf.bats (pyverbs' extension modules link
 	# libmlx5 and libefa too)

@@ -326,6 +326,8 @@ struct xib_hca_swqe {
  *	responses; later responses past the same gap are ignored
  * @rd_gap_psn: the first missing READ response PSN
  * @broken: the ring's producer index was impossible; nothing more is read
+ * @retransmits: retries since creation (xib_hca_retry()), for dumps
+ * @rnr_naks: RNR NAKs received since creation, for dumps
  */
 struct xib_hca_sq {
 	/** @lock: protects the fields below */
@@ -350,6 +352,8 @@ struct xib_hca_sq {
 	bool rd_gap;
 	u32 rd_gap_psn;
 	bool broken;
+	u64 retransmits;
+	u64 rnr_naks;
 };
 
 /**

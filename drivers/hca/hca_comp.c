@@ -256,6 +256,7 @@ static void xib_hca_retry(struct xib_hca_qp *qp, u32 psn)
 		return;
 	}
 	sq->retry_left--;
+	sq->retransmits++;
 	xib_hca_rewind(qp, psn);
 	sq->blocked = false;
 	xib_hca_rto_restart(qp);
@@ -376,6 +377,7 @@ static void xib_hca_rnr_nak(struct xib_hca_qp *qp, u32 psn, u8 timer)
 
 	xib_hca_ack_through(qp, xib_psn_add(psn, XIB_PSN_MASK));
 	xib_hca_una(qp, psn);
+	sq->rnr_naks++;
 	if (!sq->rnr_left) {
 		xib_hca_fail_head(qp, XIB_HCA_WC_RNR_RETRY_EXC_ERR);
 		return;

@@ -629,6 +629,55 @@ static void xib_hca_release_qp(struct xib_qp *ibqp)
 	xib_hca_ring_free(&qp->rq.ring);
 }
 
+/* Posted and not yet retired WQEs of @ring, whose HCA index is @cons. */
+static u32 xib_hca_ring_outstanding(const struct xib_hca_ring *ring, u32 cons)
+{
+	u32 prod;
+
+	if (!ring->mmap)
+		return 0;
+	prod = xib_hca_ring_read_prod(ring);	/* untrusted */
+	return xib_ring_count_valid(prod, cons, ring->slots) ?
+	       xib_ring_count(prod, cons) : ring->slots;
+}
+
+static void xib_hca_query_qp_res(struct xib_qp *ibqp, struct xib_qp_res *res)
+{
+	struct xib_hca_qp *qp = to_hca_qp(ibqp);
+
+	spin_lock_bh(&qp->sq.lock);
+	res->sq_psn = qp->sq.psn;
+	res->sq_outstanding = xib_hca_ring_outstanding(&qp->sq.ring,
+						       qp->sq.cons);
+	res->retransmits = qp->sq.retransmits;
+	res->rnr_naks = qp->sq.rnr_naks;
+	spin_unlock_bh(&qp->sq.lock);
+
+	spin_lock_bh(&qp->rq.lock);
+	res->rq_psn = qp->rq.resp.epsn;
+	res->rq_outstanding = xib_hca_ring_outstanding(&qp->rq.ring,
+						       qp->rq.cons);
+	spin_unlock_bh(&qp->rq.lock);
+}
+
+static void xib_hca_query_cq_res(struct xib_cq *ibcq, struct xib_cq_res *res)
+{
+	struct xib_hca_cq *cq = to_hca_cq(ibcq);
+	struct xib_hca_cq_hdr *hdr;
+	unsigned long flags;
+	u32 cons;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	if (cq->ring.mmap) {
+		hdr = xib_hca_ring_hdr(&cq->ring);
+		cons = READ_ONCE(hdr->cons);	/* untrusted */
+		res->fill = xib_ring_count_valid(cq->prod, cons,
+						 cq->ring.slots) ?
+			    xib_ring_count(cq->prod, cons) : cq->ring.slots;
+	}
+	spin_unlock_irqrestore(&cq->lock, flags);
+}
+
 const struct xib_device_ops xib_hca_dev_ops = {
 	.owner = THIS_MODULE,
 	.driver_name = "xib_hca",
@@ -664,4 +713,6 @@ const struct xib_device_ops xib_hca_dev_ops = {
 	.create_ah = xib_hca_create_ah,
 	.post_mad = xib_hca_post_mad,
 	.destroy_ah = xib_hca_destroy_ah,
+	.query_qp_res = xib_hca_query_qp_res,
+	.query_cq_res = xib_hca_query_cq_res,
 };

@@ -37,6 +37,34 @@ struct xib_srq_init_attr;
 struct xib_mad_addr;
 struct xib_mad;
 struct xib_mad_dev;
+struct pid_namespace;
+
+/**
+ * struct xib_qp_res - a driver's view of a QP, for resource dumps
+ * @sq_psn: the next PSN the send queue sends
+ * @rq_psn: the PSN the receive side expects next
+ * @sq_outstanding: send WRs posted and not yet completed
+ * @rq_outstanding: receive WRs posted and not yet consumed (0 on an SRQ)
+ * @retransmits: times the send queue went back to resend (timeouts and
+ *	sequence NAKs), since creation
+ * @rnr_naks: RNR NAKs received, since creation
+ */
+struct xib_qp_res {
+	u32 sq_psn;
+	u32 rq_psn;
+	u32 sq_outstanding;
+	u32 rq_outstanding;
+	u64 retransmits;
+	u64 rnr_naks;
+};
+
+/**
+ * struct xib_cq_res - a driver's view of a CQ, for resource dumps
+ * @fill: completions written and not yet polled
+ */
+struct xib_cq_res {
+	u32 fill;
+};
 
 /**
  * struct xib_gid - one GID table entry
@@ -174,6 +202,10 @@ struct xib_event_handler {
  * @release_srq: optional; free the driver part of @srq after the final put
  * @create_ah: @ah->attr is checked (GID index valid, port 1)
  * @destroy_ah: optional; @ah has left the AH table
+ * @query_qp_res: optional; fill @res (zeroed by the caller) with what
+ *	only the driver knows of @qp for a resource dump.  Process context,
+ *	with a reference on @qp, which may have been destroyed meanwhile
+ * @query_cq_res: optional; likewise for a CQ
  * @post_mad: optional; send one GSI datagram (xib_mad.h) from QP1 of
  *	@addr->ah.port_num.  Any context; must not call back into the MAD
  *	layer.  0 or a negative errno (the datagram was not sent).
@@ -220,6 +252,8 @@ struct xib_device_ops {
 	void (*destroy_ah)(struct xib_ah *ah);
 	int (*post_mad)(struct xib_device *dev, const struct xib_mad_addr *addr,
 			const struct xib_mad *mad);
+	void (*query_qp_res)(struct xib_qp *qp, struct xib_qp_res *res);
+	void (*query_cq_res)(struct xib_cq *cq, struct xib_cq_res *res);
 };
 
 /* Object types, for the per-device object tables and resource counts. */
@@ -445,6 +479,16 @@ struct xib_mmap_entry *xib_mmap_lookup(struct xib_ucontext *uctx, u64 offset);
  * @id: number in the device's XIB_RES_UCONTEXT table
  * @res_count: per object type, the objects of this context that exist,
  *	bounded by the xib_core module parameters max_*_per_context
+ * @owner_pid: the thread group that created the context (a reference,
+ *	put by xib_ucontext_cleanup()); for resource dumps
+ * @owner_euid: the creator's effective user id, which owns the context
+ *	and its objects in resource dumps
+ * @owner_comm: the creator's command name at creation
+ *
+ * The owner fields are fixed by xib_ucontext_init().  A dump reads them
+ * under the xa_lock of a device table in which the context or one of its
+ * objects is found, which keeps the context alive: its objects leave
+ * their tables before it leaves its own, and it is freed only after that.
  */
 struct xib_ucontext {
 	struct xib_device *device;
@@ -452,6 +496,9 @@ struct xib_ucontext {
 	unsigned long mmap_next;
 	u32 id;
 	atomic_t res_count[XIB_RES_MAX];
+	struct pid *owner_pid;
+	kuid_t owner_euid;
+	char owner_comm[TASK_COMM_LEN];
 };
 
 int xib_ucontext_init(struct xib_ucontext *uctx, struct xib_device *dev);
@@ -737,5 +784,32 @@ static inline void xib_srq_event(struct xib_srq *srq, enum xib_event_type type)
 
 int xib_query_port_attr(struct xib_device *dev, u32 port,
 			struct xib_uverbs_port_attr *attr);
+
+/* Resource dumps: core/netlink.c walks the device tables with these. */
+
+/**
+ * struct xib_res_owner - who owns an object, as a resource dump sees it
+ * @kern: the kernel owns it (no user context); the rest is zero
+ * @pid: the owner's thread group id in the pid namespace the dump asked
+ *	for; 0 when it has none there (the object is then hidden)
+ * @euid: the owner's effective uid
+ * @ctx_id: the owning user context's number
+ * @comm: the owner's command name
+ * @counts: for a user context itself, its objects per type
+ */
+struct xib_res_owner {
+	bool kern;
+	pid_t pid;
+	kuid_t euid;
+	u32 ctx_id;
+	char comm[TASK_COMM_LEN];
+	u32 counts[XIB_RES_MAX];
+};
+
+bool xib_res_next(struct xib_device *dev, enum xib_res_type type,
+		  unsigned long *id, unsigned long max,
+		  struct pid_namespace *ns, void **obj,
+		  struct xib_res_owner *owner);
+void xib_res_put(enum xib_res_type type, void *obj);
 
 #endif /* _XIB_VERBS_H */

@@ -14,6 +14,7 @@
 #include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
+#include <linux/pid_namespace.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -1338,6 +1339,109 @@ out_unuse:
 	xib_tdev_free(test, dev);
 }
 
+/*
+ * xib_res_next(), the walk of the resource dumps: every live object once,
+ * in number order, resumable at any number and bounded by @max; a
+ * destroyed object is skipped; the owner is read from the user context
+ * (the loading process's tgid, euid, comm), or "the kernel".
+ */
+static void xib_verbs_test_res_walk(struct kunit *test)
+{
+	struct xib_device *dev = xib_tdev_alloc(test, &xib_tops);
+	struct pid_namespace *ns = task_active_pid_ns(current);
+	struct xib_pd *pd[6], *kpd;
+	struct xib_res_owner owner;
+	struct xib_ucontext *uctx;
+	unsigned long id, dead, seen[8], rest[4];
+	int i, n, want;
+	void *obj;
+
+	uctx = kunit_kzalloc(test, sizeof(*uctx), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, uctx);
+	KUNIT_ASSERT_EQ(test, xib_ucontext_init(uctx, dev), 0);
+	kpd = xib_alloc_pd(dev, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(kpd));
+	for (i = 0; i < 6; i++) {
+		pd[i] = xib_alloc_pd(dev, uctx);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(pd[i]));
+	}
+
+	/* All seven, ascending, each with a reference and its owner. */
+	n = 0;
+	for (id = 0; xib_res_next(dev, XIB_RES_PD, &id, ULONG_MAX, ns, &obj,
+				  &owner); id++) {
+		KUNIT_ASSERT_LT(test, n, 7);
+		KUNIT_EXPECT_EQ(test, ((struct xib_pd *)obj)->pdn, (u32)id);
+		KUNIT_EXPECT_EQ(test, kref_read(&((struct xib_pd *)obj)->ref), 2U);
+		if (obj == kpd) {
+			KUNIT_EXPECT_TRUE(test, owner.kern);
+			KUNIT_EXPECT_EQ(test, owner.pid, 0);
+		} else {
+			KUNIT_EXPECT_FALSE(test, owner.kern);
+			KUNIT_EXPECT_EQ(test, owner.pid, task_tgid_nr(current));
+			KUNIT_EXPECT_TRUE(test, uid_eq(owner.euid, current_euid()));
+			KUNIT_EXPECT_STREQ(test, owner.comm, current->comm);
+			KUNIT_EXPECT_EQ(test, owner.ctx_id, uctx->id);
+		}
+		xib_res_put(XIB_RES_PD, obj);
+		if (n)
+			KUNIT_EXPECT_GT(test, id, seen[n - 1]);
+		seen[n++] = id;
+	}
+	KUNIT_EXPECT_EQ(test, n, 7);
+
+	/* Resume after the third; one destroyed meanwhile is skipped. */
+	dead = pd[3]->pdn;
+	KUNIT_ASSERT_EQ(test, xib_dealloc_pd(pd[3]), 0);
+	for (i = 3, want = 0; i < 7; i++)
+		if (seen[i] != dead)
+			rest[want++] = seen[i];
+	KUNIT_EXPECT_EQ(test, want, 3);
+	n = 0;
+	for (id = seen[2] + 1; xib_res_next(dev, XIB_RES_PD, &id, ULONG_MAX,
+					    ns, &obj, &owner); id++) {
+		KUNIT_ASSERT_LT(test, n, want);
+		KUNIT_EXPECT_EQ(test, id, rest[n]);
+		xib_res_put(XIB_RES_PD, obj);
+		n++;
+	}
+	KUNIT_EXPECT_EQ(test, n, want);
+
+	/* Bounded by @max: exactly the one asked for, or nothing. */
+	id = seen[1];
+	KUNIT_EXPECT_TRUE(test, xib_res_next(dev, XIB_RES_PD, &id, seen[1], ns,
+					     &obj, &owner));
+	KUNIT_EXPECT_EQ(test, id, seen[1]);
+	xib_res_put(XIB_RES_PD, obj);
+	id = seen[6] + 1;
+	KUNIT_EXPECT_FALSE(test, xib_res_next(dev, XIB_RES_PD, &id, ULONG_MAX,
+					      ns, &obj, &owner));
+
+	/* The context itself: no reference, its counts. */
+	id = 0;
+	KUNIT_ASSERT_TRUE(test, xib_res_next(dev, XIB_RES_UCONTEXT, &id,
+					     ULONG_MAX, ns, &obj, &owner));
+	KUNIT_EXPECT_NULL(test, obj);
+	KUNIT_EXPECT_EQ(test, (u32)id, uctx->id);
+	KUNIT_EXPECT_EQ(test, owner.counts[XIB_RES_PD], 5U);
+	KUNIT_EXPECT_EQ(test, owner.counts[XIB_RES_QP], 0U);
+	id++;
+	KUNIT_EXPECT_FALSE(test, xib_res_next(dev, XIB_RES_UCONTEXT, &id,
+					      ULONG_MAX, ns, &obj, &owner));
+
+	for (i = 0; i < 6; i++)
+		if (i != 3)
+			KUNIT_EXPECT_EQ(test, xib_dealloc_pd(pd[i]), 0);
+	KUNIT_EXPECT_EQ(test, xib_dealloc_pd(kpd), 0);
+	xib_ucontext_cleanup(uctx);
+	id = 0;
+	KUNIT_EXPECT_FALSE(test, xib_res_next(dev, XIB_RES_PD, &id, ULONG_MAX,
+					      ns, &obj, &owner));
+	KUNIT_EXPECT_FALSE(test, xib_res_next(dev, XIB_RES_UCONTEXT, &id,
+					      ULONG_MAX, ns, &obj, &owner));
+	xib_tdev_free(test, dev);
+}
+
 static struct kunit_case xib_verbs_test_cases[] = {
 	KUNIT_CASE(xib_verbs_test_mr_check),
 	KUNIT_CASE(xib_verbs_test_destroy_order),
@@ -1351,6 +1455,7 @@ static struct kunit_case xib_verbs_test_cases[] = {
 	KUNIT_CASE(xib_verbs_test_reg_mr),
 	KUNIT_CASE(xib_verbs_test_rereg_mr),
 	KUNIT_CASE(xib_verbs_test_query_device),
+	KUNIT_CASE(xib_verbs_test_res_walk),
 	{}
 };
 

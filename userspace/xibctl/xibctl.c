@@ -7,6 +7,9 @@
  *   xibctl link add NAME netdev IFNAME [type TYPE]
  *   xibctl link del NAME
  *   xibctl [-j] port [show [NAME[/PORT]]]
+ *   xibctl [-j] res [show [NAME]]
+ *   xibctl [-j] [-d] res show qp|cq|mr|pd|srq|ah|ctx [dev NAME] [qpn N]
+ *		[pid PID] [type RC|UC|UD] [state STATE]
  */
 
 #include <errno.h>
@@ -15,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -36,6 +40,7 @@ struct xibctl {
 	bool json;
 	bool links_only;	/* "link show": only devices bound to a netdev */
 	bool res;		/* "res show": resource counts */
+	bool details;		/* -d: every field of "res show OBJECT" */
 	unsigned int shown;
 	const char *filter;	/* "port show NAME": that device only */
 	char ext_msg[256];	/* the kernel's extended-ack message, if any */
@@ -84,10 +89,28 @@ static void usage(FILE *out)
 		"                                 contexts, PDs, MRs, CQs, QPs, SRQs, AHs),\n"
 		"                                 RDMA CM ids bound to it (cm_id) and MADs\n"
 		"                                 posted but not completed (mad_send)\n"
+		"  xibctl res show OBJECT [FILTER...]\n"
+		"                                 one line per object, with its owner;\n"
+		"                                 OBJECT is one of:\n"
+		"                                   qp   queue pairs: QPN, type, state, PSNs\n"
+		"                                   cq   completion queues: depth and fill\n"
+		"                                   mr   memory regions: length, access (keys\n"
+		"                                        with CAP_NET_ADMIN)\n"
+		"                                   pd   protection domains and their users\n"
+		"                                   srq  shared receive queues\n"
+		"                                   ah   address handles: destination GID\n"
+		"                                   ctx  user contexts and their object counts\n"
+		"                                 FILTER: dev NAME, pid PID, and for qp\n"
+		"                                 qpn N, type RC|UC|UD, state RESET|INIT|\n"
+		"                                 RTR|RTS|SQD|SQE|ERR\n"
 		"\n"
 		"Options:\n"
-		"  -j, --json    print JSON\n"
-		"  -h, --help    print this help\n"
+		"  -j, --json     print JSON\n"
+		"  -d, --details  res show OBJECT: print every field\n"
+		"  -h, --help     print this help\n"
+		"\n"
+		"Without CAP_NET_ADMIN, res show OBJECT lists only the objects of the\n"
+		"caller's own user id, without MR keys.\n"
 		"\n"
 		"Exit status: 0 on success, 1 if the kernel refused the request,\n"
 		"2 on a usage error.\n");
@@ -135,6 +158,35 @@ static int error_cb(const struct nlmsghdr *nlh, void *data)
 }
 
 /*
+ * NLMSG_DONE ends a dump; a dump the kernel refused carries its error
+ * (and, with NLM_F_ACK_TLVS, the extended-ack attributes) in it.
+ */
+static int done_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct xibctl *x = data;
+	int err;
+
+	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(err))
+		return MNL_CB_STOP;
+	memcpy(&err, mnl_nlmsg_get_payload(nlh), sizeof(err));
+	if (!err)
+		return MNL_CB_STOP;
+	if (nlh->nlmsg_flags & NLM_F_ACK_TLVS) {
+		const struct nlattr *attr;
+
+		mnl_attr_for_each(attr, nlh, sizeof(err)) {
+			if (mnl_attr_get_type(attr) != NLMSGERR_ATTR_MSG ||
+			    mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) < 0)
+				continue;
+			snprintf(x->ext_msg, sizeof(x->ext_msg), "%s",
+				 mnl_attr_get_str(attr));
+		}
+	}
+	errno = err < 0 ? -err : err;
+	return MNL_CB_ERROR;
+}
+
+/*
  * Send @nlh and feed the answers to @cb (with @x) until the request is
  * done.  Returns 0, or -1 with errno set (the kernel's error for a refused
  * request, its message in x->ext_msg).
@@ -142,12 +194,13 @@ static int error_cb(const struct nlmsghdr *nlh, void *data)
 static int talk(struct xibctl *x, struct nlmsghdr *nlh, mnl_cb_t cb)
 {
 	/*
-	 * Only NLMSG_ERROR is ours: types at or past the array's length
-	 * (NLMSG_DONE, NLMSG_OVERRUN) keep libmnl's own handling.  Not
+	 * NLMSG_ERROR and NLMSG_DONE are ours: types at or past the
+	 * array's length (NLMSG_OVERRUN) keep libmnl's own handling.  Not
 	 * const: mnl_cb_run2() takes a plain pointer.
 	 */
-	static mnl_cb_t ctl_cb[NLMSG_ERROR + 1] = {
+	static mnl_cb_t ctl_cb[NLMSG_DONE + 1] = {
 		[NLMSG_ERROR] = error_cb,
+		[NLMSG_DONE] = done_cb,
 	};
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	int ret;
@@ -161,7 +214,7 @@ static int talk(struct xibctl *x, struct nlmsghdr *nlh, mnl_cb_t cb)
 		if (len < 0)
 			return -1;
 		ret = mnl_cb_run2(buf, len, nlh->nlmsg_seq, x->portid, cb, x,
-				  ctl_cb, NLMSG_ERROR + 1);
+				  ctl_cb, NLMSG_DONE + 1);
 	} while (ret > 0);
 	return ret < 0 ? -1 : 0;
 }
@@ -671,6 +724,475 @@ static int cmd_link_del(struct xibctl *x, int argc, char **argv)
 	return 0;
 }
 
+/* --- res show OBJECT ----------------------------------------------------- */
+
+enum field_kind {
+	F_U8,
+	F_U32,
+	F_U64,
+	F_QP_TYPE,	/* u8, enum xib_qp_type */
+	F_QP_STATE,	/* u8, enum xib_qp_state */
+	F_HEX32,	/* u32, printed 0x%08x (keys) */
+	F_ACCESS,	/* u32, enum xib_access_flags */
+	F_GID,		/* 16 bytes */
+};
+
+struct res_field {
+	uint16_t attr;
+	const char *name;	/* as iproute2's "rdma res show" names it */
+	enum field_kind kind;
+	bool detail;		/* printed with -d only */
+};
+
+static const struct res_field qp_fields[] = {
+	{ XIB_ATTR_RES_QPN, "lqpn", F_U32, false },
+	{ XIB_ATTR_RES_DEST_QPN, "rqpn", F_U32, false },
+	{ XIB_ATTR_RES_QP_TYPE, "type", F_QP_TYPE, false },
+	{ XIB_ATTR_RES_QP_STATE, "state", F_QP_STATE, false },
+	{ XIB_ATTR_RES_SQ_PSN, "sq-psn", F_U32, false },
+	{ XIB_ATTR_RES_RQ_PSN, "rq-psn", F_U32, false },
+	{ XIB_ATTR_RES_PDN, "pdn", F_U32, true },
+	{ XIB_ATTR_RES_SEND_CQN, "scqn", F_U32, true },
+	{ XIB_ATTR_RES_RECV_CQN, "rcqn", F_U32, true },
+	{ XIB_ATTR_RES_SRQN, "srqn", F_U32, true },
+	{ XIB_ATTR_RES_SQ_WRS, "sq-wrs", F_U32, true },
+	{ XIB_ATTR_RES_RQ_WRS, "rq-wrs", F_U32, true },
+	{ XIB_ATTR_RES_RETRANSMITS, "retransmits", F_U64, true },
+	{ XIB_ATTR_RES_RNR_NAKS, "rnr-naks", F_U64, true },
+};
+
+static const struct res_field cq_fields[] = {
+	{ XIB_ATTR_RES_CQN, "cqn", F_U32, false },
+	{ XIB_ATTR_RES_CQE, "cqe", F_U32, false },
+	{ XIB_ATTR_RES_CQ_FILL, "fill", F_U32, false },
+	{ XIB_ATTR_RES_USERS, "users", F_U32, false },
+};
+
+static const struct res_field mr_fields[] = {
+	{ XIB_ATTR_RES_RKEY, "rkey", F_HEX32, false },
+	{ XIB_ATTR_RES_LKEY, "lkey", F_HEX32, false },
+	{ XIB_ATTR_RES_MR_LEN, "mrlen", F_U64, false },
+	{ XIB_ATTR_RES_IOVA, "iova", F_U64, true },
+	{ XIB_ATTR_RES_ACCESS, "access", F_ACCESS, true },
+	{ XIB_ATTR_RES_PDN, "pdn", F_U32, true },
+};
+
+static const struct res_field pd_fields[] = {
+	{ XIB_ATTR_RES_PDN, "pdn", F_U32, false },
+	{ XIB_ATTR_RES_USERS, "users", F_U32, false },
+};
+
+static const struct res_field srq_fields[] = {
+	{ XIB_ATTR_RES_SRQN, "srqn", F_U32, false },
+	{ XIB_ATTR_RES_MAX_WR, "max-wr", F_U32, false },
+	{ XIB_ATTR_RES_SRQ_LIMIT, "limit", F_U32, false },
+	{ XIB_ATTR_RES_USERS, "users", F_U32, true },
+	{ XIB_ATTR_RES_PDN, "pdn", F_U32, true },
+};
+
+static const struct res_field ah_fields[] = {
+	{ XIB_ATTR_RES_AHN, "ahn", F_U32, false },
+	{ XIB_ATTR_RES_DGID, "dgid", F_GID, false },
+	{ XIB_ATTR_RES_PDN, "pdn", F_U32, true },
+};
+
+static const struct res_field ctx_fields[] = {
+	{ XIB_ATTR_RES_CTX_ID, "ctxn", F_U32, false },
+};
+
+/* The owner, printed after the object's own fields. */
+static const struct res_field owner_fields[] = {
+	{ XIB_ATTR_RES_PID, "pid", F_U32, false },
+	{ XIB_ATTR_RES_UID, "uid", F_U32, true },
+};
+
+#define FIELDS(a) a, sizeof(a) / sizeof(a[0])
+
+static const struct res_object {
+	const char *name;
+	uint8_t cmd;
+	const struct res_field *fields;
+	size_t nfields;
+} res_objects[] = {
+	{ "qp", XIB_CMD_RES_QP_GET, FIELDS(qp_fields) },
+	{ "cq", XIB_CMD_RES_CQ_GET, FIELDS(cq_fields) },
+	{ "mr", XIB_CMD_RES_MR_GET, FIELDS(mr_fields) },
+	{ "pd", XIB_CMD_RES_PD_GET, FIELDS(pd_fields) },
+	{ "srq", XIB_CMD_RES_SRQ_GET, FIELDS(srq_fields) },
+	{ "ah", XIB_CMD_RES_AH_GET, FIELDS(ah_fields) },
+	{ "ctx", XIB_CMD_RES_CTX_GET, FIELDS(ctx_fields) },
+};
+
+static const char * const qp_state_names[] = {
+	"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR",
+};
+
+/* enum xib_qp_type, by value; NULL where there is none. */
+static const char *qp_type_name(unsigned int type)
+{
+	switch (type) {
+	case 2:
+		return "RC";
+	case 3:
+		return "UC";
+	case 4:
+		return "UD";
+	default:
+		return NULL;
+	}
+}
+
+static int qp_type_parse(const char *s)
+{
+	unsigned int t;
+
+	for (t = 0; t < 16; t++)
+		if (qp_type_name(t) && !strcasecmp(s, qp_type_name(t)))
+			return (int)t;
+	return -1;
+}
+
+static int qp_state_parse(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(qp_state_names) / sizeof(qp_state_names[0]); i++)
+		if (!strcasecmp(s, qp_state_names[i]))
+			return (int)i;
+	return -1;
+}
+
+/* What "res show OBJECT" filters on. */
+struct res_filter {
+	const struct res_object *obj;
+	const char *dev;
+	long long qpn;		/* -1: any */
+	long long pid;		/* -1: any */
+	int type;		/* -1: any */
+	int state;		/* -1: any */
+};
+
+static struct res_filter *res_filter;
+
+static enum mnl_attr_data_type kind_type(enum field_kind kind)
+{
+	switch (kind) {
+	case F_U8:
+	case F_QP_TYPE:
+	case F_QP_STATE:
+		return MNL_TYPE_U8;
+	case F_U64:
+		return MNL_TYPE_U64;
+	case F_GID:
+		return MNL_TYPE_BINARY;
+	default:
+		return MNL_TYPE_U32;
+	}
+}
+
+static const struct res_field *find_field(uint16_t attr)
+{
+	static const struct {
+		const struct res_field *f;
+		size_t n;
+	} all[] = {
+		{ FIELDS(qp_fields) }, { FIELDS(cq_fields) }, { FIELDS(mr_fields) },
+		{ FIELDS(pd_fields) }, { FIELDS(srq_fields) }, { FIELDS(ah_fields) },
+		{ FIELDS(ctx_fields) }, { FIELDS(owner_fields) },
+	};
+	size_t i, j;
+
+	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		for (j = 0; j < all[i].n; j++)
+			if (all[i].f[j].attr == attr)
+				return &all[i].f[j];
+	return NULL;
+}
+
+static int res_attr_cb(const struct nlattr *attr, void *data)
+{
+	const struct nlattr **tb = data;
+	int type = mnl_attr_get_type(attr);
+	const struct res_field *f;
+
+	if (mnl_attr_type_valid(attr, XIB_ATTR_MAX) < 0)
+		return MNL_CB_OK;	/* newer kernel: skip what we don't know */
+	switch (type) {
+	case XIB_ATTR_DEV_INDEX:
+		if (mnl_attr_validate(attr, MNL_TYPE_U32) < 0)
+			return MNL_CB_ERROR;
+		break;
+	case XIB_ATTR_DEV_NAME:
+	case XIB_ATTR_RES_COMM:
+		if (mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) < 0)
+			return MNL_CB_ERROR;
+		break;
+	case XIB_ATTR_RES_KERN:
+		break;
+	case XIB_ATTR_DEV_RES:
+		if (mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0)
+			return MNL_CB_ERROR;
+		break;
+	default:
+		f = find_field(type);
+		if (!f)
+			return MNL_CB_OK;
+		if (f->kind == F_GID ? mnl_attr_get_payload_len(attr) != 16 :
+		    mnl_attr_validate(attr, kind_type(f->kind)) < 0)
+			return MNL_CB_ERROR;
+		break;
+	}
+	tb[type] = attr;
+	return MNL_CB_OK;
+}
+
+static uint64_t attr_uint(const struct nlattr *a, enum field_kind kind)
+{
+	switch (kind_type(kind)) {
+	case MNL_TYPE_U8:
+		return mnl_attr_get_u8(a);
+	case MNL_TYPE_U64:
+		return mnl_attr_get_u64(a);
+	default:
+		return mnl_attr_get_u32(a);
+	}
+}
+
+/* Print "name value" or "name":value for one field, first or not. */
+static void print_field(struct xibctl *x, const struct res_field *f,
+			const struct nlattr *a)
+{
+	static const char * const access_names[] = {
+		"local_write", "remote_write", "remote_read", "remote_atomic",
+		"mw_bind", "zero_based", "on_demand", "hugetlb",
+	};	/* enum xib_access_flags, bit by bit (relaxed ordering aside) */
+	char text[INET6_ADDRSTRLEN + 64];
+	const char *str = NULL;
+	uint64_t v = 0;
+	size_t i;
+
+	if (f->kind != F_GID)
+		v = attr_uint(a, f->kind);
+	switch (f->kind) {
+	case F_QP_TYPE:
+		str = qp_type_name((unsigned int)v);
+		if (!str) {
+			snprintf(text, sizeof(text), "%" PRIu64, v);
+			str = text;
+		}
+		break;
+	case F_QP_STATE:
+		if (v < sizeof(qp_state_names) / sizeof(qp_state_names[0]))
+			str = qp_state_names[v];
+		else
+			str = "UNKNOWN";
+		break;
+	case F_HEX32:
+		snprintf(text, sizeof(text), "0x%08" PRIx64, v);
+		str = text;
+		break;
+	case F_ACCESS:
+		text[0] = '\0';
+		for (i = 0; i < sizeof(access_names) / sizeof(access_names[0]); i++)
+			if (v & (1u << i))
+				snprintf(text + strlen(text), sizeof(text) - strlen(text),
+					 "%s%s", text[0] ? "," : "", access_names[i]);
+		if (!text[0])
+			snprintf(text, sizeof(text), "local_read");
+		str = text;
+		break;
+	case F_GID:
+		if (!inet_ntop(AF_INET6, mnl_attr_get_payload(a), text,
+			       sizeof(text)))
+			snprintf(text, sizeof(text), "?");
+		str = text;
+		break;
+	default:
+		break;
+	}
+	if (x->json) {
+		printf(",\"%s\":", f->name);
+		if (str)
+			json_string(str);
+		else
+			printf("%" PRIu64, v);
+	} else if (str) {
+		printf(" %s %s", f->name, str);
+	} else {
+		printf(" %s %" PRIu64, f->name, v);
+	}
+}
+
+static void print_fields(struct xibctl *x, const struct res_field *f, size_t n,
+			 const struct nlattr **tb)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (tb[f[i].attr] && (!f[i].detail || x->details))
+			print_field(x, &f[i], tb[f[i].attr]);
+}
+
+static int res_obj_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[XIB_ATTR_MAX + 1] = { 0 };
+	const struct res_filter *rf = res_filter;
+	struct xibctl *x = data;
+	const char *comm;
+
+	if (mnl_attr_parse(nlh, sizeof(struct genlmsghdr), res_attr_cb, tb) < 0)
+		return MNL_CB_ERROR;
+	if (!tb[XIB_ATTR_DEV_INDEX] || !tb[XIB_ATTR_DEV_NAME]) {
+		errno = EPROTO;
+		return MNL_CB_ERROR;
+	}
+	if (rf->pid >= 0 && (!tb[XIB_ATTR_RES_PID] ||
+			     mnl_attr_get_u32(tb[XIB_ATTR_RES_PID]) != rf->pid))
+		return MNL_CB_OK;
+	if (rf->type >= 0 && (!tb[XIB_ATTR_RES_QP_TYPE] ||
+			      mnl_attr_get_u8(tb[XIB_ATTR_RES_QP_TYPE]) != rf->type))
+		return MNL_CB_OK;
+	if (rf->state >= 0 && (!tb[XIB_ATTR_RES_QP_STATE] ||
+			       mnl_attr_get_u8(tb[XIB_ATTR_RES_QP_STATE]) != rf->state))
+		return MNL_CB_OK;
+
+	if (x->json) {
+		printf("%s{\"ifindex\":%" PRIu32 ",\"ifname\":", x->shown ? "," : "",
+		       mnl_attr_get_u32(tb[XIB_ATTR_DEV_INDEX]));
+		json_string(mnl_attr_get_str(tb[XIB_ATTR_DEV_NAME]));
+	} else {
+		printf("dev %s", mnl_attr_get_str(tb[XIB_ATTR_DEV_NAME]));
+	}
+	print_fields(x, rf->obj->fields, rf->obj->nfields, tb);
+	if (tb[XIB_ATTR_DEV_RES])	/* ctx: its objects */
+		for (size_t i = 0; i < sizeof(res_types) / sizeof(res_types[0]); i++) {
+			long n = res_count(tb[XIB_ATTR_DEV_RES], res_types[i].attr);
+
+			if (n < 0 || res_types[i].attr == XIB_ATTR_RES_UCONTEXT)
+				continue;
+			if (x->json)
+				printf(",\"%s\":%ld", res_types[i].name, n);
+			else
+				printf(" %s %ld", res_types[i].name, n);
+		}
+	if (x->details && tb[XIB_ATTR_RES_CTX_ID] &&
+	    rf->obj->cmd != XIB_CMD_RES_CTX_GET)
+		print_field(x, &ctx_fields[0], tb[XIB_ATTR_RES_CTX_ID]);
+	print_fields(x, owner_fields, sizeof(owner_fields) / sizeof(owner_fields[0]),
+		     tb);
+	comm = tb[XIB_ATTR_RES_COMM] ? mnl_attr_get_str(tb[XIB_ATTR_RES_COMM]) :
+	       tb[XIB_ATTR_RES_KERN] ? "[kernel]" : NULL;
+	if (comm && x->json) {
+		printf(",\"comm\":");
+		json_string(comm);
+	} else if (comm) {
+		printf(" comm %s", comm);
+	}
+	printf(x->json ? "}" : "\n");
+	x->shown++;
+	return MNL_CB_OK;
+}
+
+/* A decimal number in [0, @max], or -1. */
+static long long parse_num(const char *s, unsigned long long max)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!*s || *s == '-' || *s == '+')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end || v > max)
+		return -1;
+	return (long long)v;
+}
+
+static int cmd_res_object(struct xibctl *x, const struct res_object *obj,
+			  int argc, char **argv)
+{
+	struct res_filter rf = { .obj = obj, .qpn = -1, .pid = -1,
+				 .type = -1, .state = -1 };
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	bool is_qp = obj->cmd == XIB_CMD_RES_QP_GET;
+	struct nlmsghdr *nlh;
+	const char *key;
+	int i, ret;
+
+	for (i = 0; i < argc; i += 2) {
+		key = argv[i];
+		if (strcmp(key, "dev") && strcmp(key, "pid") &&
+		    !(is_qp && (!strcmp(key, "qpn") || !strcmp(key, "type") ||
+				!strcmp(key, "state")))) {
+			fprintf(stderr, "xibctl: res show %s: unknown filter '%s'"
+				" (dev, pid%s)\n", obj->name, key,
+				is_qp ? ", qpn, type, state" : "");
+			return XIBCTL_EXIT_USAGE;
+		}
+		if (i + 1 >= argc) {
+			fprintf(stderr, "xibctl: res show %s: '%s' needs a value\n",
+				obj->name, key);
+			return XIBCTL_EXIT_USAGE;
+		}
+		if (!strcmp(key, "dev")) {
+			rf.dev = argv[i + 1];
+			if (!*rf.dev || strlen(rf.dev) >= XIB_DEVICE_NAME_MAX)
+				goto bad_value;
+		} else if (!strcmp(key, "pid")) {
+			rf.pid = parse_num(argv[i + 1], INT32_MAX);
+			if (rf.pid <= 0)
+				goto bad_value;
+		} else if (!strcmp(key, "qpn")) {
+			rf.qpn = parse_num(argv[i + 1], 0xffffff);
+			if (rf.qpn < 0)
+				goto bad_value;
+		} else if (!strcmp(key, "type")) {
+			rf.type = qp_type_parse(argv[i + 1]);
+			if (rf.type < 0)
+				goto bad_value;
+		} else {
+			rf.state = qp_state_parse(argv[i + 1]);
+			if (rf.state < 0)
+				goto bad_value;
+		}
+	}
+	if (xibctl_open(x) < 0)
+		return 1;
+	res_filter = &rf;
+	nlh = xib_genl_put_header(buf, x->family, NLM_F_DUMP, obj->cmd,
+				  XIB_GENL_VERSION, ++x->seq);
+	if (rf.dev)
+		mnl_attr_put_strz(nlh, XIB_ATTR_DEV_NAME, rf.dev);
+	if (rf.qpn >= 0)
+		mnl_attr_put_u32(nlh, XIB_ATTR_RES_QPN, (uint32_t)rf.qpn);
+	if (x->json)
+		putchar('[');
+	ret = talk(x, nlh, res_obj_cb);
+	if (x->json)
+		printf("]\n");
+	if (ret < 0) {
+		report(x, "res show", rf.dev ? rf.dev : obj->name);
+		return 1;
+	}
+	return 0;
+
+bad_value:
+	fprintf(stderr, "xibctl: res show %s: invalid %s '%s'\n", obj->name,
+		key, argv[i + 1]);
+	return XIBCTL_EXIT_USAGE;
+}
+
+/* "res show [NAME]" or "res show OBJECT [FILTER...]". */
+static int cmd_res(struct xibctl *x, int argc, char **argv)
+{
+	if (argc)
+		for (size_t i = 0; i < sizeof(res_objects) / sizeof(res_objects[0]); i++)
+			if (!strcmp(argv[0], res_objects[i].name))
+				return cmd_res_object(x, &res_objects[i],
+						      argc - 1, argv + 1);
+	return cmd_show(x, argc, argv);
+}
+
 static bool is(const char *arg, const char *word)
 {
 	return !strcmp(arg, word);
@@ -686,6 +1208,8 @@ int main(int argc, char **argv)
 	while (argc && argv[0][0] == '-') {
 		if (is(argv[0], "-j") || is(argv[0], "--json")) {
 			x.json = true;
+		} else if (is(argv[0], "-d") || is(argv[0], "--details")) {
+			x.details = true;
 		} else if (is(argv[0], "-h") || is(argv[0], "--help")) {
 			usage(stdout);
 			return 0;
@@ -713,7 +1237,7 @@ int main(int argc, char **argv)
 	} else if (is(argv[0], "res") || is(argv[0], "resource")) {
 		x.res = true;
 		if (argc == 1 || is(argv[1], "show"))
-			ret = cmd_show(&x, argc > 2 ? argc - 2 : 0, argv + 2);
+			ret = cmd_res(&x, argc > 2 ? argc - 2 : 0, argv + 2);
 		else
 			ret = usage_error("unknown res command '%s'", argv[1]);
 	} else if (is(argv[0], "link")) {

@@ -55,6 +55,54 @@
  *	network order) and XIB_ATTR_GID_TYPE (enum xib_gid_type).  -EINVAL
  *	for a port number out of range.  No privilege is needed.
  *
+ * Resource dumps: XIB_CMD_RES_QP_GET, XIB_CMD_RES_CQ_GET,
+ * XIB_CMD_RES_MR_GET, XIB_CMD_RES_PD_GET, XIB_CMD_RES_SRQ_GET,
+ * XIB_CMD_RES_AH_GET, XIB_CMD_RES_CTX_GET
+ *	dumpit only (NLM_F_DUMP): one message per live object of the type
+ *	(CTX: per open user context, i.e. open of /dev/xib/uverbsN), device
+ *	by device in index order, and within a device in object number
+ *	order.  The dump resumes where the previous skb ended, so it scales
+ *	to any number of objects; objects created or destroyed during a dump
+ *	may or may not appear.  Optional request attributes narrow it:
+ *	XIB_ATTR_DEV_INDEX and/or XIB_ATTR_DEV_NAME (one device; -ENODEV if
+ *	there is no such device in the caller's namespace) and, for QPs,
+ *	XIB_ATTR_RES_QPN (that QP only).  Any other attribute is refused.
+ *	Visibility: a caller without CAP_NET_ADMIN sees only the objects of
+ *	user contexts opened by its own effective uid; nobody sees objects
+ *	whose owner is outside the caller's pid namespace; objects of the
+ *	kernel (no user context) are shown to CAP_NET_ADMIN only.
+ *	Every message has XIB_ATTR_DEV_INDEX, XIB_ATTR_DEV_NAME and, for an
+ *	object of a user context, XIB_ATTR_RES_PID (the opener's thread group
+ *	id in the caller's pid namespace), XIB_ATTR_RES_COMM (its command
+ *	name when it opened the context), XIB_ATTR_RES_UID (its effective
+ *	uid in the caller's user namespace) and XIB_ATTR_RES_CTX_ID; an
+ *	object of the kernel has XIB_ATTR_RES_KERN instead.  Then, by type:
+ *	QP: XIB_ATTR_RES_QPN, XIB_ATTR_RES_QP_TYPE (enum xib_qp_type of
+ *	uverbs.h: 2 RC, 3 UC, 4 UD), XIB_ATTR_RES_QP_STATE (enum
+ *	xib_qp_state: 0 RESET, 1 INIT, 2 RTR, 3 RTS, 4 SQD, 5 SQE, 6 ERR),
+ *	XIB_ATTR_RES_PDN, XIB_ATTR_RES_SEND_CQN, XIB_ATTR_RES_RECV_CQN,
+ *	XIB_ATTR_RES_SRQN (with an SRQ), XIB_ATTR_RES_DEST_QPN (connected
+ *	QPs, from RTR) and, where the driver reports them:
+ *	XIB_ATTR_RES_SQ_PSN (next PSN sent), XIB_ATTR_RES_RQ_PSN (next PSN
+ *	expected), XIB_ATTR_RES_SQ_WRS and XIB_ATTR_RES_RQ_WRS (work
+ *	requests posted and not completed), XIB_ATTR_RES_RETRANSMITS and
+ *	XIB_ATTR_RES_RNR_NAKS (since creation).
+ *	CQ: XIB_ATTR_RES_CQN, XIB_ATTR_RES_CQE (depth), XIB_ATTR_RES_USERS
+ *	(QPs using it) and, from the driver, XIB_ATTR_RES_CQ_FILL
+ *	(completions not yet polled).
+ *	MR: XIB_ATTR_RES_MR_LEN, XIB_ATTR_RES_IOVA, XIB_ATTR_RES_ACCESS (enum
+ *	xib_access_flags), XIB_ATTR_RES_PDN, and XIB_ATTR_RES_LKEY and
+ *	XIB_ATTR_RES_RKEY only to CAP_NET_ADMIN.
+ *	PD: XIB_ATTR_RES_PDN, XIB_ATTR_RES_USERS (MRs, QPs, SRQs, AHs on it).
+ *	SRQ: XIB_ATTR_RES_SRQN, XIB_ATTR_RES_MAX_WR, XIB_ATTR_RES_SRQ_LIMIT
+ *	(0: not armed), XIB_ATTR_RES_USERS (QPs), XIB_ATTR_RES_PDN.
+ *	AH: XIB_ATTR_RES_AHN, XIB_ATTR_RES_DGID (16 bytes, network order),
+ *	XIB_ATTR_RES_PDN.
+ *	CTX: XIB_ATTR_RES_CTX_ID, the owner attributes, and XIB_ATTR_DEV_RES:
+ *	the nest of XIB_ATTR_RES_PD, _MR, _CQ, _QP, _SRQ and _AH counting
+ *	the context's objects.
+ *	Dumps need no privilege; a doit request gets -EOPNOTSUPP.
+ *
  * Every command refuses unknown attributes (strict validation).
  */
 #ifndef _UAPI_XIB_NETLINK_H
@@ -69,6 +117,13 @@ enum xib_nl_cmd {
 	XIB_CMD_LINK_ADD,
 	XIB_CMD_LINK_DEL,
 	XIB_CMD_PORT_GET,
+	XIB_CMD_RES_QP_GET,
+	XIB_CMD_RES_CQ_GET,
+	XIB_CMD_RES_MR_GET,
+	XIB_CMD_RES_PD_GET,
+	XIB_CMD_RES_SRQ_GET,
+	XIB_CMD_RES_AH_GET,
+	XIB_CMD_RES_CTX_GET,
 
 	__XIB_CMD_MAX,
 	XIB_CMD_MAX = __XIB_CMD_MAX - 1
@@ -103,6 +158,39 @@ enum xib_nl_attr {
 	XIB_ATTR_RES_UCONTEXT,		/* u32 */
 	XIB_ATTR_RES_CM_ID,		/* u32, RDMA CM ids bound to the device */
 	XIB_ATTR_RES_MAD_SEND,		/* u32, MAD sends not yet completed */
+	/* Resource dumps (XIB_CMD_RES_*_GET); see above. */
+	XIB_ATTR_RES_PID,		/* u32, owner's tgid (caller's pid ns) */
+	XIB_ATTR_RES_COMM,		/* string, owner's command name */
+	XIB_ATTR_RES_UID,		/* u32, owner's effective uid */
+	XIB_ATTR_RES_KERN,		/* flag: owned by the kernel */
+	XIB_ATTR_RES_CTX_ID,		/* u32, the owning user context */
+	XIB_ATTR_RES_QPN,		/* u32; also a QP dump filter */
+	XIB_ATTR_RES_QP_TYPE,		/* u8, enum xib_qp_type */
+	XIB_ATTR_RES_QP_STATE,		/* u8, enum xib_qp_state */
+	XIB_ATTR_RES_DEST_QPN,		/* u32 */
+	XIB_ATTR_RES_SQ_PSN,		/* u32 */
+	XIB_ATTR_RES_RQ_PSN,		/* u32 */
+	XIB_ATTR_RES_SQ_WRS,		/* u32, send WRs outstanding */
+	XIB_ATTR_RES_RQ_WRS,		/* u32, receive WRs outstanding */
+	XIB_ATTR_RES_RETRANSMITS,	/* u64 */
+	XIB_ATTR_RES_RNR_NAKS,		/* u64, RNR NAKs received */
+	XIB_ATTR_RES_PDN,		/* u32 */
+	XIB_ATTR_RES_CQN,		/* u32 */
+	XIB_ATTR_RES_SEND_CQN,		/* u32 */
+	XIB_ATTR_RES_RECV_CQN,		/* u32 */
+	XIB_ATTR_RES_SRQN,		/* u32 */
+	XIB_ATTR_RES_CQE,		/* u32, CQ depth */
+	XIB_ATTR_RES_CQ_FILL,		/* u32, completions not yet polled */
+	XIB_ATTR_RES_USERS,		/* u32, objects using this one */
+	XIB_ATTR_RES_LKEY,		/* u32, CAP_NET_ADMIN only */
+	XIB_ATTR_RES_RKEY,		/* u32, CAP_NET_ADMIN only */
+	XIB_ATTR_RES_MR_LEN,		/* u64, bytes */
+	XIB_ATTR_RES_IOVA,		/* u64 */
+	XIB_ATTR_RES_ACCESS,		/* u32, enum xib_access_flags */
+	XIB_ATTR_RES_MAX_WR,		/* u32 */
+	XIB_ATTR_RES_SRQ_LIMIT,		/* u32 */
+	XIB_ATTR_RES_AHN,		/* u32 */
+	XIB_ATTR_RES_DGID,		/* binary, 16 bytes, network order */
 
 	__XIB_ATTR_MAX,
 	XIB_ATTR_MAX = __XIB_ATTR_MAX - 1

@@ -47,6 +47,41 @@ setup() {
 	[[ "$output" == *"unexpected argument 'b'"* ]]
 }
 
+@test "--help lists every res show object, filter and option" {
+	run "$XIBCTL" --help
+	[ "$status" -eq 0 ]
+	for obj in qp cq mr pd srq ah ctx; do
+		[[ "$output" == *"  $obj  "* ]] || { echo "no $obj"; return 1; }
+	done
+	[[ "$output" == *"xibctl res show OBJECT [FILTER...]"* ]]
+	[[ "$output" == *"dev NAME, pid PID"* ]]
+	[[ "$output" == *"-d, --details"* ]]
+}
+
+@test "res show OBJECT: a bad filter is one line naming it, exit 2" {
+	local args
+	while IFS='|' read -r args want; do
+		# shellcheck disable=SC2086
+		run "$XIBCTL" res show $args
+		[ "$status" -eq 2 ] || { echo "$args: status $status"; return 1; }
+		[ "${#lines[@]}" -eq 1 ] || { echo "$args: $output"; return 1; }
+		[[ "$output" == *"$want"* ]] || { echo "$args: $output"; return 1; }
+	done <<'CASES'
+qp colour blue|res show qp: unknown filter 'colour'
+cq qpn 5|res show cq: unknown filter 'qpn'
+mr state RTS|res show mr: unknown filter 'state'
+qp qpn|res show qp: 'qpn' needs a value
+qp qpn 0x1000000|invalid qpn '0x1000000'
+qp qpn -1|invalid qpn '-1'
+qp qpn 12abc|invalid qpn '12abc'
+qp pid 0|invalid pid '0'
+qp pid x|invalid pid 'x'
+qp type XRC|invalid type 'XRC'
+qp state SLEEPY|invalid state 'SLEEPY'
+pd dev|'dev' needs a value
+CASES
+}
+
 @test "without xib_core, commands say the module is missing and exit 1" {
 	if genl ctrl get name xib >/dev/null 2>&1; then
 		skip "this machine has the xib family loaded"

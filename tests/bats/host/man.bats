@@ -1,0 +1,48 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+#
+# The manual pages of man/: each renders with man(1) without a warning,
+# and xibctl(8) documents every object and option xibctl --help lists.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	ROOT=$BATS_TEST_DIRNAME/../../..
+	XIBCTL=${XIBCTL:-$ROOT/build/userspace/xibctl}
+}
+
+@test "every page of man/ renders with man -l, without warnings" {
+	local page n=0
+	for page in "$ROOT"/man/*.[1-8]; do
+		run env MANWIDTH=80 man --warnings=w -l "$page"
+		[ "$status" -eq 0 ]
+		[[ "$output" == *NAME* ]]
+		[[ "$output" == *DESCRIPTION* ]]
+		# groff's own checks; anything on stderr is a warning
+		run --separate-stderr groff -man -ww -z -Tutf8 "$page"
+		[ "$status" -eq 0 ]
+		[ -z "$stderr" ] || { echo "$page: $stderr"; return 1; }
+		n=$((n + 1))
+	done
+	[ "$n" -ge 1 ]
+}
+
+@test "xibctl(8) covers every command, object and option of --help" {
+	[ -x "$XIBCTL" ]
+	run env MANWIDTH=200 man -l "$ROOT/man/xibctl.8"
+	[ "$status" -eq 0 ]
+	page=$output
+	for word in "dev [show" "link add NAME netdev IFNAME" "link del NAME" \
+		"port [show" "res [show" "--json" "--details" "--help" \
+		"EXIT STATUS" "CAP_NET_ADMIN"; do
+		[[ "$page" == *"$word"* ]] || { echo "missing: $word"; return 1; }
+	done
+	for obj in qp cq mr pd srq ah ctx; do
+		run "$XIBCTL" --help
+		[[ "$output" == *"  $obj  "* ]] || { echo "--help lacks $obj"; return 1; }
+		[[ "$page" =~ [[:space:]]$obj[[:space:]] ]] || { echo "page lacks $obj"; return 1; }
+	done
+	for filter in "dev NAME" "pid PID" "qpn N" "type RC|UC|UD" "state STATE"; do
+		[[ "$page" == *"$filter"* ]] || { echo "missing filter: $filter"; return 1; }
+	done
+}

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The numbers of include/uapi/xib/netlink.h are ABI: commands and
+ * attributes are only ever appended.  This file pins them (it does not
+ * compile if one moved); run, it prints one TAP line.
+ */
+#include <assert.h>
+#include <stdio.h>
+
+#include <xib/netlink.h>
+
+#define PIN(x, n) static_assert((x) == (n), #x " moved from " #n)
+
+PIN(XIB_CMD_DEV_GET, 1);
+PIN(XIB_CMD_LINK_ADD, 2);
+PIN(XIB_CMD_LINK_DEL, 3);
+PIN(XIB_CMD_PORT_GET, 4);
+PIN(XIB_CMD_RES_QP_GET, 5);
+PIN(XIB_CMD_RES_CQ_GET, 6);
+PIN(XIB_CMD_RES_MR_GET, 7);
+PIN(XIB_CMD_RES_PD_GET, 8);
+PIN(XIB_CMD_RES_SRQ_GET, 9);
+PIN(XIB_CMD_RES_AH_GET, 10);
+PIN(XIB_CMD_RES_CTX_GET, 11);
+static_assert(XIB_CMD_MAX >= XIB_CMD_RES_CTX_GET, "XIB_CMD_MAX");
+
+PIN(XIB_ATTR_DEV_INDEX, 1);
+PIN(XIB_ATTR_PAD, 8);
+PIN(XIB_ATTR_PORT_INDEX, 9);
+PIN(XIB_ATTR_GID_TYPE, 17);
+PIN(XIB_ATTR_DEV_RES, 18);
+PIN(XIB_ATTR_RES_PD, 19);
+PIN(XIB_ATTR_RES_UCONTEXT, 25);
+PIN(XIB_ATTR_RES_CM_ID, 26);
+PIN(XIB_ATTR_RES_MAD_SEND, 27);
+PIN(XIB_ATTR_RES_PID, 28);
+PIN(XIB_ATTR_RES_KERN, 31);
+PIN(XIB_ATTR_RES_QPN, 33);
+PIN(XIB_ATTR_RES_RETRANSMITS, 41);
+PIN(XIB_ATTR_RES_PDN, 43);
+PIN(XIB_ATTR_RES_LKEY, 51);
+PIN(XIB_ATTR_RES_DGID, 59);
+static_assert(XIB_ATTR_MAX >= XIB_ATTR_RES_DGID, "XIB_ATTR_MAX");
+
+int main(void)
+{
+	printf("ok - host: uapi netlink commands and attributes keep their numbers\n");
+	return 0;
+}
