@@ -221,13 +221,29 @@ static void xib_hca_set_engine_state(struct xib_hca_dev *hca, u32 state)
 	WRITE_ONCE(xib_hca_db(hca)->engine_state, state);
 }
 
+/*
+ * Count a finished pass in the doorbell page.  A poster that published
+ * work while the engine was RUNNING can tell from this whether the engine
+ * is making progress or is runnable but off the CPU (hca-abi.h).  Only
+ * this thread writes it.
+ */
+static void xib_hca_count_pass(struct xib_hca_dev *hca)
+{
+	struct xib_hca_db_page *db = xib_hca_db(hca);
+
+	WRITE_ONCE(db->passes, db->passes + 1);
+}
+
 static int xib_hca_worker(void *arg)
 {
 	struct xib_hca_dev *hca = arg;
 	u64 idle_since = 0;
+	int done;
 
 	while (!kthread_should_stop()) {
-		if (xib_hca_engine_pass(hca)) {
+		done = xib_hca_engine_pass(hca);
+		xib_hca_count_pass(hca);
+		if (done) {
 			idle_since = 0;
 			cond_resched();
 			continue;
