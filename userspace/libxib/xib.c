@@ -96,21 +96,21 @@ static void ring_unmap(struct xib_ring *r)
 
 /*
  * How many times xib_poll_cq() may find its CQ empty, with sends
- * published and the engine RUNNING but making no pass, before it kicks:
- * XIB_STALE_KICK_POLLS (default 1000, about 30 us of polling on a
+ * published and the engine RUNNING but making no step, before it kicks:
+ * XIB_STALE_KICK_POLLS (default 2000, some 50 us of polling on a
  * current CPU; 0 turns it off).
  */
 static uint32_t stale_after_polls(void)
 {
 	const char *e = getenv("XIB_STALE_KICK_POLLS");
-	unsigned long n = 1000;
+	unsigned long n = 2000;
 	char *end;
 
 	if (e && *e) {
 		errno = 0;
 		n = strtoul(e, &end, 10);
 		if (errno || *end || n > 100000000)
-			n = 1000;
+			n = 2000;
 	}
 	return n;
 }
@@ -498,7 +498,8 @@ static bool stale_note(struct xib_context *ctx, struct xib_qp *qp)
 		__atomic_store_n(&ctx->nstale, i + 1, __ATOMIC_RELAXED);
 	}
 	if (i == 0) {
-		ctx->old_passes = passes;
+		ctx->note_beats = __atomic_load_n(&ctx->db->beats, __ATOMIC_RELAXED);
+		ctx->last_beats = ctx->note_beats;
 		ctx->stale_polls = 0;
 	}
 	ctx->new_passes = passes;
@@ -511,14 +512,15 @@ out:
  * From xib_poll_cq() when the CQ is empty: forget the remembered send
  * queues once the engine has surely seen them (a whole pass began after
  * the newest publication, or it went to sleep, which it does only after
- * a last look at every queue), and kick them if it has made no pass for
- * stale_after_polls empty polls.  An engine that made no pass at all in
- * that time is starved: the next XIB_EAGER_POSTS posts kick at once.
+ * a last look at every queue), and kick them if the engine has made no
+ * step (beats) for stale_after_polls empty polls: it is off the CPU.  If
+ * it made no step at all since the oldest note it is starved: the next
+ * XIB_EAGER_POSTS posts kick at once.
  */
 static void stale_check(struct xib_context *ctx)
 {
 	uint32_t handles[ARRAY_SIZE(ctx->stale_qp)];
-	uint32_t passes, n = 0, i;
+	uint32_t passes, beats, n = 0, i;
 
 	if (!__atomic_load_n(&ctx->nstale, __ATOMIC_RELAXED) ||
 	    pthread_spin_trylock(&ctx->stale_lock))
@@ -532,14 +534,16 @@ static void stale_check(struct xib_context *ctx)
 		__atomic_store_n(&ctx->nstale, 0, __ATOMIC_RELAXED);
 		goto out;
 	}
-	if (passes - ctx->old_passes >= 2) {
-		/* The engine is moving: only the newer notes may be unseen. */
-		ctx->old_passes = ctx->new_passes;
+	beats = __atomic_load_n(&ctx->db->beats, __ATOMIC_RELAXED);
+	if (beats != ctx->last_beats) {
+		/* On a CPU and working through the QPs: it will get there. */
+		ctx->last_beats = beats;
 		ctx->stale_polls = 0;
+		goto out;
 	}
 	if (++ctx->stale_polls < ctx->stale_after_polls)
 		goto out;
-	if (passes == ctx->old_passes)
+	if (beats == ctx->note_beats)
 		ctx->eager_posts = XIB_EAGER_POSTS;
 	n = ctx->nstale;
 	memcpy(handles, ctx->stale_qp, n * sizeof(handles[0]));
