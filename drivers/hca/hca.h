@@ -649,6 +649,7 @@ int xib_hca_sge_check(struct xib_hca_qp *qp, const struct xib_hca_sge *sge,
 int xib_hca_engine_start(struct xib_hca_dev *hca, const char *name);
 void xib_hca_engine_stop(struct xib_hca_dev *hca);
 void xib_hca_kick_engine(struct xib_hca_dev *hca);
+void xib_hca_engine_beat(struct xib_hca_dev *hca);
 void xib_hca_engine_add_qp(struct xib_hca_qp *qp);
 void xib_hca_engine_del_qp(struct xib_hca_qp *qp);
 void xib_hca_qp_error(struct xib_hca_qp *qp);

@@ -278,9 +278,35 @@ static int xib_hca_qp_step(struct xib_hca_qp *qp)
 	return done;
 }
 
+/*
+ * The doorbell page's passes and beats: a poster that published work
+ * while the engine was RUNNING tells from them whether a pass has seen it
+ * and whether the engine is on a CPU at all (hca-abi.h).  Only the
+ * worker writes them.
+ */
+static void xib_hca_count(u32 *counter)
+{
+	WRITE_ONCE(*counter, *counter + 1);
+}
+
+/**
+ * xib_hca_engine_beat() - the worker is on a CPU: move the beats counter
+ * @hca: the device
+ *
+ * Called for every packet the requester or the read responder sends, so
+ * that a long pass does not look like a worker off the CPU; does nothing
+ * in other contexts (a kick, softirq).
+ */
+void xib_hca_engine_beat(struct xib_hca_dev *hca)
+{
+	if (current == hca->worker)
+		xib_hca_count(&xib_hca_db(hca)->beats);
+}
+
 /* A pass over every QP; returns the work done. */
 static int xib_hca_engine_pass(struct xib_hca_dev *hca)
 {
+	struct xib_hca_db_page *db = xib_hca_db(hca);
 	struct xib_hca_qp *qp;
 	unsigned int n;
 	int done = 0;
@@ -295,7 +321,9 @@ static int xib_hca_engine_pass(struct xib_hca_dev *hca)
 			break;
 		done += xib_hca_qp_step(qp);
 		xib_qp_put(&qp->ibqp);
+		xib_hca_count(&db->beats);
 	}
+	xib_hca_count(&db->passes);
 	return done;
 }
 

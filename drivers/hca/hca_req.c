@@ -440,6 +440,7 @@ int xib_hca_req_process(struct xib_hca_qp *qp, int budget)
 			continue;
 		spin_unlock_bh(&qp->sq.lock);
 		xib_hca_xmit(qp_hca(qp), skb, &path);
+		xib_hca_engine_beat(qp_hca(qp));
 		spin_lock_bh(&qp->sq.lock);
 	}
 	spin_unlock_bh(&qp->sq.lock);

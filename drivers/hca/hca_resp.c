@@ -828,6 +828,7 @@ int xib_hca_resp_process(struct xib_hca_qp *qp, int budget)
 		path = qp->path;
 		spin_unlock_bh(&qp->rq.lock);
 		xib_hca_xmit(qp_hca(qp), skb, &path);
+		xib_hca_engine_beat(qp_hca(qp));
 		done++;
 		spin_lock_bh(&qp->rq.lock);
 	}

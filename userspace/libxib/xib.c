@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,6 +17,8 @@
 #include <unistd.h>
 
 #include "xib.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 _Static_assert(sizeof(struct xib_sge) == sizeof(struct xib_hca_sge) &&
 	       offsetof(struct xib_sge, lkey) == offsetof(struct xib_hca_sge, lkey),
@@ -91,6 +94,27 @@ static void ring_unmap(struct xib_ring *r)
 
 /* --- context ------------------------------------------------------------ */
 
+/*
+ * How many times xib_poll_cq() may find its CQ empty, with sends
+ * published and the engine RUNNING but making no step, before it kicks:
+ * XIB_STALE_KICK_POLLS (default 2000, some 50 us of polling on a
+ * current CPU; 0 turns it off).
+ */
+static uint32_t stale_after_polls(void)
+{
+	const char *e = getenv("XIB_STALE_KICK_POLLS");
+	unsigned long n = 2000;
+	char *end;
+
+	if (e && *e) {
+		errno = 0;
+		n = strtoul(e, &end, 10);
+		if (errno || *end || n > 100000000)
+			n = 2000;
+	}
+	return n;
+}
+
 int xib_open(const char *path, struct xib_context **out)
 {
 	struct xib_uverbs_get_context gc;
@@ -130,6 +154,8 @@ int xib_open(const char *path, struct xib_context **out)
 	ctx->db = db;
 	ctx->db_size = gc.db_mmap_size;
 	ctx->db_offset = gc.db_mmap_offset;
+	ctx->stale_after_polls = stale_after_polls();
+	pthread_spin_init(&ctx->stale_lock, PTHREAD_PROCESS_PRIVATE);
 	ret = xib_query_device(ctx, &ctx->attr);
 	if (ret)
 		goto err_unmap;
@@ -157,6 +183,7 @@ int xib_open_index(unsigned int index, struct xib_context **out)
 
 int xib_close(struct xib_context *ctx)
 {
+	pthread_spin_destroy(&ctx->stale_lock);
 	munmap((void *)ctx->db, ctx->db_size);
 	if (ctx->async_fd >= 0)
 		close(ctx->async_fd);
@@ -429,6 +456,120 @@ int xib_destroy_ah(struct xib_ah *ah)
 	return ret;
 }
 
+/* --- kicks of a RUNNING engine that is off the CPU ----------------------- */
+
+static void kick_handle(struct xib_context *ctx, uint32_t handle)
+{
+	stat_add(&stats.kicks, 1);
+	destroy_simple(ctx, XIB_UVERBS_KICK, handle);
+}
+
+/* Posts that kick at once after the engine was found starved. */
+#define XIB_EAGER_POSTS 64
+
+/*
+ * @qp's send queue was published while the engine was RUNNING.  Remember
+ * it, and the engine's pass count, so that xib_poll_cq() can kick it if
+ * the engine turns out to be off the CPU.  Returns true if the caller
+ * should kick now instead: the engine was found starved a moment ago, or
+ * there is no room to remember the QP.
+ */
+static bool stale_note(struct xib_context *ctx, struct xib_qp *qp)
+{
+	uint32_t passes = __atomic_load_n(&ctx->db->passes, __ATOMIC_RELAXED);
+	bool kick = false;
+	uint32_t i;
+
+	pthread_spin_lock(&ctx->stale_lock);
+	if (ctx->eager_posts) {
+		ctx->eager_posts--;
+		kick = true;
+		goto out;
+	}
+	for (i = 0; i < ctx->nstale; i++)
+		if (ctx->stale_qp[i] == qp->handle)
+			break;
+	if (i == ctx->nstale) {
+		if (i == ARRAY_SIZE(ctx->stale_qp)) {
+			kick = true;
+			goto out;
+		}
+		ctx->stale_qp[i] = qp->handle;
+		__atomic_store_n(&ctx->nstale, i + 1, __ATOMIC_RELAXED);
+	}
+	if (i == 0) {
+		ctx->note_beats = __atomic_load_n(&ctx->db->beats, __ATOMIC_RELAXED);
+		ctx->last_beats = ctx->note_beats;
+		ctx->stale_polls = 0;
+	}
+	ctx->new_passes = passes;
+out:
+	pthread_spin_unlock(&ctx->stale_lock);
+	return kick;
+}
+
+/*
+ * From xib_poll_cq() when the CQ is empty: forget the remembered send
+ * queues once the engine has surely seen them (a whole pass began after
+ * the newest publication, or it went to sleep, which it does only after
+ * a last look at every queue), and kick them if the engine has made no
+ * step (beats) for stale_after_polls empty polls: it is off the CPU.  If
+ * it made no step at all since the oldest note it is starved: the next
+ * XIB_EAGER_POSTS posts kick at once.
+ */
+static void stale_check(struct xib_context *ctx)
+{
+	uint32_t handles[ARRAY_SIZE(ctx->stale_qp)];
+	uint32_t passes, beats, n = 0, i;
+
+	if (!__atomic_load_n(&ctx->nstale, __ATOMIC_RELAXED) ||
+	    pthread_spin_trylock(&ctx->stale_lock))
+		return;
+	if (!ctx->nstale)
+		goto out;
+	passes = __atomic_load_n(&ctx->db->passes, __ATOMIC_RELAXED);
+	if (passes - ctx->new_passes >= 2 ||
+	    __atomic_load_n(&ctx->db->engine_state, __ATOMIC_RELAXED) ==
+	    XIB_HCA_ENGINE_SLEEPING) {
+		__atomic_store_n(&ctx->nstale, 0, __ATOMIC_RELAXED);
+		goto out;
+	}
+	beats = __atomic_load_n(&ctx->db->beats, __ATOMIC_RELAXED);
+	if (beats != ctx->last_beats) {
+		/* On a CPU and working through the QPs: it will get there. */
+		ctx->last_beats = beats;
+		ctx->stale_polls = 0;
+		goto out;
+	}
+	if (++ctx->stale_polls < ctx->stale_after_polls)
+		goto out;
+	if (beats == ctx->note_beats)
+		ctx->eager_posts = XIB_EAGER_POSTS;
+	n = ctx->nstale;
+	memcpy(handles, ctx->stale_qp, n * sizeof(handles[0]));
+	__atomic_store_n(&ctx->nstale, 0, __ATOMIC_RELAXED);
+out:
+	pthread_spin_unlock(&ctx->stale_lock);
+	for (i = 0; i < n; i++)
+		kick_handle(ctx, handles[i]);
+}
+
+/* A destroyed QP's handle may be reused: it must not be kicked later. */
+static void stale_forget(struct xib_context *ctx, uint32_t handle)
+{
+	uint32_t i;
+
+	pthread_spin_lock(&ctx->stale_lock);
+	for (i = 0; i < ctx->nstale; i++) {
+		if (ctx->stale_qp[i] != handle)
+			continue;
+		ctx->stale_qp[i] = ctx->stale_qp[ctx->nstale - 1];
+		__atomic_store_n(&ctx->nstale, ctx->nstale - 1, __ATOMIC_RELAXED);
+		break;
+	}
+	pthread_spin_unlock(&ctx->stale_lock);
+}
+
 /* --- completion channels and CQs ---------------------------------------- */
 
 int xib_create_comp_channel(struct xib_context *ctx, struct xib_comp_channel **out)
@@ -620,6 +761,8 @@ int xib_poll_cq(struct xib_cq *cq, int num, xib_wc *wc)
 	ret = avail;
 out:
 	cq_unlock(cq);
+	if (!ret)
+		stale_check(cq->ctx);
 	return ret;
 }
 
@@ -957,6 +1100,7 @@ int xib_destroy_qp_events(struct xib_qp *qp, uint32_t *async_events)
 		return ret;
 	if (async_events)
 		*async_events = d.async_events_reported;
+	stale_forget(qp->pd->ctx, qp->handle);
 	wq_fini(&qp->sq);
 	wq_fini(&qp->rq);
 	free(qp);
@@ -1087,10 +1231,9 @@ void xib_sq_end(struct xib_qp *qp)
 		xib_store_release(&qp->sq.hdr->prod, qp->sq.prod);
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		if (__atomic_load_n(&ctx->db->engine_state, __ATOMIC_RELAXED) ==
-		    XIB_HCA_ENGINE_SLEEPING) {
-			stat_add(&stats.kicks, 1);
-			destroy_simple(ctx, XIB_UVERBS_KICK, qp->handle);
-		}
+		    XIB_HCA_ENGINE_SLEEPING ||
+		    (ctx->stale_after_polls && stale_note(ctx, qp)))
+			kick_handle(ctx, qp->handle);
 	}
 	wq_unlock(&qp->sq);
 }

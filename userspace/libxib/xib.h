@@ -63,6 +63,24 @@ struct xib_context {
 	size_t db_size;
 	uint64_t db_offset;	/* mmap offset of the doorbell page */
 	struct xib_uverbs_device_attr attr;	/* QUERY_DEVICE at open */
+	/*
+	 * Send queues published while the engine was RUNNING that no pass
+	 * is known to have seen yet (hca-abi.h, "Doorbell and kick"):
+	 * xib_poll_cq() kicks them if the engine makes no step while it
+	 * finds its CQ empty stale_after_polls times.  No clock is read: a
+	 * clock read can be a system call where the TSC is not usable.  The
+	 * lock protects the fields below it; nstale is also read without
+	 * it, as a hint.
+	 */
+	uint32_t stale_after_polls;	/* 0: never kick a RUNNING engine */
+	pthread_spinlock_t stale_lock;
+	uint32_t nstale;
+	uint32_t stale_qp[8];		/* QP handles */
+	uint32_t new_passes;		/* db->passes at the newest note */
+	uint32_t note_beats;		/* db->beats at the oldest note */
+	uint32_t last_beats;		/* db->beats when last looked at */
+	uint32_t stale_polls;		/* empty polls since beats last moved */
+	uint32_t eager_posts;		/* engine starved: posts that kick at once */
 };
 
 struct xib_pd {

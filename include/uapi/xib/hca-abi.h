@@ -46,6 +46,17 @@
  * one of the two always sees the other.  Receive queue posts never need
  * a kick.
  *
+ * A RUNNING engine may still be runnable but off the CPU, where CPUs are
+ * fewer than busy threads.  The engine adds one to passes after each of
+ * its passes over the device's QPs, and one to beats after each QP's
+ * share of a pass and each packet it sends.  A poster that published work while the engine was
+ * RUNNING may remember passes: once it has moved on by two, a whole pass
+ * began after the publication and saw the work.  If until then beats
+ * stops moving for a while (the library's choice), the engine is off the
+ * CPU and the poster may KICK the QP to run its requester in its own
+ * context.  A KICK is never wrong, only a system call; nothing but this
+ * may make it necessary while the engine is RUNNING.
+ *
  * Completion queues
  * -----------------
  * Polling: load prod (acquire); CQEs cons .. prod - 1 are valid; after
@@ -77,7 +88,9 @@ enum xib_hca_engine_state {
 
 struct xib_hca_db_page {
 	__u32 engine_state;	/* HCA: enum xib_hca_engine_state */
-	__u32 reserved[15];
+	__u32 passes;		/* HCA: passes of the engine, free running */
+	__u32 beats;		/* HCA: steps and packets of the engine, free running */
+	__u32 reserved[13];
 };
 
 /* Header page of a send, receive or shared receive queue. */
