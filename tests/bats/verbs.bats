@@ -4,7 +4,8 @@
 # The verbs data path from user space: the programs of tests/c (built by
 # "make userspace" into $XIB_BUILD/tests/c) move data over xib_hca devices,
 # on one device (loopback) and between two devices over a veth pair whose
-# ends are in two network namespaces; atomics from several QPs on one
+# ends are in two network namespaces; UC, whole messages only under
+# packet loss; atomics from several QPs on one
 # counter, with and without packet loss; bad input; a process killed with
 # work outstanding; devices removed while a process holds them.
 #
@@ -246,6 +247,48 @@ atomic_args() {
 	[ "$status" -ne 0 ]
 	[[ "$output" == *RETRY_EXC_ERR* ]]
 	[ "$SECONDS" -lt 25 ]
+}
+
+# UC (xib_uc_test): rounds of every opcode and size, and messages sent
+# under loss; fewer on the debug kernel.
+uc_rounds() {
+	if [ "${XIB_KERNEL:-}" = debug ]; then
+		echo "${XIB_UC_ROUNDS:-1}"
+	else
+		echo "${XIB_UC_ROUNDS:-2}"
+	fi
+}
+
+uc_loss_msgs() {
+	if [ "${XIB_KERNEL:-}" = debug ]; then
+		echo "${XIB_UC_LOSS_MSGS:-120}"
+	else
+		echo "${XIB_UC_LOSS_MSGS:-300}"
+	fi
+}
+
+@test "UC on one device and between two: every opcode and size, drops, READ refused" {
+	two_devices
+	run inA "$C/xib_uc_test" -d "$dev0" -r "$(uc_rounds)"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *PASS* ]]
+	run inA "$C/xib_uc_test" -d "$dev0" -D "$dev1" -r "$(uc_rounds)"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"long SEND -> LOC_LEN_ERR, bad R_Key and bounds dropped"* ]]
+	[[ "$output" == *PASS* ]]
+}
+
+@test "UC with 5% of the packets lost: only whole messages arrive, the QP keeps working" {
+	two_devices
+	# xib_uc_test sets tx_loss itself and clears it before its last batch
+	run inA "$C/xib_uc_test" -d "$dev0" -D "$dev1" -r 1 -L 20 -m "$(uc_loss_msgs)"
+	tx_loss 0
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"none partial"* ]]
+	[[ "$output" == *PASS* ]]
 }
 
 @test "UD loopback: GRH area, byte_len, Q_Key check" {
