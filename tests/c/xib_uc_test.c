@@ -121,7 +121,7 @@ static void uc_connect(struct xib_qp *qp, const struct xt_side *s, uint32_t rqpn
 	/* the IBTA's UC row has no responder resources */
 	if (xib_modify_qp(qp, &a, XIB_QP_STATE | XIB_QP_AV | XIB_QP_PATH_MTU |
 			  XIB_QP_DEST_QPN | XIB_QP_RQ_PSN |
-			  XIB_QP_MAX_DEST_RD_ATOMIC) != EINVAL)
+			  XIB_QP_MAX_DEST_RD_ATOMIC) != -EINVAL)
 		xt_fail("UC RTR with max_dest_rd_atomic was not refused with EINVAL");
 	xt_check(xib_modify_qp(qp, &a, XIB_QP_STATE | XIB_QP_AV | XIB_QP_PATH_MTU |
 			       XIB_QP_DEST_QPN | XIB_QP_RQ_PSN), "modify_qp RTR");
@@ -131,8 +131,8 @@ static void uc_connect(struct xib_qp *qp, const struct xt_side *s, uint32_t rqpn
 	a.timeout = 14;
 	a.retry_cnt = 7;
 	/* no ACK timeout, no retries */
-	if (xib_modify_qp(qp, &a, XIB_QP_STATE | XIB_QP_SQ_PSN | XIB_QP_TIMEOUT) != EINVAL ||
-	    xib_modify_qp(qp, &a, XIB_QP_STATE | XIB_QP_SQ_PSN | XIB_QP_RETRY_CNT) != EINVAL)
+	if (xib_modify_qp(qp, &a, XIB_QP_STATE | XIB_QP_SQ_PSN | XIB_QP_TIMEOUT) != -EINVAL ||
+	    xib_modify_qp(qp, &a, XIB_QP_STATE | XIB_QP_SQ_PSN | XIB_QP_RETRY_CNT) != -EINVAL)
 		xt_fail("UC RTS with timeout or retry_cnt was not refused with EINVAL");
 	xt_check(xib_modify_qp(qp, &a, XIB_QP_STATE | XIB_QP_SQ_PSN), "modify_qp RTS");
 }
