@@ -263,7 +263,7 @@ struct xib_hca_rwqe {
  * @sge: its SGEs (when not inline)
  * @inline_data: the inline data, copied at fetch (XIB_HCA_SEND_INLINE)
  * @len: message length in bytes
- * @first_psn: PSN of the first packet (RC)
+ * @first_psn: PSN of the first packet (RC, UC)
  * @npkts: packets of the request (1 for a READ request)
  * @resp_pkts: packets of the READ response
  * @path: UD: the AH's path
@@ -272,7 +272,8 @@ struct xib_hca_rwqe {
  *	WQE's has its high bit set
  * @rcvd: READ: response packets received
  * @status: XIB_HCA_WC_* to complete with (not SUCCESS: at the head)
- * @acked: RC: acknowledged (READ: all response data arrived)
+ * @acked: RC: acknowledged (READ: all response data arrived); UC, UD:
+ *	its last packet was sent
  */
 struct xib_hca_swqe {
 	struct xib_hca_send_wqe wqe;
@@ -460,8 +461,8 @@ struct xib_hca_rq {
  *	it
  * @sync_attr: the engine moved the QP to ERR; the worker updates the
  *	core's qp->attr.qp_state (it needs qp->mutex)
- * @mtu: path MTU in bytes (RC), the port's MTU (UD)
- * @path: the primary path (RC)
+ * @mtu: path MTU in bytes (RC, UC), the port's MTU (UD)
+ * @path: the primary path (RC, UC)
  * @dest_qpn: the remote QP number (RC, UC)
  * @qkey: the QP's Q_Key (UD): received datagrams must carry it, and sends
  *	use it when the WQE asks for it
