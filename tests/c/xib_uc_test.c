@@ -3,14 +3,14 @@
  * xib_uc_test: move data between two UC QPs and check every byte.
  *
  *   xib_uc_test [-d DEV] [-D DEV2] [-g IDX] [-G IDX] [-r ROUNDS]
- *               [-L N] [-m MSGS] [-v]
+ *               [-M BYTES] [-L N] [-m MSGS] [-v]
  *
  * Without -D both QPs are on DEV (loopback); with -D the second QP is on
  * DEV2.  -g/-G pick the source GID index on each side.
  *
  * 1. Every UC opcode (SEND, SEND_WITH_IMM, RDMA WRITE, RDMA WRITE WITH
- *    IMM) with messages of 0, 1, MTU, MTU+1 and 1 MiB bytes, ROUNDS times
- *    (default 2): each completion is checked (status, opcode, wr_id,
+ *    IMM) with messages of 0, 1, MTU, MTU+1 and BYTES (default 1 MiB)
+ *    bytes, ROUNDS times (default 2): each completion is checked (status, opcode, wr_id,
  *    byte_len, immediate data) and each message's checksum compared with
  *    the sender's.  Plain WRITEs are followed by a SEND: UC keeps order,
  *    so its arrival says the WRITEs before it were placed.
@@ -52,6 +52,14 @@
 #define LOSS_PARAM	"/sys/module/xib_hca/parameters/tx_loss"
 #define HDR_MAGIC	0x55434d31u	/* "UCM1" */
 
+/*
+ * The largest message of phase 1 (-M).  UC has no flow control: a 1 MiB
+ * message is a burst of 1024 packets at MTU 1024, which the debug
+ * kernel's receiving CPU cannot always take before its backlog
+ * (netdev_max_backlog, 1000) overflows; a lost packet loses the message.
+ */
+static uint32_t big = ONE_MIB;
+
 struct pair {
 	struct xt_side a, b;
 	struct xib_qp *qa, *qb;
@@ -87,7 +95,7 @@ struct msg_hdr {
 static void usage(void)
 {
 	fprintf(stderr, "usage: xib_uc_test [-d DEV] [-D DEV2] [-g IDX] [-G IDX] "
-		"[-r ROUNDS] [-L N] [-m MSGS] [-v]\n");
+		"[-r ROUNDS] [-M BYTES] [-L N] [-m MSGS] [-v]\n");
 	exit(2);
 }
 
@@ -263,7 +271,7 @@ static void expect_no_more(struct pair *p, const char *what)
 
 static void run_op(struct pair *p, int op, unsigned int round)
 {
-	const uint32_t sizes[5] = { 0, 1, p->a.mtu, p->a.mtu + 1, ONE_MIB };
+	const uint32_t sizes[5] = { 0, 1, p->a.mtu, p->a.mtu + 1, big };
 	const char *name = ops[op].name;
 	char what[64];
 	xib_wc wc;
@@ -279,7 +287,7 @@ static void run_op(struct pair *p, int op, unsigned int round)
 		memset(p->bbuf, 0x5a, len + 64);
 		memset(p->bbuf + WSLOT_OFF, 0x5a, len + 64);
 		if (ops[op].recv)
-			post_recv(p, 500 + i, 0, ONE_MIB);
+			post_recv(p, 500 + i, 0, big);
 		post_send(p, ops[op].wr_opcode, 100 + i, 0, len, WSLOT_OFF,
 			  p->bmr->rkey, imm);
 		xt_wait(p->a.scq, &wc, 1, what);
@@ -535,26 +543,28 @@ int main(int argc, char **argv)
 	struct pair p;
 
 	xt_prog = "xib_uc_test";
-	while ((c = getopt(argc, argv, "d:D:g:G:r:L:m:v")) != -1) {
+	while ((c = getopt(argc, argv, "d:D:g:G:r:M:L:m:v")) != -1) {
 		switch (c) {
 		case 'd': dev_a = optarg; break;
 		case 'D': dev_b = optarg; break;
 		case 'g': gid_a = atoi(optarg); break;
 		case 'G': gid_b = atoi(optarg); break;
 		case 'r': rounds = (unsigned int)atoi(optarg); break;
+		case 'M': big = (uint32_t)xt_parse_size(optarg); break;
 		case 'L': loss = (unsigned int)atoi(optarg); break;
 		case 'm': msgs = (uint32_t)atoi(optarg); break;
 		case 'v': xt_verbose++; break;
 		default: usage();
 		}
 	}
-	if (optind != argc || (loss && (loss < 2 || msgs < 2)))
+	if (optind != argc || (loss && (loss < 2 || msgs < 2)) || big > ONE_MIB ||
+	    big < 4096)
 		usage();
 	open_pair(&p, dev_a, dev_b, gid_a, gid_b);
 	for (r = 0; r < rounds; r++)
 		for (op = 0; op < OP_N; op++)
 			run_op(&p, op, r);
-	xt_info("every opcode, 0/1/MTU/MTU+1/1 MiB bytes, %u rounds: verified", rounds);
+	xt_info("every opcode, 0/1/MTU/MTU+1/%u bytes, %u rounds: verified", big, rounds);
 	run_errors(&p);
 	if (loss)
 		run_loss(&p, loss, msgs);
