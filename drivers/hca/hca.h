@@ -19,15 +19,17 @@
  *   hca_comp.c   completer: ACK/NAK/RNR NAK and read response handling,
  *                the QP timer (local ACK timeout, RNR wait), rewind,
  *                send completions
- *   hca_resp.c   responder: SEND, WRITE, READ, atomics, UD receive; ACKs,
- *                READ responses and atomic ACKs, receive queue flush
+ *   hca_resp.c   responder: SEND, WRITE, READ, atomics, UD receive, UC
+ *                receive; ACKs, READ responses and atomic ACKs, receive
+ *                queue flush
  *   hca_atomic.c the responder's atomic checks and read-modify-write of
  *                user memory (pure functions)
- *   hca_retx.c   retransmission arithmetic and the responder resources'
- *                replay (pure functions)
+ *   hca_retx.c   retransmission arithmetic, the responder resources'
+ *                replay and the UC responder's PSN rules (pure functions)
  *   hca_pkt.c    packet building shared by all (xib_hca_build_pkt())
  *   hca_net.c    the network side (UDP socket, ICRC, routing)
- *   hca_wire.c   header formats and the opcode table
+ *   hca_wire.c   header formats, the opcode table and the requester's
+ *                [WR opcode][position] table
  *
  * Concurrency
  * -----------
@@ -263,7 +265,7 @@ struct xib_hca_rwqe {
  * @sge: its SGEs (when not inline)
  * @inline_data: the inline data, copied at fetch (XIB_HCA_SEND_INLINE)
  * @len: message length in bytes
- * @first_psn: PSN of the first packet (RC)
+ * @first_psn: PSN of the first packet (RC, UC)
  * @npkts: packets of the request (1 for a READ request)
  * @resp_pkts: packets of the READ response
  * @path: UD: the AH's path
@@ -272,7 +274,8 @@ struct xib_hca_rwqe {
  *	WQE's has its high bit set
  * @rcvd: READ: response packets received
  * @status: XIB_HCA_WC_* to complete with (not SUCCESS: at the head)
- * @acked: RC: acknowledged (READ: all response data arrived)
+ * @acked: RC: acknowledged (READ: all response data arrived); UC, UD:
+ *	its last packet was sent
  */
 struct xib_hca_swqe {
 	struct xib_hca_send_wqe wqe;
@@ -391,12 +394,13 @@ struct xib_hca_rd_res {
 };
 
 /**
- * struct xib_hca_resp - RC responder state, under xib_hca_rq.lock
+ * struct xib_hca_resp - RC and UC responder state, under xib_hca_rq.lock
  * @epsn: expected PSN
  * @msn: message sequence number (messages completed)
  * @nak_sent: a PSN sequence NAK was sent for @epsn
  * @in_msg: inside a multi-packet SEND or WRITE
- * @has_wqe: @wqe holds the receive WQE of the SEND in progress
+ * @has_wqe: @wqe holds the receive WQE of the SEND in progress (UC: also
+ *	one kept from an aborted message, for the next one)
  * @wqe: the receive WQE being filled
  * @is_write: the message in progress (@in_msg) is a WRITE, not a SEND
  * @off: bytes placed so far in the current message
@@ -463,8 +467,8 @@ struct xib_hca_rq {
  *	it
  * @sync_attr: the engine moved the QP to ERR; the worker updates the
  *	core's qp->attr.qp_state (it needs qp->mutex)
- * @mtu: path MTU in bytes (RC), the port's MTU (UD)
- * @path: the primary path (RC)
+ * @mtu: path MTU in bytes (RC, UC), the port's MTU (UD)
+ * @path: the primary path (RC, UC)
  * @dest_qpn: the remote QP number (RC, UC)
  * @qkey: the QP's Q_Key (UD): received datagrams must carry it, and sends
  *	use it when the WQE asks for it
@@ -557,6 +561,19 @@ static inline struct xib_hca_dev *qp_hca(struct xib_hca_qp *qp)
 	return to_hca_dev(qp->ibqp.device);
 }
 
+/* The transport (BTH opcode bits 7-5) of @qp's type. */
+static inline u8 xib_hca_qp_transport(const struct xib_hca_qp *qp)
+{
+	switch (qp->ibqp.qp_type) {
+	case XIB_QPT_RC:
+		return XIB_TRANSPORT_RC;
+	case XIB_QPT_UC:
+		return XIB_TRANSPORT_UC;
+	default:
+		return XIB_TRANSPORT_UD;
+	}
+}
+
 static inline u32 xib_hca_mtu_bytes(u32 mtu_enum)
 {
 	return 128U << mtu_enum;
@@ -611,6 +628,25 @@ enum xib_hca_psn_class xib_hca_psn_classify(u32 psn, u32 epsn);
 bool xib_hca_rd_replay(struct xib_hca_resp *r, u32 max_res, u32 psn,
 		       bool atomic);
 struct xib_hca_rd_res *xib_hca_res_new(struct xib_hca_resp *r, u32 max_res);
+
+/**
+ * enum xib_hca_uc_action - what a UC responder does with a request packet
+ * @XIB_HCA_UC_DROP: drop it; the message in progress (if any) is
+ *	aborted, and everything up to the next FIRST or ONLY is dropped
+ * @XIB_HCA_UC_CONTINUE: the next packet of the message in progress
+ * @XIB_HCA_UC_START: a FIRST or ONLY packet: the message in progress
+ *	(if any) is aborted, a new one starts and the expected PSN is
+ *	resynchronised to the packet's
+ */
+enum xib_hca_uc_action {
+	XIB_HCA_UC_DROP,
+	XIB_HCA_UC_CONTINUE,
+	XIB_HCA_UC_START,
+};
+
+enum xib_hca_uc_action xib_hca_uc_classify(bool in_msg, bool in_write,
+					   u32 epsn, u32 psn, u8 flags,
+					   bool write);
 
 /* hca_atomic.c: the responder's atomics (pure functions, KUnit-tested) */
 int xib_hca_atomic_check(u32 qp_access, const struct xib_pd *pd,
@@ -681,6 +717,7 @@ void xib_hca_send_ack(struct xib_hca_qp *qp, u8 syndrome, u32 psn, u32 msn);
 void xib_hca_ud_recv(struct xib_hca_qp *qp, struct sk_buff *skb,
 		     const struct xib_hca_pkt *pkt);
 void xib_hca_rc_recv(struct xib_hca_qp *qp, const struct xib_hca_pkt *pkt);
+void xib_hca_uc_recv(struct xib_hca_qp *qp, const struct xib_hca_pkt *pkt);
 int xib_hca_resp_process(struct xib_hca_qp *qp, int budget);
 bool xib_hca_resp_has_work(struct xib_hca_qp *qp);
 int xib_hca_resp_flush(struct xib_hca_qp *qp);

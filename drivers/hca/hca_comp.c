@@ -30,7 +30,8 @@
  * goes to ERR (the rest is flushed).  Packets already acknowledged are
  * not sent again.  The pure arithmetic of this is in hca_retx.c.
  *
- * Not yet: UC.
+ * UC: no ACK comes; the requester completes a UC WQE when its last packet
+ * is sent (hca_req.c), so nothing here concerns UC.
  *
  * Locking: all requester state is under qp->sq.lock (worker: _bh; ACK
  * path and qp->timer: softirq).  qp->timer is armed only under the lock

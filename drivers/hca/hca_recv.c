@@ -9,25 +9,13 @@
 
 #include "hca.h"
 
-/* Transport of the QP type; packets of another transport are dropped. */
-static u8 xib_hca_qp_transport(const struct xib_hca_qp *qp)
-{
-	switch (qp->ibqp.qp_type) {
-	case XIB_QPT_RC:
-		return XIB_TRANSPORT_RC;
-	case XIB_QPT_UC:
-		return XIB_TRANSPORT_UC;
-	default:
-		return XIB_TRANSPORT_UD;
-	}
-}
-
 static void xib_hca_dispatch(struct xib_hca_qp *qp, struct sk_buff *skb,
 			     const struct xib_hca_pkt *pkt)
 {
 	u8 opcode = xib_bth_opcode(pkt->bth);
 	int state = READ_ONCE(qp->hstate);
 
+	/* packets of another transport are dropped */
 	if ((opcode & XIB_TRANSPORT_MASK) != xib_hca_qp_transport(qp))
 		goto drop;
 	if (!(pkt->info->flags & XIB_OPF_REQ)) {
@@ -39,12 +27,19 @@ static void xib_hca_dispatch(struct xib_hca_qp *qp, struct sk_buff *skb,
 	if (state != XIB_QPS_RTR && state != XIB_QPS_RTS &&
 	    state != XIB_QPS_SQD && state != XIB_QPS_SQE)
 		goto drop;
-	if (qp->ibqp.qp_type == XIB_QPT_UD)
+	switch (qp->ibqp.qp_type) {
+	case XIB_QPT_UD:
 		xib_hca_ud_recv(qp, skb, pkt);
-	else if (qp->ibqp.qp_type == XIB_QPT_RC)
+		break;
+	case XIB_QPT_RC:
 		xib_hca_rc_recv(qp, pkt);
-	else
+		break;
+	case XIB_QPT_UC:
+		xib_hca_uc_recv(qp, pkt);
+		break;
+	default:
 		goto drop;
+	}
 	return;
 drop:
 	atomic64_inc(&qp_hca(qp)->rx_drop);

@@ -14,7 +14,13 @@
  * and one response, like a one-packet READ: it counts against
  * max_rd_atomic and a fence waits for it.
  *
- * Not yet: UC.
+ * The BTH opcode of each packet comes from the [WR opcode][position]
+ * table (xib_hca_req_bth_opcode(), hca_wire.c) with the transport of the
+ * QP's type; a WR opcode the transport lacks completes with
+ * LOC_QP_OP_ERR.  UC and UD: no ACK is asked for, no send window, no
+ * timer, nothing is sent again; a WQE completes once its last packet is
+ * sent, as rdma_rxe's does (the IBTA leaves a UC requester nothing else
+ * to wait for).
  *
  * Locking: all requester state is under qp->sq.lock (worker: _bh).  The
  * lock is dropped around xib_hca_xmit().
@@ -26,23 +32,15 @@
 
 /* --- fetching and validating WQEs ---------------------------------------- */
 
+/*
+ * Does the QP's transport carry WR @opcode?  The requester's opcode table
+ * (hca_wire.c) answers: UD has SENDs only, UC SENDs and RDMA WRITEs (no
+ * READ, no atomics: IBTA table 38 has no UC opcode for them), RC all.
+ */
 static bool xib_hca_opcode_ok(struct xib_hca_qp *qp, u32 opcode)
 {
-	switch (qp->ibqp.qp_type) {
-	case XIB_QPT_UD:
-		return opcode == XIB_HCA_WR_SEND ||
-		       opcode == XIB_HCA_WR_SEND_WITH_IMM;
-	case XIB_QPT_RC:
-		return opcode == XIB_HCA_WR_SEND ||
-		       opcode == XIB_HCA_WR_SEND_WITH_IMM ||
-		       opcode == XIB_HCA_WR_RDMA_WRITE ||
-		       opcode == XIB_HCA_WR_RDMA_WRITE_WITH_IMM ||
-		       opcode == XIB_HCA_WR_RDMA_READ ||
-		       opcode == XIB_HCA_WR_ATOMIC_CMP_AND_SWP ||
-		       opcode == XIB_HCA_WR_ATOMIC_FETCH_AND_ADD;
-	default:
-		return false;	/* UC: not yet */
-	}
+	return xib_hca_req_bth_opcode(xib_hca_qp_transport(qp), opcode,
+				      XIB_POS_ONLY) >= 0;
 }
 
 /* Copy the data part of WQE @slot (SGEs or inline data). */
@@ -183,52 +181,27 @@ static int xib_hca_fetch_next(struct xib_hca_qp *qp)
 
 /* --- segmentation ------------------------------------------------------- */
 
-/* BTH opcode of packet @i of @n of a SEND or WRITE. */
-static u8 xib_hca_req_opcode(const struct xib_hca_swqe *swqe, u32 i, u32 n,
-			     u8 transport)
-{
-	bool imm = swqe->wqe.opcode == XIB_HCA_WR_SEND_WITH_IMM ||
-		   swqe->wqe.opcode == XIB_HCA_WR_RDMA_WRITE_WITH_IMM;
-	bool write = swqe->wqe.opcode == XIB_HCA_WR_RDMA_WRITE ||
-		     swqe->wqe.opcode == XIB_HCA_WR_RDMA_WRITE_WITH_IMM;
-	u8 op;
-
-	if (swqe->wqe.opcode == XIB_HCA_WR_RDMA_READ)
-		op = XIB_OP_RDMA_READ_REQUEST;
-	else if (swqe->wqe.opcode == XIB_HCA_WR_ATOMIC_CMP_AND_SWP)
-		op = XIB_OP_COMPARE_SWAP;
-	else if (swqe->wqe.opcode == XIB_HCA_WR_ATOMIC_FETCH_AND_ADD)
-		op = XIB_OP_FETCH_ADD;
-	else if (n == 1)
-		op = write ? (imm ? XIB_OP_RDMA_WRITE_ONLY_WITH_IMMEDIATE :
-			      XIB_OP_RDMA_WRITE_ONLY) :
-			     (imm ? XIB_OP_SEND_ONLY_WITH_IMMEDIATE :
-			      XIB_OP_SEND_ONLY);
-	else if (i == 0)
-		op = write ? XIB_OP_RDMA_WRITE_FIRST : XIB_OP_SEND_FIRST;
-	else if (i + 1 < n)
-		op = write ? XIB_OP_RDMA_WRITE_MIDDLE : XIB_OP_SEND_MIDDLE;
-	else
-		op = write ? (imm ? XIB_OP_RDMA_WRITE_LAST_WITH_IMMEDIATE :
-			      XIB_OP_RDMA_WRITE_LAST) :
-			     (imm ? XIB_OP_SEND_LAST_WITH_IMMEDIATE :
-			      XIB_OP_SEND_LAST);
-	return XIB_OPCODE(transport, op);
-}
-
 /* Packet @i of @swqe; NULL if out of memory or the data is gone. */
 static struct sk_buff *xib_hca_req_pkt(struct xib_hca_qp *qp,
 				       struct xib_hca_swqe *swqe, u32 i,
 				       bool *data_err)
 {
 	bool ud = qp->ibqp.qp_type == XIB_QPT_UD;
+	bool rc = qp->ibqp.qp_type == XIB_QPT_RC;
 	struct xib_hca_hdr_fields f = {};
 	u32 off = i * qp->mtu, len = 0;
 	struct sk_buff *skb;
 	void *payload;
+	int opcode;
 
-	f.opcode = xib_hca_req_opcode(swqe, i, swqe->npkts,
-				      ud ? XIB_TRANSPORT_UD : XIB_TRANSPORT_RC);
+	opcode = xib_hca_req_bth_opcode(xib_hca_qp_transport(qp),
+					swqe->wqe.opcode,
+					xib_pkt_pos(i, swqe->npkts));
+	if (WARN_ON_ONCE(opcode < 0)) {	/* xib_hca_opcode_ok() let it by */
+		*data_err = true;
+		return NULL;
+	}
+	f.opcode = opcode;
 	f.va = swqe->wqe.rdma.remote_addr;
 	f.rkey = swqe->wqe.rdma.rkey;
 	f.dma_len = swqe->len;
@@ -252,7 +225,8 @@ static struct sk_buff *xib_hca_req_pkt(struct xib_hca_qp *qp,
 		f.psn = xib_psn_add(swqe->first_psn, swqe->rcvd);
 	}
 	f.dqpn = ud ? swqe->dqpn : qp->dest_qpn;
-	f.ackreq = !ud && (i + 1 == swqe->npkts ||
+	/* UC and UD: nothing is acknowledged */
+	f.ackreq = rc && (i + 1 == swqe->npkts ||
 			   (i + 1) % XIB_HCA_ACKREQ_EVERY == 0 ||
 			   qp->sq.cwnd < XIB_HCA_SEND_WINDOW);
 	f.se = (swqe->wqe.flags & XIB_HCA_SEND_SOLICITED) &&
@@ -282,7 +256,8 @@ static void xib_hca_wqe_sent(struct xib_hca_qp *qp, struct xib_hca_swqe *swqe)
 
 	sq->send++;
 	sq->send_pkt = 0;
-	if (qp->ibqp.qp_type == XIB_QPT_UD)
+	/* UC and UD: done once its last packet is sent (no ACK comes) */
+	if (qp->ibqp.qp_type != XIB_QPT_RC)
 		swqe->acked = true;
 }
 
@@ -394,7 +369,7 @@ static int xib_hca_req_step(struct xib_hca_qp *qp, struct sk_buff **skb,
 	}
 	if (++sq->send_pkt == swqe->npkts) {
 		xib_hca_wqe_sent(qp, swqe);
-		if (qp->ibqp.qp_type == XIB_QPT_UD)
+		if (!rc)
 			xib_hca_retire_done(qp);
 	}
 	return 1;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * xib_hca responder: UD receives, RC SEND, RDMA WRITE (with immediate),
- * RDMA READ and atomic (CMP_SWAP, FETCH_ADD) requests, ACKs and NAKs.
+ * RDMA READ and atomic (CMP_SWAP, FETCH_ADD) requests, ACKs and NAKs;
+ * UC SEND and RDMA WRITE (with immediate).
  * xib_hca_recv() (hca_recv.c) hands it the request packets; responses
  * (ACK, read response, atomic ACKNOWLEDGE) for the requester go to the
  * completer (hca_comp.c).
@@ -21,6 +22,20 @@
  * softirq, and an ACK decided while some are pending waits for them; so
  * does an atomic's ACKNOWLEDGE (it is sent at once only when no response
  * is pending).
+ *
+ * UC responder (xib_hca_uc_recv()): no ACK, no NAK, no duplicate
+ * detection.  The PSN and message-sequence rules are the pure
+ * xib_hca_uc_classify() (hca_retx.c): a lost or misplaced packet aborts
+ * the message in progress, whose receive WQE is kept uncompleted for the
+ * next message, and the next FIRST or ONLY packet starts clean at its own
+ * PSN.  A missing receive WQE or an R_Key, bounds or access violation
+ * drops the message silently.  A SEND longer than its receive WQE
+ * completes the WQE with LOC_LEN_ERR (the IBTA's local length error) and
+ * drops the rest of the message; the QP stays in RTS, since nothing can
+ * tell the requester on UC.  rdma_rxe keeps the QP up as well, but drops
+ * such a message without completing the WQE (with an SRQ it completes it
+ * with REM_INV_REQ_ERR).  Errors of the receive queue
+ * itself (a broken WQE, a CQ overflow) move the QP to ERR as for RC.
  *
  * Locking: the responder state is under qp->rq.lock; it is dropped
  * before any packet is sent (hca.h).
@@ -714,6 +729,212 @@ out:
 	if (ack.send)
 		xib_hca_xmit_ack(qp, ack.atomic, ack.syndrome, ack.psn, ack.msn,
 				 ack.orig);
+}
+
+/* --- UC ----------------------------------------------------------------- */
+
+/*
+ * Abort the UC message in progress: what arrived of it is dropped.  A
+ * receive WQE it took stays in qp->rq.resp.wqe, uncompleted, for the
+ * next message.
+ */
+static void xib_hca_uc_abort(struct xib_hca_qp *qp)
+{
+	struct xib_hca_resp *r = &qp->rq.resp;
+
+	lockdep_assert_held(&qp->rq.lock);
+	r->in_msg = false;
+	r->off = 0;
+}
+
+/*
+ * The UC responder's receive WQE: 0, or -EAGAIN (none posted: the
+ * message is dropped, IBTA class D) or another error after the WQE was
+ * completed in error and the QP moved to ERR (a broken WQE, class A).
+ */
+static int xib_hca_uc_take_wqe(struct xib_hca_qp *qp)
+{
+	struct xib_hca_resp *r = &qp->rq.resp;
+	int ret;
+
+	if (r->has_wqe)
+		return 0;
+	ret = xib_hca_take_rwqe(qp, &r->wqe);
+	if (ret)
+		return ret;
+	r->has_wqe = true;
+	return 0;
+}
+
+/*
+ * A UC SEND packet: 0, or a negative errno when the message is dropped.
+ * A message longer than the receive WQE completes it with LOC_LEN_ERR;
+ * the QP stays in RTS (nothing tells the sender on UC).
+ */
+static int xib_hca_uc_send(struct xib_hca_qp *qp, const struct xib_hca_pkt *pkt)
+{
+	const struct xib_immdt *imm = xib_hca_pkt_hdr(pkt, XIB_HDR_IMMDT);
+	struct xib_hca_resp *r = &qp->rq.resp;
+	struct xib_hca_cqe cqe = {};
+	int ret;
+
+	ret = xib_hca_uc_take_wqe(qp);
+	if (ret)
+		return ret;
+	if (r->off + pkt->payload_len > r->wqe.length) {
+		xib_hca_recv_err(qp, r->wqe.wr_id, XIB_HCA_WC_LOC_LEN_ERR);
+		r->has_wqe = false;
+		return -EMSGSIZE;
+	}
+	if (xib_hca_sge_copy(qp, r->wqe.sge, r->wqe.num_sge, r->off,
+			     (void *)xib_hca_pkt_payload(pkt),
+			     pkt->payload_len, true)) {
+		xib_hca_recv_err(qp, r->wqe.wr_id, XIB_HCA_WC_LOC_PROT_ERR);
+		r->has_wqe = false;
+		xib_hca_qp_error(qp);
+		return -EIO;
+	}
+	r->off += pkt->payload_len;
+	if (!(pkt->info->flags & XIB_OPF_LAST))
+		return 0;
+	cqe.wr_id = r->wqe.wr_id;
+	cqe.opcode = XIB_HCA_WC_RECV;
+	cqe.byte_len = r->off;
+	cqe.src_qp = qp->dest_qpn;
+	if (imm) {
+		cqe.imm_data = xib_immdt_imm(imm);
+		cqe.wc_flags = XIB_HCA_WC_WITH_IMM;
+	}
+	xib_hca_recv_cqe(qp, &cqe, xib_bth_se(pkt->bth));
+	r->has_wqe = false;
+	return 0;
+}
+
+/*
+ * A UC RDMA WRITE packet: 0, or a negative errno when the message is
+ * dropped.  The R_Key, bounds and access are checked as for RC; a
+ * violation drops the message silently (UC has no NAK) and the QP stays
+ * in RTS.  WRITE with immediate takes a receive WQE at its last packet.
+ */
+static int xib_hca_uc_write(struct xib_hca_qp *qp,
+			    const struct xib_hca_pkt *pkt)
+{
+	const struct xib_reth *reth = xib_hca_pkt_hdr(pkt, XIB_HDR_RETH);
+	const struct xib_immdt *imm = xib_hca_pkt_hdr(pkt, XIB_HDR_IMMDT);
+	struct xib_hca_resp *r = &qp->rq.resp;
+	struct xib_hca_cqe cqe = {};
+	int ret;
+
+	if (reth) {
+		r->va = xib_reth_va(reth);
+		r->rkey = xib_reth_rkey(reth);
+		r->wlen = xib_reth_len(reth);
+		r->off = 0;
+		if (xib_hca_check_reth(qp, r->va, r->rkey, r->wlen,
+				       XIB_ACCESS_REMOTE_WRITE))
+			return -EACCES;
+	}
+	if (r->off + pkt->payload_len > r->wlen ||
+	    ((pkt->info->flags & XIB_OPF_LAST) &&
+	     r->off + pkt->payload_len != r->wlen))
+		return -EINVAL;
+	if (imm) {
+		ret = xib_hca_uc_take_wqe(qp);
+		if (ret)
+			return ret;
+	}
+	if (xib_hca_rkey_copy(qp, r->rkey, r->va + r->off,
+			      (void *)xib_hca_pkt_payload(pkt),
+			      pkt->payload_len, XIB_ACCESS_REMOTE_WRITE))
+		return -EACCES;
+	r->off += pkt->payload_len;
+	if (!imm)
+		return 0;
+	cqe.wr_id = r->wqe.wr_id;
+	cqe.opcode = XIB_HCA_WC_RECV_RDMA_WITH_IMM;
+	cqe.byte_len = r->wlen;
+	cqe.src_qp = qp->dest_qpn;
+	cqe.imm_data = xib_immdt_imm(imm);
+	cqe.wc_flags = XIB_HCA_WC_WITH_IMM;
+	xib_hca_recv_cqe(qp, &cqe, xib_bth_se(pkt->bth));
+	r->has_wqe = false;
+	return 0;
+}
+
+typedef int (*xib_hca_uc_handler)(struct xib_hca_qp *qp,
+				  const struct xib_hca_pkt *pkt);
+
+/* The UC responder's handler of each operation (IBTA table 38, UC rows). */
+static const xib_hca_uc_handler xib_hca_uc_handlers[XIB_OP_SEND_LAST_WITH_INVALIDATE] = {
+	[XIB_OP_SEND_FIRST] = xib_hca_uc_send,
+	[XIB_OP_SEND_MIDDLE] = xib_hca_uc_send,
+	[XIB_OP_SEND_LAST] = xib_hca_uc_send,
+	[XIB_OP_SEND_LAST_WITH_IMMEDIATE] = xib_hca_uc_send,
+	[XIB_OP_SEND_ONLY] = xib_hca_uc_send,
+	[XIB_OP_SEND_ONLY_WITH_IMMEDIATE] = xib_hca_uc_send,
+	[XIB_OP_RDMA_WRITE_FIRST] = xib_hca_uc_write,
+	[XIB_OP_RDMA_WRITE_MIDDLE] = xib_hca_uc_write,
+	[XIB_OP_RDMA_WRITE_LAST] = xib_hca_uc_write,
+	[XIB_OP_RDMA_WRITE_LAST_WITH_IMMEDIATE] = xib_hca_uc_write,
+	[XIB_OP_RDMA_WRITE_ONLY] = xib_hca_uc_write,
+	[XIB_OP_RDMA_WRITE_ONLY_WITH_IMMEDIATE] = xib_hca_uc_write,
+};
+
+/**
+ * xib_hca_uc_recv() - a UC request packet for @qp
+ * @qp: the UC QP, in RTR or a later state
+ * @pkt: its parsed headers
+ *
+ * Checks the PSN and the message sequence (xib_hca_uc_classify()) and
+ * places the packet.  A lost packet, a receive WQE missing or an access
+ * violation drops the whole message silently: nothing is acknowledged,
+ * the QP stays in its state, and the next FIRST or ONLY packet starts
+ * clean.  Softirq context.
+ */
+void xib_hca_uc_recv(struct xib_hca_qp *qp, const struct xib_hca_pkt *pkt)
+{
+	struct xib_hca_resp *r = &qp->rq.resp;
+	u8 op = xib_bth_opcode(pkt->bth) & ~XIB_TRANSPORT_MASK;
+	u32 psn = xib_bth_psn(pkt->bth);
+	u8 flags = pkt->info->flags;
+	xib_hca_uc_handler handler;
+	bool write;
+
+	if (op >= ARRAY_SIZE(xib_hca_uc_handlers) ||
+	    !xib_hca_uc_handlers[op]) {
+		atomic64_inc(&qp_hca(qp)->rx_drop);
+		return;
+	}
+	handler = xib_hca_uc_handlers[op];
+	write = handler == xib_hca_uc_write;
+	spin_lock_bh(&qp->rq.lock);
+	if (qp->dead || READ_ONCE(qp->hstate) == XIB_QPS_ERR)
+		goto out;
+	switch (xib_hca_uc_classify(r->in_msg, r->is_write, r->epsn, psn,
+				    flags, write)) {
+	case XIB_HCA_UC_DROP:
+		xib_hca_uc_abort(qp);
+		goto drop;
+	case XIB_HCA_UC_START:
+		xib_hca_uc_abort(qp);
+		r->is_write = write;
+		break;
+	case XIB_HCA_UC_CONTINUE:
+		break;
+	}
+	r->epsn = xib_psn_add(psn, 1);
+	if (handler(qp, pkt)) {
+		xib_hca_uc_abort(qp);
+		goto drop;
+	}
+	r->in_msg = !(flags & XIB_OPF_LAST);
+	if (flags & XIB_OPF_LAST)
+		r->msn = (r->msn + 1) & XIB_MSN_MASK;
+	goto out;
+drop:
+	atomic64_inc(&qp_hca(qp)->rx_drop);
+out:
+	spin_unlock_bh(&qp->rq.lock);
 }
 
 /* --- READ responses (worker) ---------------------------------------------- */

@@ -7,7 +7,10 @@
  * Requester: the local ACK timeout, where a WQE resumes after a rewind
  * (go-back-N) and how an RDMA READ is requested again from its first
  * missing response.  Responder: how a request PSN compares with the
- * expected one and how a duplicate READ replays its responder resource.
+ * expected one and how a duplicate READ replays its responder resource;
+ * the UC responder's PSN and message-sequence rules (UC has no
+ * retransmission, but its responder's PSN check is the same kind of
+ * arithmetic).
  *
  * Nothing here takes a lock or touches anything but its arguments; the
  * callers hold the lock of the state they pass.
@@ -190,4 +193,36 @@ struct xib_hca_rd_res *xib_hca_res_new(struct xib_hca_resp *r, u32 max_res)
 	if (r->rd_tail - r->rd_head >= max)
 		return NULL;
 	return &r->rd[r->rd_tail % XIB_HCA_MAX_RD_ATOM];
+}
+
+/**
+ * xib_hca_uc_classify() - the UC responder's PSN and sequence check
+ * @in_msg: a multi-packet message is in progress
+ * @in_write: the message in progress is an RDMA WRITE (else a SEND)
+ * @epsn: the expected PSN
+ * @psn: the packet's PSN
+ * @flags: the packet's opcode flags (XIB_OPF_FIRST, _MIDDLE, _LAST)
+ * @write: the packet is part of an RDMA WRITE (else of a SEND)
+ *
+ * IBTA vol. 1 9.7.5.1 (UC responder): there are no ACKs and no
+ * retransmission, so a lost packet loses its message.  A MIDDLE or LAST
+ * packet continues the message in progress only when it carries the
+ * expected PSN and belongs to a message of its kind; otherwise it is
+ * dropped and the message in progress is aborted (what arrived of it is
+ * discarded, its receive WQE is not completed).  A FIRST or ONLY packet
+ * always starts a new message, whatever its PSN: the expected PSN is
+ * resynchronised to it, and a message still in progress is aborted.
+ *
+ * Return: what to do with the packet (enum xib_hca_uc_action).
+ */
+enum xib_hca_uc_action xib_hca_uc_classify(bool in_msg, bool in_write,
+					   u32 epsn, u32 psn, u8 flags,
+					   bool write)
+{
+	if (flags & XIB_OPF_FIRST)
+		return XIB_HCA_UC_START;
+	if (in_msg && write == in_write &&
+	    ((psn ^ epsn) & XIB_PSN_MASK) == 0)
+		return XIB_HCA_UC_CONTINUE;
+	return XIB_HCA_UC_DROP;
 }

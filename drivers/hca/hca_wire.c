@@ -8,6 +8,7 @@
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
+#include <uapi/xib/hca-abi.h>
 
 #include "hca_wire.h"
 
@@ -102,6 +103,71 @@ const struct xib_hca_opcode_info *xib_hca_opcode_info(u8 opcode)
 	const struct xib_hca_opcode_info *info = &xib_hca_opcodes[opcode];
 
 	return info->name ? info : NULL;
+}
+
+/* No BTH operation: the WR opcode has no packet at this position. */
+#define XIB_OP_NONE	0xff
+
+#define XIB_WR_OPS(first, middle, last, only)				\
+	{ [XIB_POS_FIRST] = (first), [XIB_POS_MIDDLE] = (middle),	\
+	  [XIB_POS_LAST] = (last), [XIB_POS_ONLY] = (only) }
+#define XIB_WR_ONE(only)						\
+	XIB_WR_OPS(XIB_OP_NONE, XIB_OP_NONE, XIB_OP_NONE, (only))
+
+/*
+ * The requester's table: the BTH operation (the opcode's low five bits)
+ * of each packet of a send WR, by WR opcode and position in the message
+ * (IBTA vol. 1 9.4: the opcode sequences of a message).  The transport
+ * bits come from the QP type; an operation the transport does not define
+ * (table 38 has no entry: RDMA WRITE on UD, READ or atomics on UC) is
+ * refused by xib_hca_req_bth_opcode().
+ */
+static const u8 xib_hca_wr_ops[][XIB_POS_NUM] = {
+	[XIB_HCA_WR_RDMA_WRITE] =
+		XIB_WR_OPS(XIB_OP_RDMA_WRITE_FIRST, XIB_OP_RDMA_WRITE_MIDDLE,
+			   XIB_OP_RDMA_WRITE_LAST, XIB_OP_RDMA_WRITE_ONLY),
+	[XIB_HCA_WR_RDMA_WRITE_WITH_IMM] =
+		XIB_WR_OPS(XIB_OP_RDMA_WRITE_FIRST, XIB_OP_RDMA_WRITE_MIDDLE,
+			   XIB_OP_RDMA_WRITE_LAST_WITH_IMMEDIATE,
+			   XIB_OP_RDMA_WRITE_ONLY_WITH_IMMEDIATE),
+	[XIB_HCA_WR_SEND] =
+		XIB_WR_OPS(XIB_OP_SEND_FIRST, XIB_OP_SEND_MIDDLE,
+			   XIB_OP_SEND_LAST, XIB_OP_SEND_ONLY),
+	[XIB_HCA_WR_SEND_WITH_IMM] =
+		XIB_WR_OPS(XIB_OP_SEND_FIRST, XIB_OP_SEND_MIDDLE,
+			   XIB_OP_SEND_LAST_WITH_IMMEDIATE,
+			   XIB_OP_SEND_ONLY_WITH_IMMEDIATE),
+	/* one request packet, whatever the length */
+	[XIB_HCA_WR_RDMA_READ] = XIB_WR_ONE(XIB_OP_RDMA_READ_REQUEST),
+	[XIB_HCA_WR_ATOMIC_CMP_AND_SWP] = XIB_WR_ONE(XIB_OP_COMPARE_SWAP),
+	[XIB_HCA_WR_ATOMIC_FETCH_AND_ADD] = XIB_WR_ONE(XIB_OP_FETCH_ADD),
+};
+
+/**
+ * xib_hca_req_bth_opcode() - the BTH opcode of a request packet
+ * @transport: XIB_TRANSPORT_RC, _UC or _UD (the QP's type)
+ * @wr_opcode: the send WR's opcode (enum xib_hca_wr_opcode)
+ * @pos: where the packet sits in the message (xib_pkt_pos())
+ *
+ * Return: the opcode (0 to 255), or -EINVAL if the WR opcode has no
+ * packet at @pos or @transport does not carry it (the opcode table has
+ * no such opcode).
+ */
+int xib_hca_req_bth_opcode(u8 transport, u32 wr_opcode, enum xib_pkt_pos pos)
+{
+	u8 op, opcode;
+
+	if (wr_opcode >= ARRAY_SIZE(xib_hca_wr_ops) || pos >= XIB_POS_NUM ||
+	    transport & ~XIB_TRANSPORT_MASK)
+		return -EINVAL;
+	op = xib_hca_wr_ops[wr_opcode][pos];
+	if (op == XIB_OP_NONE)
+		return -EINVAL;
+	opcode = XIB_OPCODE(transport, op);
+	if (!xib_hca_opcode_info(opcode) ||
+	    !(xib_hca_opcodes[opcode].flags & XIB_OPF_REQ))
+		return -EINVAL;
+	return opcode;
 }
 
 static const u8 xib_hca_hdr_len[XIB_HDR_NUM] = {

@@ -521,6 +521,30 @@ struct xib_hca_hdr_fields {
 
 int xib_hca_build(void *buf, size_t len, const struct xib_hca_hdr_fields *f);
 
+/*
+ * Where a packet sits in its message: the column of the requester's
+ * [send WR opcode][position] table (xib_hca_req_bth_opcode()).
+ */
+enum xib_pkt_pos {
+	XIB_POS_FIRST,
+	XIB_POS_MIDDLE,
+	XIB_POS_LAST,
+	XIB_POS_ONLY,
+	XIB_POS_NUM
+};
+
+/* Position of packet @i (from 0) of a message of @n packets. */
+static inline enum xib_pkt_pos xib_pkt_pos(u32 i, u32 n)
+{
+	if (n <= 1)
+		return XIB_POS_ONLY;
+	if (i == 0)
+		return XIB_POS_FIRST;
+	return i + 1 < n ? XIB_POS_MIDDLE : XIB_POS_LAST;
+}
+
+int xib_hca_req_bth_opcode(u8 transport, u32 wr_opcode, enum xib_pkt_pos pos);
+
 /* --- PSN arithmetic (24-bit, wrapping) ------------------------------------ */
 
 static inline u32 xib_psn_add(u32 psn, u32 n)

@@ -3,7 +3,8 @@
 #
 # Debian's perftest (4.5), unmodified, between two xib devices through
 # xib-run: ib_send_bw, ib_write_bw, ib_read_bw, ib_atomic_bw (FETCH_ADD
-# and CMP_SWAP), ib_send_lat, ib_write_lat, ib_atomic_lat, server on xib1
+# and CMP_SWAP), ib_send_lat, ib_write_lat, ib_atomic_lat, and
+# ib_send_bw and ib_write_bw on UC (-c UC, short runs), server on xib1
 # in namespace xibB, client on xib0 in xibA, over veth.
 # Default options plus -d (device) and -x (the RoCEv2 IPv4 GID index);
 # the latency tests add -F (no CPU-frequency warning: the VM has no
@@ -104,6 +105,17 @@ perf_col() {
 
 @test "ib_read_bw" {
 	perf_run bw ib_read_bw
+}
+
+# UC: no ACKs and no retransmission, so a run counts only if nothing was
+# lost; short runs of 4-packet messages, every receive posted up front
+# (-n below perftest's receive depth of 512).
+@test "ib_send_bw -c UC" {
+	perf_run bw ib_send_bw -c UC -n 500 -s 4096
+}
+
+@test "ib_write_bw -c UC" {
+	perf_run bw ib_write_bw -c UC -n 500 -s 4096
 }
 
 @test "ib_send_lat" {

@@ -6,7 +6,7 @@
 # by the system's libibverbs and rxe provider (never through xib-run);
 # xib2 on the other end, xr1, in namespace xibB (10.212.0.2), driven
 # through xib-run.  Stock programs both ways: ibv_rc_pingpong,
-# ibv_ud_pingpong, ib_write_bw, ib_read_bw, ib_atomic_bw.
+# ibv_uc_pingpong, ibv_ud_pingpong, ib_write_bw, ib_read_bw, ib_atomic_bw.
 #
 # ib_read_bw and ib_atomic_bw run with -o (outstanding reads or atomics)
 # set to xib's max_qp_rd_atom on both sides: perftest's requester asks for as many outstanding reads
@@ -92,6 +92,18 @@ bw_ok() {
 @test "ibv_rc_pingpong: rxe server, xib client" {
 	rxe_pair rxe-server 180 ibv_rc_pingpong -d xib2 -g "$GIDX" -n "$XIB_PP_ITERS" \
 		-- ibv_rc_pingpong -d rxe0 -g "$GIDR" -n "$XIB_PP_ITERS"
+	pp_ok
+}
+
+@test "ibv_uc_pingpong: xib server, rxe client" {
+	rxe_pair xib-server 180 ibv_uc_pingpong -d xib2 -g "$GIDX" -n "$XIB_PP_ITERS" \
+		-- ibv_uc_pingpong -d rxe0 -g "$GIDR" -n "$XIB_PP_ITERS"
+	pp_ok
+}
+
+@test "ibv_uc_pingpong: rxe server, xib client" {
+	rxe_pair rxe-server 180 ibv_uc_pingpong -d xib2 -g "$GIDX" -n "$XIB_PP_ITERS" \
+		-- ibv_uc_pingpong -d rxe0 -g "$GIDR" -n "$XIB_PP_ITERS"
 	pp_ok
 }
 

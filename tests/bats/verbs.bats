@@ -4,7 +4,8 @@
 # The verbs data path from user space: the programs of tests/c (built by
 # "make userspace" into $XIB_BUILD/tests/c) move data over xib_hca devices,
 # on one device (loopback) and between two devices over a veth pair whose
-# ends are in two network namespaces; atomics from several QPs on one
+# ends are in two network namespaces; UC, whole messages only under
+# packet loss; atomics from several QPs on one
 # counter, with and without packet loss; bad input; a process killed with
 # work outstanding; devices removed while a process holds them.
 #
@@ -246,6 +247,54 @@ atomic_args() {
 	[ "$status" -ne 0 ]
 	[[ "$output" == *RETRY_EXC_ERR* ]]
 	[ "$SECONDS" -lt 25 ]
+}
+
+# UC (xib_uc_test): rounds of every opcode and size, and messages sent
+# under loss; fewer on the debug kernel, whose largest message is 256 KiB
+# instead of 1 MiB: UC has no flow control, and a 1024-packet burst
+# overflows the debug guest's receive backlog between two namespaces (a
+# lost packet loses the message, as UC allows).
+uc_args() {
+	if [ "${XIB_KERNEL:-}" = debug ]; then
+		echo "-r ${XIB_UC_ROUNDS:-1} -M 256K"
+	else
+		echo "-r ${XIB_UC_ROUNDS:-2}"
+	fi
+}
+
+uc_loss_msgs() {
+	if [ "${XIB_KERNEL:-}" = debug ]; then
+		echo "${XIB_UC_LOSS_MSGS:-120}"
+	else
+		echo "${XIB_UC_LOSS_MSGS:-300}"
+	fi
+}
+
+@test "UC on one device and between two: every opcode and size, drops, READ refused" {
+	two_devices
+	# shellcheck disable=SC2046
+	run inA "$C/xib_uc_test" -d "$dev0" $(uc_args)
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *PASS* ]]
+	# shellcheck disable=SC2046
+	run inA "$C/xib_uc_test" -d "$dev0" -D "$dev1" $(uc_args)
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"long SEND -> LOC_LEN_ERR, bad R_Key and bounds dropped"* ]]
+	[[ "$output" == *PASS* ]]
+}
+
+@test "UC with 5% of the packets lost: only whole messages arrive, the QP keeps working" {
+	two_devices
+	# xib_uc_test sets tx_loss itself and clears it before its last batch
+	# shellcheck disable=SC2046
+	run inA "$C/xib_uc_test" -d "$dev0" -D "$dev1" $(uc_args) -r 1 -L 20 -m "$(uc_loss_msgs)"
+	tx_loss 0
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"none partial"* ]]
+	[[ "$output" == *PASS* ]]
 }
 
 @test "UD loopback: GRH area, byte_len, Q_Key check" {

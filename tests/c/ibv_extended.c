@@ -563,6 +563,9 @@ static void test_qpex_refusals(struct ibv_pd *pd, struct ibv_cq *cq)
 		{ IBV_QP_EX_WITH_RDMA_WRITE, IBV_QPT_UD, "RDMA_WRITE on UD" },
 		{ IBV_QP_EX_WITH_RDMA_READ, IBV_QPT_UD, "RDMA_READ on UD" },
 		{ IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD, IBV_QPT_UD, "ATOMIC_FETCH_AND_ADD on UD" },
+		/* the IBTA has no UC READ or atomic */
+		{ IBV_QP_EX_WITH_RDMA_READ, IBV_QPT_UC, "RDMA_READ on UC" },
+		{ IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP, IBV_QPT_UC, "ATOMIC_CMP_AND_SWP on UC" },
 	};
 	struct ibv_qp_init_attr_ex a;
 	struct ibv_qp *qp;
@@ -575,6 +578,15 @@ static void test_qpex_refusals(struct ibv_pd *pd, struct ibv_cq *cq)
 		snprintf(what, sizeof(what), "ibv_create_qp_ex(send_ops_flags %s)", refused[i].name);
 		check_null_errno(qp, EOPNOTSUPP, what);
 	}
+	/* UC: SENDs and RDMA WRITEs */
+	qp = qp_ex(pd, IBV_QPT_UC, cq, cq, NULL,
+		   IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
+		   IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM);
+	check(qp != NULL && qp->qp_type == IBV_QPT_UC && ibv_qp_to_qp_ex(qp) != NULL,
+	      "ibv_create_qp_ex(UC, SEND and RDMA_WRITE with and without immediate): %s",
+	      qp ? "ok" : strerror(errno));
+	if (qp)
+		ibv_destroy_qp(qp);
 	/* Atomics follow atomic_cap, which is HCA (test_qpex_atomic uses them). */
 	errno = 0;
 	qp = qp_ex(pd, IBV_QPT_RC, cq, cq, NULL,

@@ -734,6 +734,135 @@ out_cq:
 	check_ret(ibv_destroy_cq(cq), 0, "ibv_destroy_cq once its QPs are gone");
 }
 
+/*
+ * UC through libibverbs: the QP is created; modify follows the IBTA UC
+ * rows (no max_dest_rd_atomic or min_rnr_timer at RTR, no timeout,
+ * retry_cnt, rnr_retry or max_rd_atomic at RTS: EINVAL); in RTS (looped
+ * back to itself) SENDs and RDMA WRITEs are posted, RDMA READ and the
+ * atomics are EINVAL at post (the IBTA has no UC READ or atomic).
+ */
+static void test_uc(struct ibv_context *ctx, struct ibv_pd *pd, struct ibv_mr *mr)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)mr->addr, .length = 8, .lkey = mr->lkey };
+	struct ibv_send_wr wr, *bad;
+	struct ibv_port_attr pattr;
+	struct ibv_qp_attr qa;
+	union ibv_gid gid;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	int gidx = -1, i, ret;
+
+	if (ibv_query_port(ctx, 1, &pattr))
+		return;
+	for (i = 0; i < pattr.gid_tbl_len && gidx < 0; i++) {
+		static const uint8_t v4[12] = { [10] = 0xff, [11] = 0xff };
+
+		if (!ibv_query_gid(ctx, 1, i, &gid) && !memcmp(gid.raw, v4, 12))
+			gidx = i;
+	}
+	cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	if (!cq) {
+		check(0, "ibv_create_cq for the UC tests (errno %d)", errno);
+		return;
+	}
+	qp = rc_qp(pd, cq, NULL, IBV_QPT_UC);
+	check(qp != NULL && qp->qp_type == IBV_QPT_UC, "ibv_create_qp(UC) (errno %d)",
+	      qp ? 0 : errno);
+	if (!qp)
+		goto out_cq;
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_state = IBV_QPS_INIT;
+	qa.port_num = 1;
+	qa.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
+	check_ret(ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				IBV_QP_ACCESS_FLAGS), 0, "UC: ibv_modify_qp RESET -> INIT");
+	if (gidx < 0) {
+		check(0, "UC: no IPv4-mapped GID on port 1 to loop back to");
+		goto out_qp;
+	}
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_state = IBV_QPS_RTR;
+	qa.path_mtu = IBV_MTU_1024;
+	qa.dest_qp_num = qp->qp_num;
+	qa.rq_psn = 1;
+	qa.max_dest_rd_atomic = 1;
+	qa.min_rnr_timer = 12;
+	qa.ah_attr.is_global = 1;
+	qa.ah_attr.grh.dgid = gid;
+	qa.ah_attr.grh.sgid_index = gidx;
+	qa.ah_attr.grh.hop_limit = 1;
+	qa.ah_attr.port_num = 1;
+	check_ret(ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+				IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC),
+		  EINVAL, "UC: RTR with MAX_DEST_RD_ATOMIC");
+	check_ret(ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+				IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MIN_RNR_TIMER),
+		  EINVAL, "UC: RTR with MIN_RNR_TIMER");
+	check_ret(ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+				IBV_QP_DEST_QPN | IBV_QP_RQ_PSN), 0,
+		  "UC: ibv_modify_qp INIT -> RTR (the UC row)");
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_state = IBV_QPS_RTS;
+	qa.sq_psn = 1;
+	qa.timeout = 14;
+	qa.retry_cnt = 7;
+	qa.rnr_retry = 7;
+	qa.max_rd_atomic = 1;
+	check_ret(ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT),
+		  EINVAL, "UC: RTS with TIMEOUT");
+	check_ret(ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_RETRY_CNT),
+		  EINVAL, "UC: RTS with RETRY_CNT");
+	check_ret(ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_RNR_RETRY),
+		  EINVAL, "UC: RTS with RNR_RETRY");
+	check_ret(ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC),
+		  EINVAL, "UC: RTS with MAX_QP_RD_ATOMIC");
+	check_ret(ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_SQ_PSN), 0,
+		  "UC: ibv_modify_qp RTR -> RTS (the UC row)");
+
+	memset(&wr, 0, sizeof(wr));
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.wr.rdma.remote_addr = (uintptr_t)mr->addr;
+	wr.wr.rdma.rkey = mr->rkey;
+	wr.opcode = IBV_WR_RDMA_READ;
+	check_ret(ibv_post_send(qp, &wr, &bad), EINVAL, "UC: ibv_post_send RDMA_READ");
+	wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+	wr.wr.atomic.remote_addr = (uintptr_t)mr->addr;
+	wr.wr.atomic.rkey = mr->rkey;
+	check_ret(ibv_post_send(qp, &wr, &bad), EINVAL, "UC: ibv_post_send ATOMIC_FETCH_AND_ADD");
+	wr.opcode = IBV_WR_ATOMIC_CMP_AND_SWP;
+	check_ret(ibv_post_send(qp, &wr, &bad), EINVAL, "UC: ibv_post_send ATOMIC_CMP_AND_SWP");
+	/* a WRITE goes out (the MR has no REMOTE_WRITE: the responder drops it) */
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	wr.wr.rdma.remote_addr = (uintptr_t)mr->addr;
+	wr.wr.rdma.rkey = mr->rkey;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr_id = 77;
+	ret = ibv_post_send(qp, &wr, &bad);
+	check(ret == 0, "UC: ibv_post_send RDMA_WRITE: 0 (got %d)", ret);
+	if (!ret) {
+		struct ibv_wc wc;
+		int n = 0, tries;
+
+		for (tries = 0; tries < 5000 && n == 0; tries++) {
+			n = ibv_poll_cq(cq, 1, &wc);
+			if (!n)
+				usleep(1000);
+		}
+		check(n == 1 && wc.wr_id == 77 && wc.status == IBV_WC_SUCCESS &&
+		      wc.opcode == IBV_WC_RDMA_WRITE,
+		      "UC: the WRITE completes when sent, with success (n %d status %d)", n,
+		      n == 1 ? (int)wc.status : -1);
+	}
+	ret = ibv_query_qp(qp, &qa, IBV_QP_STATE, &(struct ibv_qp_init_attr){ 0 });
+	check(ret == 0 && qa.qp_state == IBV_QPS_RTS,
+	      "UC: still RTS after a dropped WRITE (state %d)", qa.qp_state);
+out_qp:
+	check_ret(ibv_destroy_qp(qp), 0, "ibv_destroy_qp (UC)");
+out_cq:
+	check_ret(ibv_destroy_cq(cq), 0, "ibv_destroy_cq (UC)");
+}
+
 static void test_srq(struct ibv_context *ctx, struct ibv_pd *pd)
 {
 	struct ibv_srq_init_attr sa;
@@ -871,6 +1000,7 @@ static int test_device(const char *name, const char *guid_arg)
 		check_ret(ibv_dealloc_pd(pd), EBUSY, "ibv_dealloc_pd while an MR uses it");
 		test_cq(ctx);
 		test_qp(ctx, pd, mr);
+		test_uc(ctx, pd, mr);
 		test_srq(ctx, pd);
 		test_ah(pd);
 		check_ret(ibv_dereg_mr(mr), 0, "ibv_dereg_mr");

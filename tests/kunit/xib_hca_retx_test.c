@@ -3,7 +3,8 @@
  * KUnit tests of xib_hca's retransmission arithmetic (hca_retx.c): the
  * local ACK timeout, where go-back-N resumes a WQE, how an RDMA READ is
  * requested again from its first missing response, how the responder
- * classifies a request PSN and replays a duplicate READ.
+ * classifies a request PSN and replays a duplicate READ, and the UC
+ * responder's PSN and message-sequence rules.
  *
  * The module includes the source under test, as xib_hca_wire_test does.
  */
@@ -177,6 +178,111 @@ static void xib_retx_replay_held(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r->rd_head, 4U);
 }
 
+/*
+ * The UC responder's rules (IBTA vol. 1 9.7.5.1 for UC), written out by
+ * hand: a FIRST or ONLY packet always starts a message; a MIDDLE or LAST
+ * continues one only in order and of the same kind.
+ */
+#define UC_F	XIB_OPF_FIRST
+#define UC_M	XIB_OPF_MIDDLE
+#define UC_L	XIB_OPF_LAST
+#define UC_O	(XIB_OPF_FIRST | XIB_OPF_LAST)
+
+static void xib_retx_uc_classify(struct kunit *test)
+{
+	static const struct {
+		bool in_msg, in_write;
+		u32 epsn, psn;
+		u8 flags;
+		bool write;
+		enum xib_hca_uc_action want;
+	} c[] = {
+		/* a new message, whatever came before and whatever its PSN */
+		{ false, false, 100, 100, UC_F, false, XIB_HCA_UC_START },
+		{ false, false, 100, 5000, UC_O, true, XIB_HCA_UC_START },
+		{ false, false, 100, 99, UC_O, false, XIB_HCA_UC_START },
+		{ true, false, 100, 100, UC_F, false, XIB_HCA_UC_START },
+		{ true, true, 100, 7, UC_O, false, XIB_HCA_UC_START },
+		/* in order, same kind */
+		{ true, false, 100, 100, UC_M, false, XIB_HCA_UC_CONTINUE },
+		{ true, false, 100, 100, UC_L, false, XIB_HCA_UC_CONTINUE },
+		{ true, true, 100, 100, UC_M, true, XIB_HCA_UC_CONTINUE },
+		{ true, true, 100, 100, UC_L, true, XIB_HCA_UC_CONTINUE },
+		{ true, false, 0xffffff, 0xffffff, UC_L, false, XIB_HCA_UC_CONTINUE },
+		/* a packet lost before it, or a duplicate */
+		{ true, false, 100, 101, UC_M, false, XIB_HCA_UC_DROP },
+		{ true, false, 100, 102, UC_L, false, XIB_HCA_UC_DROP },
+		{ true, false, 100, 99, UC_M, false, XIB_HCA_UC_DROP },
+		{ true, false, 0, 0xffffff, UC_L, false, XIB_HCA_UC_DROP },
+		{ true, false, 0xffffff, 0, UC_L, false, XIB_HCA_UC_DROP },
+		/* no message in progress: its FIRST was lost */
+		{ false, false, 100, 100, UC_M, false, XIB_HCA_UC_DROP },
+		{ false, false, 100, 100, UC_L, false, XIB_HCA_UC_DROP },
+		{ false, true, 100, 100, UC_L, true, XIB_HCA_UC_DROP },
+		/* the other kind of message */
+		{ true, true, 100, 100, UC_M, false, XIB_HCA_UC_DROP },
+		{ true, false, 100, 100, UC_L, true, XIB_HCA_UC_DROP },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(c); i++)
+		KUNIT_EXPECT_EQ_MSG(test,
+				    xib_hca_uc_classify(c[i].in_msg, c[i].in_write,
+							c[i].epsn, c[i].psn,
+							c[i].flags, c[i].write),
+				    c[i].want, "case %u", i);
+}
+
+/*
+ * A stream as a UC responder sees it, each packet's action applied as
+ * xib_hca_uc_recv() does (START and CONTINUE: ePSN is the packet's + 1,
+ * in a message until a LAST; DROP: no message): SEND 10-13 loses 12, so
+ * its LAST (13) is dropped; the WRITE from 14 starts clean; a SEND whose
+ * FIRST (18) was lost has its MIDDLE and LAST dropped; an ONLY at an
+ * unrelated PSN resynchronises.
+ */
+static void xib_retx_uc_stream(struct kunit *test)
+{
+	static const struct {
+		u32 psn;
+		u8 flags;
+		bool write;
+		enum xib_hca_uc_action want;
+	} s[] = {
+		{ 10, UC_F, false, XIB_HCA_UC_START },
+		{ 11, UC_M, false, XIB_HCA_UC_CONTINUE },
+		{ 13, UC_L, false, XIB_HCA_UC_DROP },
+		{ 14, UC_F, true, XIB_HCA_UC_START },
+		{ 15, UC_M, true, XIB_HCA_UC_CONTINUE },
+		{ 16, UC_M, true, XIB_HCA_UC_CONTINUE },
+		{ 17, UC_L, true, XIB_HCA_UC_CONTINUE },
+		{ 19, UC_M, false, XIB_HCA_UC_DROP },
+		{ 20, UC_L, false, XIB_HCA_UC_DROP },
+		{ 0x123456, UC_O, false, XIB_HCA_UC_START },
+		{ 0x123457, UC_F, false, XIB_HCA_UC_START },
+		{ 0x123458, UC_L, false, XIB_HCA_UC_CONTINUE },
+	};
+	bool in_msg = false, in_write = false;
+	enum xib_hca_uc_action a;
+	u32 epsn = 0;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(s); i++) {
+		a = xib_hca_uc_classify(in_msg, in_write, epsn, s[i].psn,
+					s[i].flags, s[i].write);
+		KUNIT_EXPECT_EQ_MSG(test, a, s[i].want, "packet %u (PSN %u)", i,
+				    s[i].psn);
+		if (a == XIB_HCA_UC_DROP) {
+			in_msg = false;
+			continue;
+		}
+		if (a == XIB_HCA_UC_START)
+			in_write = s[i].write;
+		epsn = xib_psn_add(s[i].psn, 1);
+		in_msg = !(s[i].flags & XIB_OPF_LAST);
+	}
+}
+
 static struct kunit_case xib_retx_cases[] = {
 	KUNIT_CASE(xib_retx_timeout),
 	KUNIT_CASE(xib_retx_resume),
@@ -185,6 +291,8 @@ static struct kunit_case xib_retx_cases[] = {
 	KUNIT_CASE(xib_retx_replay_answered),
 	KUNIT_CASE(xib_retx_replay_pending),
 	KUNIT_CASE(xib_retx_replay_held),
+	KUNIT_CASE(xib_retx_uc_classify),
+	KUNIT_CASE(xib_retx_uc_stream),
 	{}
 };
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit tests of the xib_hca wire format: header parsing and building,
- * the opcode table, PSN arithmetic and the RoCEv2 ICRC.
+ * the opcode table, the requester's [WR opcode][position] table, PSN
+ * arithmetic and the RoCEv2 ICRC.
  *
  * The module includes the sources under test, so it tests exactly them
  * without xib_hca having to export anything.
@@ -1759,12 +1760,225 @@ static void xib_wire_test_psn(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, xib_psn_before(0xfffff0, 0x10));
 }
 
+/*
+ * UC SEND ONLY, frames 19 to 26 (ibv_uc_pingpong -s 1024 between the two
+ * rdma_rxe hosts): each is its IPv4 and UDP header, the 12-byte BTH,
+ * 1024 bytes of 0x7b (the pingpong's buffer) and the ICRC.  Kept as the
+ * 40 header bytes and the ICRC; xib_wire_uc_frame() puts a frame back
+ * together.
+ */
+struct xib_wire_uc_fixture {
+	unsigned int frame;
+	u8 hdr[40];
+	u8 icrc[4];
+	u32 psn;
+};
+
+static const struct xib_wire_uc_fixture xib_wire_uc_fixtures[] = {
+	{ 19,
+	  { 0x45, 0x00, 0x04, 0x2c, 0xda, 0x9b, 0x40, 0x00, 0x40, 0x11,
+	    0x47, 0x5d, 0x0a, 0x63, 0x00, 0x02, 0x0a, 0x63, 0x00, 0x01,
+	    0xc1, 0x44, 0x12, 0xb7, 0x04, 0x18, 0x00, 0x00, 0x24, 0x00,
+	    0xff, 0xff, 0x00, 0x00, 0x00, 0x12, 0x00, 0x41, 0xb1, 0xa2 },
+	  { 0x0b, 0xdf, 0x33, 0xf3 }, 4305314 },
+	{ 20,
+	  { 0x45, 0x00, 0x04, 0x2c, 0x9d, 0xe4, 0x40, 0x00, 0x40, 0x11,
+	    0x84, 0x14, 0x0a, 0x63, 0x00, 0x01, 0x0a, 0x63, 0x00, 0x02,
+	    0xc1, 0x44, 0x12, 0xb7, 0x04, 0x18, 0x00, 0x00, 0x24, 0x00,
+	    0xff, 0xff, 0x00, 0x00, 0x00, 0x12, 0x00, 0xa8, 0x5b, 0xc7 },
+	  { 0xce, 0xee, 0x4f, 0xbe }, 11033543 },
+	{ 21,
+	  { 0x45, 0x00, 0x04, 0x2c, 0xda, 0x9c, 0x40, 0x00, 0x40, 0x11,
+	    0x47, 0x5c, 0x0a, 0x63, 0x00, 0x02, 0x0a, 0x63, 0x00, 0x01,
+	    0xc1, 0x44, 0x12, 0xb7, 0x04, 0x18, 0x00, 0x00, 0x24, 0x00,
+	    0xff, 0xff, 0x00, 0x00, 0x00, 0x12, 0x00, 0x41, 0xb1, 0xa3 },
+	  { 0xde, 0xa8, 0xca, 0x5a }, 4305315 },
+	{ 22,
+	  { 0x45, 0x00, 0x04, 0x2c, 0x9d, 0xe5, 0x40, 0x00, 0x40, 0x11,
+	    0x84, 0x13, 0x0a, 0x63, 0x00, 0x01, 0x0a, 0x63, 0x00, 0x02,
+	    0xc1, 0x44, 0x12, 0xb7, 0x04, 0x18, 0x00, 0x00, 0x24, 0x00,
+	    0xff, 0xff, 0x00, 0x00, 0x00, 0x12, 0x00, 0xa8, 0x5b, 0xc8 },
+	  { 0x74, 0x4e, 0xab, 0xcf }, 11033544 },
+	{ 23,
+	  { 0x45, 0x00, 0x04, 0x2c, 0xda, 0x9e, 0x40, 0x00, 0x40, 0x11,
+	    0x47, 0x5a, 0x0a, 0x63, 0x00, 0x02, 0x0a, 0x63, 0x00, 0x01,
+	    0xc1, 0x44, 0x12, 0xb7, 0x04, 0x18, 0x00, 0x00, 0x24, 0x00,
+	    0xff, 0xff, 0x00, 0x00, 0x00, 0x12, 0x00, 0x41, 0xb1, 0xa4 },
+	  { 0x1d, 0x9f, 0xd8, 0x8f }, 4305316 },
+	{ 24,
+	  { 0x45, 0x00, 0x04, 0x2c, 0x9d, 0xe6, 0x40, 0x00, 0x40, 0x11,
+	    0x84, 0x12, 0x0a, 0x63, 0x00, 0x01, 0x0a, 0x63, 0x00, 0x02,
+	    0xc1, 0x44, 0x12, 0xb7, 0x04, 0x18, 0x00, 0x00, 0x24, 0x00,
+	    0xff, 0xff, 0x00, 0x00, 0x00, 0x12, 0x00, 0xa8, 0x5b, 0xc9 },
+	  { 0xb0, 0x42, 0xb2, 0xef }, 11033545 },
+	{ 25,
+	  { 0x45, 0x00, 0x04, 0x2c, 0xda, 0x9f, 0x40, 0x00, 0x40, 0x11,
+	    0x47, 0x59, 0x0a, 0x63, 0x00, 0x02, 0x0a, 0x63, 0x00, 0x01,
+	    0xc1, 0x44, 0x12, 0xb7, 0x04, 0x18, 0x00, 0x00, 0x24, 0x00,
+	    0xff, 0xff, 0x00, 0x00, 0x00, 0x12, 0x00, 0x41, 0xb1, 0xa5 },
+	  { 0x71, 0x2d, 0x89, 0x06 }, 4305317 },
+	{ 26,
+	  { 0x45, 0x00, 0x04, 0x2c, 0x9d, 0xe7, 0x40, 0x00, 0x40, 0x11,
+	    0x84, 0x11, 0x0a, 0x63, 0x00, 0x01, 0x0a, 0x63, 0x00, 0x02,
+	    0xc1, 0x44, 0x12, 0xb7, 0x04, 0x18, 0x00, 0x00, 0x24, 0x00,
+	    0xff, 0xff, 0x00, 0x00, 0x00, 0x12, 0x00, 0xa8, 0x5b, 0xca },
+	  { 0xed, 0x2c, 0x79, 0x06 }, 11033546 },
+};
+
+#define XIB_WIRE_UC_PAYLOAD	1024
+#define XIB_WIRE_UC_LEN		(40 + XIB_WIRE_UC_PAYLOAD + XIB_ICRC_LEN)
+
+/* Frame @fx as rdma_rxe sent it, in a buffer of exactly its length. */
+static u8 *xib_wire_uc_frame(struct kunit *test,
+			     const struct xib_wire_uc_fixture *fx)
+{
+	u8 *p = kunit_kmalloc(test, XIB_WIRE_UC_LEN, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	memcpy(p, fx->hdr, sizeof(fx->hdr));
+	memset(p + sizeof(fx->hdr), 0x7b, XIB_WIRE_UC_PAYLOAD);
+	memcpy(p + XIB_WIRE_UC_LEN - XIB_ICRC_LEN, fx->icrc, XIB_ICRC_LEN);
+	return p;
+}
+
+/*
+ * rdma_rxe's UC SEND ONLY packets: they parse as UC SEND ONLY without
+ * AckReq, and the headers xib's requester writes for a one-packet UC
+ * SEND (the opcode from its [WR opcode][position] table, no AckReq) are
+ * rdma_rxe's byte for byte, ICRC included.
+ */
+static void xib_wire_test_fixture_uc(struct kunit *test)
+{
+	const struct xib_wire_uc_fixture *fx;
+	struct xib_hca_hdr_fields f;
+	struct xib_hca_pkt pkt;
+	bool noted = false;
+	char name[16];
+	u8 *ref, *buf;
+	int opcode;
+
+	opcode = xib_hca_req_bth_opcode(XIB_TRANSPORT_UC, XIB_HCA_WR_SEND,
+					xib_pkt_pos(0, 1));
+	KUNIT_ASSERT_EQ(test, opcode, 0x24);
+	for (fx = xib_wire_uc_fixtures;
+	     fx < xib_wire_uc_fixtures + ARRAY_SIZE(xib_wire_uc_fixtures); fx++) {
+		snprintf(name, sizeof(name), "frame %u", fx->frame);
+		ref = xib_wire_uc_frame(test, fx);
+		KUNIT_EXPECT_EQ_MSG(test, xib_icrc_check(ref, XIB_WIRE_UC_LEN), 0,
+				    "%s", name);
+		KUNIT_ASSERT_EQ_MSG(test,
+				    xib_hca_parse(ref + XIB_WIRE_BTH_OFF,
+						  XIB_WIRE_UC_LEN - XIB_WIRE_BTH_OFF,
+						  &pkt), 0, "%s", name);
+		KUNIT_EXPECT_EQ(test, xib_bth_opcode(pkt.bth), 0x24);
+		KUNIT_EXPECT_STREQ(test, pkt.info->name, "UC SEND_ONLY");
+		KUNIT_EXPECT_FALSE(test, xib_bth_ackreq(pkt.bth));
+		KUNIT_EXPECT_FALSE(test, xib_bth_se(pkt.bth));
+		KUNIT_EXPECT_EQ(test, xib_bth_dqpn(pkt.bth), 0x12U);
+		KUNIT_EXPECT_EQ(test, xib_bth_psn(pkt.bth), fx->psn);
+		KUNIT_EXPECT_EQ(test, pkt.payload_len, (u32)XIB_WIRE_UC_PAYLOAD);
+		KUNIT_EXPECT_EQ(test, pkt.padcnt, 0);
+		KUNIT_EXPECT_NULL(test, xib_hca_pkt_hdr(&pkt, XIB_HDR_RETH));
+		KUNIT_EXPECT_NULL(test, xib_hca_pkt_hdr(&pkt, XIB_HDR_IMMDT));
+
+		buf = xib_wire_uc_frame(test, fx);
+		memset(buf + XIB_WIRE_BTH_OFF, 0xee, XIB_BTH_LEN);
+		memset(buf + XIB_WIRE_UC_LEN - XIB_ICRC_LEN, 0, XIB_ICRC_LEN);
+		memset(&f, 0, sizeof(f));
+		f.opcode = opcode;
+		f.ackreq = false;	/* UC: nothing is acknowledged */
+		f.pkey = 0xffff;
+		f.dqpn = 0x12;
+		f.psn = fx->psn;
+		KUNIT_EXPECT_EQ(test, xib_hca_build(buf + XIB_WIRE_BTH_OFF,
+						    XIB_BTH_LEN, &f), XIB_BTH_LEN);
+		KUNIT_EXPECT_EQ(test, xib_icrc_fill(buf, XIB_WIRE_UC_LEN), 0);
+		KUNIT_EXPECT_EQ_MSG(test, memcmp(buf, ref, XIB_WIRE_UC_LEN), 0,
+				    "%s: headers or ICRC", name);
+		xib_wire_name_failure(test, &noted, name);
+	}
+}
+
+/*
+ * The requester's [WR opcode][position] table against IBTA vol. 1
+ * table 38 and 9.4, written out here by hand: the opcode of each packet
+ * of each WR on each transport, and what a transport does not carry.
+ */
+static void xib_wire_test_req_opcodes(struct kunit *test)
+{
+	/* -1: refused; columns FIRST, MIDDLE, LAST, ONLY */
+	static const struct {
+		u8 transport;
+		u32 wr;
+		int op[XIB_POS_NUM];
+	} cases[] = {
+		{ XIB_TRANSPORT_RC, XIB_HCA_WR_SEND, { 0x00, 0x01, 0x02, 0x04 } },
+		{ XIB_TRANSPORT_RC, XIB_HCA_WR_SEND_WITH_IMM, { 0x00, 0x01, 0x03, 0x05 } },
+		{ XIB_TRANSPORT_RC, XIB_HCA_WR_RDMA_WRITE, { 0x06, 0x07, 0x08, 0x0a } },
+		{ XIB_TRANSPORT_RC, XIB_HCA_WR_RDMA_WRITE_WITH_IMM,
+		  { 0x06, 0x07, 0x09, 0x0b } },
+		{ XIB_TRANSPORT_RC, XIB_HCA_WR_RDMA_READ, { -1, -1, -1, 0x0c } },
+		{ XIB_TRANSPORT_RC, XIB_HCA_WR_ATOMIC_CMP_AND_SWP, { -1, -1, -1, 0x13 } },
+		{ XIB_TRANSPORT_RC, XIB_HCA_WR_ATOMIC_FETCH_AND_ADD, { -1, -1, -1, 0x14 } },
+		{ XIB_TRANSPORT_UC, XIB_HCA_WR_SEND, { 0x20, 0x21, 0x22, 0x24 } },
+		{ XIB_TRANSPORT_UC, XIB_HCA_WR_SEND_WITH_IMM, { 0x20, 0x21, 0x23, 0x25 } },
+		{ XIB_TRANSPORT_UC, XIB_HCA_WR_RDMA_WRITE, { 0x26, 0x27, 0x28, 0x2a } },
+		{ XIB_TRANSPORT_UC, XIB_HCA_WR_RDMA_WRITE_WITH_IMM,
+		  { 0x26, 0x27, 0x29, 0x2b } },
+		{ XIB_TRANSPORT_UC, XIB_HCA_WR_RDMA_READ, { -1, -1, -1, -1 } },
+		{ XIB_TRANSPORT_UC, XIB_HCA_WR_ATOMIC_CMP_AND_SWP, { -1, -1, -1, -1 } },
+		{ XIB_TRANSPORT_UC, XIB_HCA_WR_ATOMIC_FETCH_AND_ADD, { -1, -1, -1, -1 } },
+		{ XIB_TRANSPORT_UD, XIB_HCA_WR_SEND, { -1, -1, -1, 0x64 } },
+		{ XIB_TRANSPORT_UD, XIB_HCA_WR_SEND_WITH_IMM, { -1, -1, -1, 0x65 } },
+		{ XIB_TRANSPORT_UD, XIB_HCA_WR_RDMA_WRITE, { -1, -1, -1, -1 } },
+		{ XIB_TRANSPORT_UD, XIB_HCA_WR_RDMA_WRITE_WITH_IMM, { -1, -1, -1, -1 } },
+		{ XIB_TRANSPORT_UD, XIB_HCA_WR_RDMA_READ, { -1, -1, -1, -1 } },
+		{ XIB_TRANSPORT_UD, XIB_HCA_WR_ATOMIC_FETCH_AND_ADD, { -1, -1, -1, -1 } },
+		/* RD is not supported; memory windows and LOCAL_INV not yet */
+		{ XIB_TRANSPORT_RD, XIB_HCA_WR_SEND, { -1, -1, -1, -1 } },
+		{ XIB_TRANSPORT_RC, XIB_HCA_WR_LOCAL_INV, { -1, -1, -1, -1 } },
+		{ XIB_TRANSPORT_RC, XIB_HCA_WR_BIND_MW, { -1, -1, -1, -1 } },
+		{ XIB_TRANSPORT_RC, XIB_HCA_WR_SEND_WITH_INV, { -1, -1, -1, -1 } },
+		{ XIB_TRANSPORT_UC, 1000, { -1, -1, -1, -1 } },
+		{ XIB_TRANSPORT_UC | 1, XIB_HCA_WR_SEND, { -1, -1, -1, -1 } },
+	};
+	unsigned int i, pos;
+	int got, want;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		for (pos = 0; pos < XIB_POS_NUM; pos++) {
+			want = cases[i].op[pos];
+			if (want < 0)
+				want = -EINVAL;
+			got = xib_hca_req_bth_opcode(cases[i].transport,
+						     cases[i].wr, pos);
+			KUNIT_EXPECT_EQ_MSG(test, got, want,
+					    "transport 0x%02x WR %u position %u",
+					    cases[i].transport, cases[i].wr, pos);
+		}
+	}
+	KUNIT_EXPECT_EQ(test, xib_hca_req_bth_opcode(XIB_TRANSPORT_UC,
+						     XIB_HCA_WR_SEND, XIB_POS_NUM),
+			-EINVAL);
+
+	/* positions of packet i of n */
+	KUNIT_EXPECT_EQ(test, xib_pkt_pos(0, 0), XIB_POS_ONLY);
+	KUNIT_EXPECT_EQ(test, xib_pkt_pos(0, 1), XIB_POS_ONLY);
+	KUNIT_EXPECT_EQ(test, xib_pkt_pos(0, 2), XIB_POS_FIRST);
+	KUNIT_EXPECT_EQ(test, xib_pkt_pos(1, 2), XIB_POS_LAST);
+	KUNIT_EXPECT_EQ(test, xib_pkt_pos(1, 3), XIB_POS_MIDDLE);
+	KUNIT_EXPECT_EQ(test, xib_pkt_pos(2, 3), XIB_POS_LAST);
+	KUNIT_EXPECT_EQ(test, xib_pkt_pos(1023, 1024), XIB_POS_LAST);
+}
+
 static struct kunit_case xib_wire_test_cases[] = {
 	KUNIT_CASE(xib_wire_test_fixture_fields),
 	KUNIT_CASE(xib_wire_test_fixture_headers),
 	KUNIT_CASE(xib_wire_test_fixture_icrc),
 	KUNIT_CASE(xib_wire_test_fixture_build),
 	KUNIT_CASE(xib_wire_test_fixture_atomic),
+	KUNIT_CASE(xib_wire_test_fixture_uc),
+	KUNIT_CASE(xib_wire_test_req_opcodes),
 	KUNIT_CASE(xib_wire_test_icrc_masks_ipv4),
 	KUNIT_CASE(xib_wire_test_icrc_ipv6),
 	KUNIT_CASE(xib_wire_test_icrc_rxe_ipv6),

@@ -66,7 +66,9 @@ static int send_wr_to_x(const struct xv_qp *qp, const struct ibv_send_wr *wr,
 	case IBV_WR_RDMA_WRITE:
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
 	case IBV_WR_RDMA_READ:
-		if (xq->qp_type != IBV_QPT_RC)
+		/* WRITEs on RC and UC; READs on RC only (no UC READ exists) */
+		if (xq->qp_type != IBV_QPT_RC &&
+		    (xq->qp_type != IBV_QPT_UC || wr->opcode == IBV_WR_RDMA_READ))
 			return EINVAL;
 		x->wr.rdma.remote_addr = wr->wr.rdma.remote_addr;
 		x->wr.rdma.rkey = wr->wr.rdma.rkey;

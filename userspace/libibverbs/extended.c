@@ -382,6 +382,10 @@ struct ibv_cq_ex *xv_create_cq_ex_op(struct ibv_context *ctx, struct ibv_cq_init
 #define XV_SEND_OPS_ATOMIC ((uint64_t)(IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |			\
 				       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD))
 #define XV_SEND_OPS_UD	((uint64_t)(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM))
+/* UC: SENDs and RDMA WRITEs; the IBTA has no UC READ or atomic. */
+#define XV_SEND_OPS_UC	((uint64_t)(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |	\
+				    IBV_QP_EX_WITH_RDMA_WRITE |				\
+				    IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM))
 
 #define XV_WR_FLAGS	(IBV_SEND_FENCE | IBV_SEND_SIGNALED | IBV_SEND_SOLICITED | IBV_SEND_INLINE)
 
@@ -565,7 +569,7 @@ static void xv_wr_set_xrc_srqn(struct ibv_qp_ex *ibqp, uint32_t srqn)
 	wr_unsupported(ibqp);
 }
 
-/* RDMA on a UD QP, atomics without atomic_cap or on UD: likewise. */
+/* RDMA on a UD QP, READ on UC, atomics without atomic_cap or off RC: likewise. */
 static void xv_wr_no_rdma(struct ibv_qp_ex *ibqp, uint32_t rkey, uint64_t addr)
 {
 	(void)rkey; (void)addr;
@@ -757,9 +761,9 @@ static void qp_fill_wr_ops(struct xv_qp *qp, uint64_t ops)
 	q->wr_send_imm = xv_wr_send_imm;
 	q->wr_rdma_write = ud ? xv_wr_no_rdma : xv_wr_rdma_write;
 	q->wr_rdma_write_imm = ud ? xv_wr_no_rdma_imm : xv_wr_rdma_write_imm;
-	q->wr_rdma_read = ud ? xv_wr_no_rdma : xv_wr_rdma_read;
-	/* Atomics only where create_qp_ex allowed them (atomic_cap). */
-	if (!ud && (ops & XV_SEND_OPS_ATOMIC)) {
+	q->wr_rdma_read = qp->qp.qp_type == IBV_QPT_RC ? xv_wr_rdma_read : xv_wr_no_rdma;
+	/* Atomics only where create_qp_ex allowed them (RC, atomic_cap). */
+	if (qp->qp.qp_type == IBV_QPT_RC && (ops & XV_SEND_OPS_ATOMIC)) {
 		q->wr_atomic_cmp_swp = xv_wr_atomic_cmp_swp;
 		q->wr_atomic_fetch_add = xv_wr_atomic_fetch_add;
 	} else {
@@ -792,7 +796,7 @@ void xv_qp_ex_free(struct xv_qp *qp)
  * PD (or parent domain), CQs, SRQ, caps and, with
  * IBV_QP_INIT_ATTR_SEND_OPS_FLAGS, an ibv_qp_ex for the ibv_wr_* API.
  * Refused: XRC domains, RSS, TSO, create flags, the other comp_mask bits
- * (EOPNOTSUPP, as the plain create refuses UC, XRC and raw packet QPs),
+ * (EOPNOTSUPP, as the plain create refuses XRC and raw packet QPs),
  * send_ops_flags the QP type or the HCA cannot do (EOPNOTSUPP).
  */
 struct ibv_qp *xv_create_qp_ex_op(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *attr)
@@ -812,7 +816,8 @@ struct ibv_qp *xv_create_qp_ex_op(struct ibv_context *ctx, struct ibv_qp_init_at
 		uint64_t can;
 
 		ops = attr->send_ops_flags;
-		can = attr->qp_type == IBV_QPT_UD ? XV_SEND_OPS_UD : XV_SEND_OPS_RC;
+		can = attr->qp_type == IBV_QPT_UD ? XV_SEND_OPS_UD :
+		      attr->qp_type == IBV_QPT_UC ? XV_SEND_OPS_UC : XV_SEND_OPS_RC;
 		if (attr->qp_type == IBV_QPT_RC && x->attr.atomic_cap != IBV_ATOMIC_NONE)
 			can |= XV_SEND_OPS_ATOMIC;
 		if (ops & ~can)

@@ -941,10 +941,9 @@ struct xv_qp *xv_create_qp(struct ibv_context *ctx, struct ibv_pd *pd,
 
 	switch (init->qp_type) {
 	case IBV_QPT_RC:
+	case IBV_QPT_UC:
 	case IBV_QPT_UD:
 		break;
-	case IBV_QPT_UC:
-		/* The HCA has no UC data path yet: refuse rather than pretend. */
 	case IBV_QPT_RAW_PACKET:
 	case IBV_QPT_XRC_SEND:
 	case IBV_QPT_XRC_RECV:
