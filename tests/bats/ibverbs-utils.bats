@@ -144,14 +144,15 @@ starve_stop() {
 	[[ "$output" == *"sys_image_guid:			$guid"* ]]
 	[[ "$output" == *"vendor_id:			0x7a6962"* ]]
 	[[ "$output" == *"vendor_part_id:			1"* ]]
-	# the capabilities the core honours, and none the device does not:
-	# 0x00000c80 (CURR_QP_STATE_MOD, PORT_ACTIVE_EVENT, SYS_IMAGE_GUID),
-	# with RC_RNR_NAK_GEN (0x1000) once the HCA reports it
-	grep -Eq 'device_cap_flags:[[:space:]]+0x00000c80$|device_cap_flags:[[:space:]]+0x00001c80$' \
-		<<<"$output"
+	# the capabilities the device honours, and none it does not
+	# (xib_hca_set_attrs()): CURR_QP_STATE_MOD, PORT_ACTIVE_EVENT,
+	# SYS_IMAGE_GUID, RC_RNR_NAK_GEN, SRQ_RESIZE
+	grep -Eq 'device_cap_flags:[[:space:]]+0x00003c80$' <<<"$output"
 	grep -Eq '^[[:space:]]+CURR_QP_STATE_MOD$' <<<"$output"
 	grep -Eq '^[[:space:]]+PORT_ACTIVE_EVENT$' <<<"$output"
 	grep -Eq '^[[:space:]]+SYS_IMAGE_GUID$' <<<"$output"
+	grep -Eq '^[[:space:]]+RC_RNR_NAK_GEN$' <<<"$output"
+	grep -Eq '^[[:space:]]+SRQ_RESIZE$' <<<"$output"
 	[[ "$output" != *"Unknown flags"* ]]
 	# RC atomics, atomic among every QP of the device; 16 READs or
 	# atomics outstanding per QP either way
@@ -265,16 +266,19 @@ starve_stop() {
 }
 
 # The engines are RUNNING (they never sleep here) but get no CPU: a post
-# that waited for them would wait up to a second.  libxib sees that the
-# engine made no pass while it polled an empty CQ and kicks the QP, which
-# runs its requester in the poster's context (hca-abi.h).  Not a timing
-# test but one of progress: in the stock VM 600 round trips take about
-# 20 s that way and about 170 s without the kicks (XIB_STALE_KICK_POLLS=0),
-# so a pace that needs the engine fails the 100 s limit.
-@test "ibv_rc_pingpong keeps its pace while the engines get no CPU" {
+# that waited for them would wait up to a second.  With
+# XIB_STALE_KICK_POLLS set, libxib sees that the engine made no step while
+# it polled an empty CQ and kicks the QP, which runs its requester in the
+# poster's context (hca-abi.h).  Not a timing test but one of progress: in
+# the stock VM 600 round trips take about 12 s that way and about 170 s
+# without the kicks (the default), so a pace that needs the engine fails
+# the 100 s limit.
+@test "XIB_STALE_KICK_POLLS: ibv_rc_pingpong keeps its pace while the engines get no CPU" {
 	starve_start
-	xib_pair 100 xibB xibA -- taskset -c 0 "$XR" ibv_rc_pingpong -d xib1 -g "$GIDB" -n 600 \
-		-- taskset -c 0 "$XR" ibv_rc_pingpong -d xib0 -g "$GIDA" -n 600 10.211.0.2
+	xib_pair 100 xibB xibA -- taskset -c 0 env XIB_STALE_KICK_POLLS=2000 "$XR" \
+		ibv_rc_pingpong -d xib1 -g "$GIDB" -n 600 \
+		-- taskset -c 0 env XIB_STALE_KICK_POLLS=2000 "$XR" \
+		ibv_rc_pingpong -d xib0 -g "$GIDA" -n 600 10.211.0.2
 	[ "$cli_status" -eq 0 ]
 	[ "$srv_status" = 0 ]
 	grep -Eq '^[0-9]+ bytes in [0-9.]+ seconds = [0-9.]+ Mbit/sec' <<<"$cli_out"

@@ -46,6 +46,21 @@ xib_roce_socks() {
 	fi | awk '$2 ~ /:12B7$/ { n++ } END { print n + 0 }'
 }
 
+# Wait (at most $3 s) until namespace $1 has $2 RoCEv2 sockets.  A removed
+# HCA leaves sysfs first and closes the namespace's sockets after an RCU
+# grace period (xib_hca_destroy(): unregister, then detach), which takes a
+# while on a loaded machine.
+xib_wait_roce_socks() {
+	local i n
+	for ((i = 0; i < $3 * 10; i++)); do
+		n=$(xib_roce_socks "$1")
+		[ "$n" -eq "$2" ] && return 0
+		sleep 0.1
+	done
+	echo "namespace ${1:-initial}: $n RoCEv2 sockets, not $2, after $3 s" >&2
+	return 1
+}
+
 @test "an HCA in each of two namespaces: each sees only its own" {
 	ip netns exec xibA xibctl link add xibA0 netdev xv0
 	ip netns exec xibB xibctl link add xibB0 netdev xv1
@@ -121,7 +136,7 @@ xib_roce_socks() {
 	xib_wait_gone xibA0 xibB0	# the veth peer goes too
 	[ ! -e /sys/class/xib/xibA0 ]
 	[ ! -e /sys/class/xib/xibB0 ]
-	[ "$(xib_roce_socks xibB)" -eq 0 ]
+	xib_wait_roce_socks xibB 0 10
 }
 
 @test "link add fails clearly where rdma_rxe holds UDP port 4791" {
