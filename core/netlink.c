@@ -744,46 +744,17 @@ static int xib_nl_res_dumpit(struct sk_buff *skb, struct netlink_callback *cb,
 	return ret ?: skb->len;
 }
 
-static int xib_nl_res_qp_dumpit(struct sk_buff *skb,
-				struct netlink_callback *cb)
-{
-	return xib_nl_res_dumpit(skb, cb, XIB_RES_QP);
-}
-
-static int xib_nl_res_cq_dumpit(struct sk_buff *skb,
-				struct netlink_callback *cb)
-{
-	return xib_nl_res_dumpit(skb, cb, XIB_RES_CQ);
-}
-
-static int xib_nl_res_mr_dumpit(struct sk_buff *skb,
-				struct netlink_callback *cb)
-{
-	return xib_nl_res_dumpit(skb, cb, XIB_RES_MR);
-}
-
-static int xib_nl_res_pd_dumpit(struct sk_buff *skb,
-				struct netlink_callback *cb)
-{
-	return xib_nl_res_dumpit(skb, cb, XIB_RES_PD);
-}
-
-static int xib_nl_res_srq_dumpit(struct sk_buff *skb,
+/* XIB_CMD_RES_*_GET: the table to dump comes from the command. */
+static int xib_nl_res_get_dumpit(struct sk_buff *skb,
 				 struct netlink_callback *cb)
 {
-	return xib_nl_res_dumpit(skb, cb, XIB_RES_SRQ);
-}
+	u8 cmd = genl_dumpit_info(cb)->op.cmd;
+	int type;
 
-static int xib_nl_res_ah_dumpit(struct sk_buff *skb,
-				struct netlink_callback *cb)
-{
-	return xib_nl_res_dumpit(skb, cb, XIB_RES_AH);
-}
-
-static int xib_nl_res_ctx_dumpit(struct sk_buff *skb,
-				 struct netlink_callback *cb)
-{
-	return xib_nl_res_dumpit(skb, cb, XIB_RES_UCONTEXT);
+	for (type = 0; type < XIB_RES_MAX; type++)
+		if (xib_nl_res_cmd[type] == cmd)
+			return xib_nl_res_dumpit(skb, cb, type);
+	return -EOPNOTSUPP;
 }
 
 static const struct genl_ops xib_nl_ops[] = {
@@ -807,13 +778,13 @@ static const struct genl_ops xib_nl_ops[] = {
 		.doit = xib_nl_link_del,
 		.flags = GENL_UNS_ADMIN_PERM,
 	},
-	{ .cmd = XIB_CMD_RES_QP_GET, .dumpit = xib_nl_res_qp_dumpit, },
-	{ .cmd = XIB_CMD_RES_CQ_GET, .dumpit = xib_nl_res_cq_dumpit, },
-	{ .cmd = XIB_CMD_RES_MR_GET, .dumpit = xib_nl_res_mr_dumpit, },
-	{ .cmd = XIB_CMD_RES_PD_GET, .dumpit = xib_nl_res_pd_dumpit, },
-	{ .cmd = XIB_CMD_RES_SRQ_GET, .dumpit = xib_nl_res_srq_dumpit, },
-	{ .cmd = XIB_CMD_RES_AH_GET, .dumpit = xib_nl_res_ah_dumpit, },
-	{ .cmd = XIB_CMD_RES_CTX_GET, .dumpit = xib_nl_res_ctx_dumpit, },
+	{ .cmd = XIB_CMD_RES_QP_GET, .dumpit = xib_nl_res_get_dumpit, },
+	{ .cmd = XIB_CMD_RES_CQ_GET, .dumpit = xib_nl_res_get_dumpit, },
+	{ .cmd = XIB_CMD_RES_MR_GET, .dumpit = xib_nl_res_get_dumpit, },
+	{ .cmd = XIB_CMD_RES_PD_GET, .dumpit = xib_nl_res_get_dumpit, },
+	{ .cmd = XIB_CMD_RES_SRQ_GET, .dumpit = xib_nl_res_get_dumpit, },
+	{ .cmd = XIB_CMD_RES_AH_GET, .dumpit = xib_nl_res_get_dumpit, },
+	{ .cmd = XIB_CMD_RES_CTX_GET, .dumpit = xib_nl_res_get_dumpit, },
 };
 
 static struct genl_family xib_nl_family __ro_after_init = {
