@@ -260,41 +260,23 @@ out:
 
 /* --- RC: SEND ------------------------------------------------------------- */
 
-static bool xib_hca_op_is(u8 op, u8 first, u8 last)
-{
-	return op >= first && op <= last;
-}
-
-/* Place a SEND packet; returns 0 or an AETH NAK code (+1), RNR: -EAGAIN. */
-static int xib_hca_rc_send(struct xib_hca_qp *qp,
-			   const struct xib_hca_pkt *pkt,
-			   struct xib_hca_ack *ack)
+/*
+ * Copy a SEND packet's payload into the receive WQE in progress (RC and
+ * UC) and complete the WQE on the message's last packet.  A copy fault
+ * completes it with LOC_PROT_ERR and moves the QP to ERR: -EIO.
+ */
+static int xib_hca_send_place(struct xib_hca_qp *qp,
+			      const struct xib_hca_pkt *pkt)
 {
 	const struct xib_immdt *imm = xib_hca_pkt_hdr(pkt, XIB_HDR_IMMDT);
 	struct xib_hca_resp *r = &qp->rq.resp;
-	u32 psn = xib_bth_psn(pkt->bth);
 	struct xib_hca_cqe cqe = {};
-	int ret;
 
-	if (!r->has_wqe) {
-		ret = xib_hca_resp_take_wqe(qp, ack, psn);
-		if (ret)
-			return ret;
-		r->off = 0;
-	}
-	if (r->off + pkt->payload_len > r->wqe.length) {
-		xib_hca_recv_err(qp, r->wqe.wr_id, XIB_HCA_WC_LOC_LEN_ERR);
-		r->has_wqe = false;
-		xib_hca_nak_set(qp, ack, XIB_AETH_NAK_INVALID, psn);
-		xib_hca_qp_error(qp);
-		return -EIO;
-	}
 	if (xib_hca_sge_copy(qp, r->wqe.sge, r->wqe.num_sge, r->off,
 			     (void *)xib_hca_pkt_payload(pkt),
 			     pkt->payload_len, true)) {
 		xib_hca_recv_err(qp, r->wqe.wr_id, XIB_HCA_WC_LOC_PROT_ERR);
 		r->has_wqe = false;
-		xib_hca_nak_set(qp, ack, XIB_AETH_NAK_REM_OP, psn);
 		xib_hca_qp_error(qp);
 		return -EIO;
 	}
@@ -312,6 +294,39 @@ static int xib_hca_rc_send(struct xib_hca_qp *qp,
 	xib_hca_recv_cqe(qp, &cqe, xib_bth_se(pkt->bth));
 	r->has_wqe = false;
 	return 0;
+}
+
+static bool xib_hca_op_is(u8 op, u8 first, u8 last)
+{
+	return op >= first && op <= last;
+}
+
+/* Place a SEND packet; returns 0 or an AETH NAK code (+1), RNR: -EAGAIN. */
+static int xib_hca_rc_send(struct xib_hca_qp *qp,
+			   const struct xib_hca_pkt *pkt,
+			   struct xib_hca_ack *ack)
+{
+	struct xib_hca_resp *r = &qp->rq.resp;
+	u32 psn = xib_bth_psn(pkt->bth);
+	int ret;
+
+	if (!r->has_wqe) {
+		ret = xib_hca_resp_take_wqe(qp, ack, psn);
+		if (ret)
+			return ret;
+		r->off = 0;
+	}
+	if (r->off + pkt->payload_len > r->wqe.length) {
+		xib_hca_recv_err(qp, r->wqe.wr_id, XIB_HCA_WC_LOC_LEN_ERR);
+		r->has_wqe = false;
+		xib_hca_nak_set(qp, ack, XIB_AETH_NAK_INVALID, psn);
+		xib_hca_qp_error(qp);
+		return -EIO;
+	}
+	ret = xib_hca_send_place(qp, pkt);
+	if (ret)
+		xib_hca_nak_set(qp, ack, XIB_AETH_NAK_REM_OP, psn);
+	return ret;
 }
 
 /* --- RC: WRITE ------------------------------------------------------------ */
@@ -773,9 +788,7 @@ static int xib_hca_uc_take_wqe(struct xib_hca_qp *qp)
  */
 static int xib_hca_uc_send(struct xib_hca_qp *qp, const struct xib_hca_pkt *pkt)
 {
-	const struct xib_immdt *imm = xib_hca_pkt_hdr(pkt, XIB_HDR_IMMDT);
 	struct xib_hca_resp *r = &qp->rq.resp;
-	struct xib_hca_cqe cqe = {};
 	int ret;
 
 	ret = xib_hca_uc_take_wqe(qp);
@@ -786,28 +799,7 @@ static int xib_hca_uc_send(struct xib_hca_qp *qp, const struct xib_hca_pkt *pkt)
 		r->has_wqe = false;
 		return -EMSGSIZE;
 	}
-	if (xib_hca_sge_copy(qp, r->wqe.sge, r->wqe.num_sge, r->off,
-			     (void *)xib_hca_pkt_payload(pkt),
-			     pkt->payload_len, true)) {
-		xib_hca_recv_err(qp, r->wqe.wr_id, XIB_HCA_WC_LOC_PROT_ERR);
-		r->has_wqe = false;
-		xib_hca_qp_error(qp);
-		return -EIO;
-	}
-	r->off += pkt->payload_len;
-	if (!(pkt->info->flags & XIB_OPF_LAST))
-		return 0;
-	cqe.wr_id = r->wqe.wr_id;
-	cqe.opcode = XIB_HCA_WC_RECV;
-	cqe.byte_len = r->off;
-	cqe.src_qp = qp->dest_qpn;
-	if (imm) {
-		cqe.imm_data = xib_immdt_imm(imm);
-		cqe.wc_flags = XIB_HCA_WC_WITH_IMM;
-	}
-	xib_hca_recv_cqe(qp, &cqe, xib_bth_se(pkt->bth));
-	r->has_wqe = false;
-	return 0;
+	return xib_hca_send_place(qp, pkt);
 }
 
 /*
