@@ -36,8 +36,11 @@ int xib_mad_init(void);
 void xib_mad_exit(void);
 u32 xib_mad_nr_posted(struct xib_device *dev);
 
-/* netlink.c */
+/* stats.c */
+int xib_stats_read(struct xib_device *dev, u64 *vals);
+int xib_stats_reset(struct xib_device *dev);
 
+/* netlink.c */
 int xib_netlink_init(void);
 void xib_netlink_exit(void);
 

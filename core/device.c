@@ -59,6 +59,8 @@ static void xib_device_release(struct device *device)
 	xa_destroy(&dev->client_data);
 	mutex_destroy(&dev->port_lock);
 	kfree(dev->ports);
+	mutex_destroy(&dev->stats_lock);
+	kfree(dev->stats_base);
 	kfree(dev);
 }
 
@@ -101,6 +103,7 @@ struct xib_device *xib_alloc_device(const struct xib_device_ops *ops,
 	}
 	atomic_set(&dev->cm_ids, 0);
 	mutex_init(&dev->port_lock);
+	mutex_init(&dev->stats_lock);
 	init_rwsem(&dev->event_rwsem);
 	INIT_LIST_HEAD(&dev->event_handlers);
 	init_completion(&dev->users_done);

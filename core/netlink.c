@@ -7,6 +7,7 @@
 #include <linux/cred.h>
 #include <linux/module.h>
 #include <linux/pid_namespace.h>
+#include <linux/slab.h>
 #include <net/genetlink.h>
 #include <net/sock.h>
 
@@ -40,6 +41,7 @@ static const struct nla_policy xib_nl_policy[XIB_ATTR_MAX + 1] = {
 	/* a filter of XIB_CMD_RES_QP_GET */
 	[XIB_ATTR_RES_QPN]	= { .type = NLA_U32 },
 	[XIB_ATTR_RES_QP_TYPE ... XIB_ATTR_RES_DGID] = { .type = NLA_REJECT },
+	[XIB_ATTR_STATS ... XIB_ATTR_STAT_VALUE] = { .type = NLA_REJECT },
 };
 
 static struct genl_family xib_nl_family;
@@ -186,8 +188,9 @@ static int xib_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
 	return ret;
 }
 
-static int xib_nl_dev_get_dumpit(struct sk_buff *skb,
-				 struct netlink_callback *cb)
+/* A dump of one message per device of the caller's namespace, by @fill. */
+static int xib_nl_dev_dumpit(struct sk_buff *skb, struct netlink_callback *cb,
+			     xib_nl_fill_t fill)
 {
 	struct net *net = sock_net(skb->sk);
 	unsigned long index = cb->args[0];
@@ -196,8 +199,8 @@ static int xib_nl_dev_get_dumpit(struct sk_buff *skb,
 
 	mutex_lock(&xib_reg_mutex);
 	while ((dev = xib_device_next_locked(net, &index))) {
-		ret = xib_nl_fill_dev(skb, dev, 0, NETLINK_CB(cb->skb).portid,
-				      cb->nlh->nlmsg_seq, NLM_F_MULTI);
+		ret = fill(skb, dev, 1, NETLINK_CB(cb->skb).portid,
+			   cb->nlh->nlmsg_seq, NLM_F_MULTI);
 		if (ret)
 			break;
 		index++;
@@ -208,6 +211,103 @@ static int xib_nl_dev_get_dumpit(struct sk_buff *skb,
 	if (ret && ret != -EMSGSIZE)
 		return ret;
 	return skb->len;
+}
+
+static int xib_nl_dev_get_dumpit(struct sk_buff *skb,
+				 struct netlink_callback *cb)
+{
+	return xib_nl_dev_dumpit(skb, cb, xib_nl_fill_dev);
+}
+
+static int xib_nl_put_stats(struct sk_buff *skb, struct xib_device *dev)
+{
+	const struct xib_device_ops *ops = dev->ops;
+	struct nlattr *stats, *entry;
+	int i, n, ret = 0;
+	u64 *vals;
+
+	stats = nla_nest_start(skb, XIB_ATTR_STATS);
+	if (!stats)
+		return -EMSGSIZE;
+	vals = kmalloc_array(ops->num_stats ?: 1, sizeof(*vals), GFP_KERNEL);
+	if (!vals)
+		return -ENOMEM;
+	n = xib_stats_read(dev, vals);
+	for (i = 0; i < n; i++) {
+		entry = nla_nest_start(skb, XIB_ATTR_STAT_ENTRY);
+		if (!entry ||
+		    nla_put_string(skb, XIB_ATTR_STAT_NAME, ops->stat_names[i]) ||
+		    nla_put_u64_64bit(skb, XIB_ATTR_STAT_VALUE, vals[i],
+				      XIB_ATTR_PAD)) {
+			ret = -EMSGSIZE;
+			break;
+		}
+		nla_nest_end(skb, entry);
+	}
+	kfree(vals);
+	if (!ret)
+		nla_nest_end(skb, stats);
+	return ret;
+}
+
+/* @port: always 1; counters are the device's and it has one port. */
+static int xib_nl_fill_stats(struct sk_buff *skb, struct xib_device *dev,
+			     u32 port, u32 portid, u32 seq, int flags)
+{
+	void *hdr;
+	int ret;
+
+	hdr = genlmsg_put(skb, portid, seq, &xib_nl_family, flags,
+			  XIB_CMD_STAT_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, XIB_ATTR_DEV_INDEX, dev->index) ||
+	    nla_put_string(skb, XIB_ATTR_DEV_NAME, dev->name) ||
+	    nla_put_u32(skb, XIB_ATTR_PORT_INDEX, 1)) {
+		ret = -EMSGSIZE;
+		goto err_cancel;
+	}
+	ret = xib_nl_put_stats(skb, dev);
+	if (ret)
+		goto err_cancel;
+	genlmsg_end(skb, hdr);
+	return 0;
+
+err_cancel:
+	genlmsg_cancel(skb, hdr);
+	return ret;
+}
+
+static int xib_nl_stat_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct xib_device *dev;
+	int ret;
+
+	dev = xib_nl_get_dev(info);
+	if (IS_ERR(dev))
+		return PTR_ERR(dev);
+	ret = xib_nl_reply(info, xib_nl_fill_stats, dev, 1);
+	xib_device_release_user(dev);
+	return ret;
+}
+
+static int xib_nl_stat_get_dumpit(struct sk_buff *skb,
+				  struct netlink_callback *cb)
+{
+	return xib_nl_dev_dumpit(skb, cb, xib_nl_fill_stats);
+}
+
+static int xib_nl_stat_reset(struct sk_buff *skb, struct genl_info *info)
+{
+	struct xib_device *dev;
+	int ret;
+
+	dev = xib_nl_get_dev(info);
+	if (IS_ERR(dev))
+		return PTR_ERR(dev);
+	ret = xib_stats_reset(dev);
+	xib_device_release_user(dev);
+	return ret;
 }
 
 static int xib_nl_put_gids(struct sk_buff *skb, const struct xib_port *port)
@@ -785,6 +885,16 @@ static const struct genl_ops xib_nl_ops[] = {
 	{ .cmd = XIB_CMD_RES_SRQ_GET, .dumpit = xib_nl_res_get_dumpit, },
 	{ .cmd = XIB_CMD_RES_AH_GET, .dumpit = xib_nl_res_get_dumpit, },
 	{ .cmd = XIB_CMD_RES_CTX_GET, .dumpit = xib_nl_res_get_dumpit, },
+	{
+		.cmd = XIB_CMD_STAT_GET,
+		.doit = xib_nl_stat_get_doit,
+		.dumpit = xib_nl_stat_get_dumpit,
+	},
+	{
+		.cmd = XIB_CMD_STAT_RESET,
+		.doit = xib_nl_stat_reset,
+		.flags = GENL_UNS_ADMIN_PERM,
+	},
 };
 
 static struct genl_family xib_nl_family __ro_after_init = {

@@ -206,6 +206,12 @@ struct xib_event_handler {
  *	only the driver knows of @qp for a resource dump.  Process context,
  *	with a reference on @qp, which may have been destroyed meanwhile
  * @query_cq_res: optional; likewise for a CQ
+ * @stat_names: optional; the names of the device's @num_stats counters
+ *	(lower case letters, digits and '_'; a name never changes meaning)
+ * @num_stats: the number of entries of @stat_names
+ * @get_stats: required with @stat_names; fill @vals with the @num_stats
+ *	counters' counts since the device was allocated, in @stat_names
+ *	order.  Process context, with a user reference on the device.
  * @post_mad: optional; send one GSI datagram (xib_mad.h) from QP1 of
  *	@addr->ah.port_num.  Any context; must not call back into the MAD
  *	layer.  0 or a negative errno (the datagram was not sent).
@@ -254,6 +260,9 @@ struct xib_device_ops {
 			const struct xib_mad *mad);
 	void (*query_qp_res)(struct xib_qp *qp, struct xib_qp_res *res);
 	void (*query_cq_res)(struct xib_cq *cq, struct xib_cq_res *res);
+	const char * const *stat_names;
+	u32 num_stats;
+	void (*get_stats)(struct xib_device *dev, u64 *vals);
 };
 
 /* Object types, for the per-device object tables and resource counts. */
@@ -302,6 +311,10 @@ enum xib_res_type {
  * @mad: the MAD layer's per-device state (core/mad.c): set while the
  *	MAD layer's client is attached to the device, else NULL; read under
  *	RCU
+ * @stats_lock: protects @stats_base
+ * @stats_base: the driver's counts (ops->get_stats) at the last reset of
+ *	the counters, which readers see as differences from it; NULL until
+ *	the first reset (core/stats.c)
  *
  * QP numbers and MR key indices are drawn at random (see core/verbs.c),
  * so the tables keep no allocation cursor.
@@ -332,6 +345,9 @@ struct xib_device {
 	atomic_t cm_ids;
 
 	struct xib_mad_dev __rcu *mad;
+
+	struct mutex stats_lock;	/* protects @stats_base */
+	u64 *stats_base;
 };
 
 static inline struct xib_device *to_xib_device(struct device *dev)

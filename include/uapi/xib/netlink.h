@@ -103,6 +103,26 @@
  *	the context's objects.
  *	Dumps need no privilege; a doit request gets -EOPNOTSUPP.
  *
+ * XIB_CMD_STAT_GET
+ *	The device's counters (per port: every xib device has one port).
+ *	doit: XIB_ATTR_DEV_INDEX and/or XIB_ATTR_DEV_NAME; dumpit: every
+ *	device of the caller's namespace, in index order.  Reply:
+ *	XIB_ATTR_DEV_INDEX, XIB_ATTR_DEV_NAME, XIB_ATTR_PORT_INDEX (1) and
+ *	XIB_ATTR_STATS: a nest of XIB_ATTR_STAT_ENTRY nests, one per counter
+ *	in the driver's order, each with XIB_ATTR_STAT_NAME (the counter's
+ *	name: lower case letters, digits and '_'; a name keeps its meaning
+ *	for ever, new counters are only added) and XIB_ATTR_STAT_VALUE (u64:
+ *	the count since the device was created or since the last
+ *	XIB_CMD_STAT_RESET).  A device whose driver keeps no counters has an
+ *	empty nest.  The counters of xib_hca are listed in
+ *	Documentation/counters.rst.  No privilege is needed.
+ *
+ * XIB_CMD_STAT_RESET
+ *	doit: XIB_ATTR_DEV_INDEX and/or XIB_ATTR_DEV_NAME; every counter of
+ *	the device starts again from zero (for readers of XIB_CMD_STAT_GET;
+ *	the driver's own counts are not touched).  Needs CAP_NET_ADMIN.
+ *	-ENODEV if there is no such device in the caller's namespace.
+ *
  * Every command refuses unknown attributes (strict validation).
  */
 #ifndef _UAPI_XIB_NETLINK_H
@@ -124,6 +144,8 @@ enum xib_nl_cmd {
 	XIB_CMD_RES_SRQ_GET,
 	XIB_CMD_RES_AH_GET,
 	XIB_CMD_RES_CTX_GET,
+	XIB_CMD_STAT_GET,
+	XIB_CMD_STAT_RESET,
 
 	__XIB_CMD_MAX,
 	XIB_CMD_MAX = __XIB_CMD_MAX - 1
@@ -191,6 +213,11 @@ enum xib_nl_attr {
 	XIB_ATTR_RES_SRQ_LIMIT,		/* u32 */
 	XIB_ATTR_RES_AHN,		/* u32 */
 	XIB_ATTR_RES_DGID,		/* binary, 16 bytes, network order */
+	/* Counters (XIB_CMD_STAT_GET); see above. */
+	XIB_ATTR_STATS,			/* nest of XIB_ATTR_STAT_ENTRY */
+	XIB_ATTR_STAT_ENTRY,		/* nest */
+	XIB_ATTR_STAT_NAME,		/* string */
+	XIB_ATTR_STAT_VALUE,		/* u64 */
 
 	__XIB_ATTR_MAX,
 	XIB_ATTR_MAX = __XIB_ATTR_MAX - 1
