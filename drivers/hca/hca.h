@@ -28,6 +28,7 @@
  *                replay and the UC responder's PSN rules (pure functions)
  *   hca_pkt.c    packet building shared by all (xib_hca_build_pkt())
  *   hca_net.c    the network side (UDP socket, ICRC, routing)
+ *   hca_stats.c  the device counters' names and reader
  *   hca_wire.c   header formats, the opcode table and the requester's
  *                [WR opcode][position] table
  *
@@ -103,6 +104,7 @@
 #include <xib/xib_verbs.h>
 
 #include "hca_net.h"
+#include "hca_stats.h"
 #include "hca_wire.h"
 
 #define XIB_HCA_MAX_SGE		32
@@ -142,8 +144,8 @@
  * @qps_lock: protects @qps
  * @qps: every QP of the device (struct xib_hca_qp.engine_node)
  * @nqps: entries of @qps
- * @qkey_viol: UD packets dropped for a wrong Q_Key
- * @rx_drop: packets dropped for any other reason
+ * @stats: the device's counters (hca_stats.h), per CPU; allocated before
+ *	the device can count and freed with its memory (xib_hca_dealloc())
  */
 struct xib_hca_dev {
 	struct xib_device xdev;
@@ -159,8 +161,7 @@ struct xib_hca_dev {
 	struct list_head qps;
 	unsigned int nqps;
 
-	atomic64_t qkey_viol;
-	atomic64_t rx_drop;
+	struct xib_hca_stats __percpu *stats;
 };
 
 static_assert(offsetof(struct xib_hca_dev, xdev) == 0);
@@ -168,6 +169,19 @@ static_assert(offsetof(struct xib_hca_dev, xdev) == 0);
 static inline struct xib_hca_dev *to_hca_dev(struct xib_device *xdev)
 {
 	return container_of(xdev, struct xib_hca_dev, xdev);
+}
+
+/* Count one event @s on @hca; any context. */
+static inline void xib_hca_stat_inc(struct xib_hca_dev *hca,
+				    enum xib_hca_stat s)
+{
+	this_cpu_inc(hca->stats->v[s]);
+}
+
+static inline void xib_hca_stat_add(struct xib_hca_dev *hca,
+				    enum xib_hca_stat s, u64 n)
+{
+	this_cpu_add(hca->stats->v[s], n);
 }
 
 static inline struct xib_hca_db_page *xib_hca_db(struct xib_hca_dev *hca)
@@ -658,6 +672,7 @@ int xib_hca_atomic_exec(struct xib_umem *umem, u64 offset, bool cmp_swap,
 int xib_hca_dellink(struct xib_device *xdev);
 struct net_device *xib_hca_get_netdev(struct xib_device *xdev, u32 port);
 void xib_hca_dealloc(struct xib_device *xdev);
+void xib_hca_get_stats(struct xib_device *xdev, u64 *vals);
 
 /* hca_verbs.c */
 extern const struct xib_device_ops xib_hca_dev_ops;

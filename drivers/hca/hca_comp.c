@@ -253,11 +253,13 @@ static void xib_hca_retry(struct xib_hca_qp *qp, u32 psn)
 	lockdep_assert_held(&sq->lock);
 	sq->timed_out = false;
 	if (!sq->retry_left) {
+		xib_hca_stat_inc(qp_hca(qp), XIB_HCA_STAT_RETRY_EXCEEDED);
 		xib_hca_fail_head(qp, XIB_HCA_WC_RETRY_EXC_ERR);
 		return;
 	}
 	sq->retry_left--;
 	sq->retransmits++;
+	xib_hca_stat_inc(qp_hca(qp), XIB_HCA_STAT_RETRIES);
 	xib_hca_rewind(qp, psn);
 	sq->blocked = false;
 	xib_hca_rto_restart(qp);
@@ -317,6 +319,7 @@ void xib_hca_comp_timeout(struct xib_hca_qp *qp)
 	lockdep_assert_held(&sq->lock);
 	sq->rd_gap = false;
 	if (xib_hca_outstanding(qp)) {
+		xib_hca_stat_inc(qp_hca(qp), XIB_HCA_STAT_LOCAL_ACK_TIMEOUTS);
 		if (sq->backoff < U8_MAX)
 			sq->backoff++;
 		sq->cwnd = 1;
@@ -380,6 +383,7 @@ static void xib_hca_rnr_nak(struct xib_hca_qp *qp, u32 psn, u8 timer)
 	xib_hca_una(qp, psn);
 	sq->rnr_naks++;
 	if (!sq->rnr_left) {
+		xib_hca_stat_inc(qp_hca(qp), XIB_HCA_STAT_RNR_RETRY_EXCEEDED);
 		xib_hca_fail_head(qp, XIB_HCA_WC_RNR_RETRY_EXC_ERR);
 		return;
 	}
@@ -430,9 +434,14 @@ static void xib_hca_ack(struct xib_hca_qp *qp, const struct xib_hca_pkt *pkt)
 			xib_hca_read_gap(qp, xib_hca_resend_point(qp));
 		break;
 	case XIB_AETH_RNR_NAK:
+		xib_hca_stat_inc(qp_hca(qp), XIB_HCA_STAT_RNR_NAKS_RCVD);
 		xib_hca_rnr_nak(qp, psn, syn & XIB_AETH_VALUE_MASK);
 		break;
 	case XIB_AETH_NAK:
+		xib_hca_stat_inc(qp_hca(qp), (syn & XIB_AETH_VALUE_MASK) ==
+				 XIB_AETH_NAK_PSN_SEQ ?
+				 XIB_HCA_STAT_SEQ_NAKS_RCVD :
+				 XIB_HCA_STAT_ERR_NAKS_RCVD);
 		xib_hca_nak(qp, psn, syn & XIB_AETH_VALUE_MASK);
 		break;
 	default:

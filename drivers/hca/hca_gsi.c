@@ -87,5 +87,5 @@ void xib_hca_gsi_recv(struct xib_hca_dev *hca, struct sk_buff *skb,
 	kfree(r);
 	return;
 drop:
-	atomic64_inc(&hca->rx_drop);
+	xib_hca_stat_inc(hca, XIB_HCA_STAT_RX_MALFORMED);
 }

@@ -35,6 +35,8 @@ void xib_hca_dealloc(struct xib_device *xdev)
 	if (hca->db)
 		xib_mmap_put(hca->db);
 	hca->db = NULL;
+	free_percpu(hca->stats);
+	hca->stats = NULL;
 }
 
 /* Stop what newlink started after the allocation, in reverse order. */
@@ -131,9 +133,12 @@ static int xib_hca_newlink(const char *name, struct net_device *ndev,
 	hca->xdev.node_guid = xib_hca_node_guid(ndev);
 	hca->xdev.dev.parent = &ndev->dev;
 	xib_hca_set_attrs(hca);
-	atomic64_set(&hca->qkey_viol, 0);
-	atomic64_set(&hca->rx_drop, 0);
 
+	hca->stats = alloc_percpu(struct xib_hca_stats);
+	if (!hca->stats) {
+		ret = -ENOMEM;
+		goto err_dealloc;
+	}
 	hca->db = xib_mmap_alloc(PAGE_ALIGN(sizeof(struct xib_hca_db_page)),
 				 true);
 	if (!hca->db) {

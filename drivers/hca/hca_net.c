@@ -90,20 +90,14 @@ struct xib_hca_net {
  * @ifindex: its interface's index in @xn at attach time, the key in
  *	@xn->ports
  * @list: on xib_hca_ports (xib_hca_net_lock)
- * @rx_icrc_errors: received packets dropped for a bad ICRC
- * @rx_malformed: received packets dropped for bad lengths or headers
- * @tx_no_route: packets not sent for want of a route
- * @tx_dropped: packets the IP output path or the loopback path dropped
+ *
+ * What the network side drops is counted in @hca's counters (hca_stats.h).
  */
 struct xib_hca_port {
 	struct xib_hca_dev *hca;
 	struct xib_hca_net *xn;
 	int ifindex;
 	struct list_head list;
-	atomic64_t rx_icrc_errors;
-	atomic64_t rx_malformed;
-	atomic64_t tx_no_route;
-	atomic64_t tx_dropped;
 };
 
 static unsigned int xib_hca_net_id __read_mostly;
@@ -218,7 +212,7 @@ static void xib_hca_rx(struct xib_hca_port *port, struct sk_buff *skb)
 	len = nhlen + skb->len;
 	ret = xib_icrc_check(nh, len);
 	if (ret == -EBADMSG) {
-		atomic64_inc(&port->rx_icrc_errors);
+		xib_hca_stat_inc(port->hca, XIB_HCA_STAT_RX_ICRC_ERRORS);
 		goto drop;
 	}
 	if (ret)
@@ -230,7 +224,7 @@ static void xib_hca_rx(struct xib_hca_port *port, struct sk_buff *skb)
 	return;
 
 malformed:
-	atomic64_inc(&port->rx_malformed);
+	xib_hca_stat_inc(port->hca, XIB_HCA_STAT_RX_MALFORMED);
 drop:
 	kfree_skb(skb);
 }
@@ -247,7 +241,7 @@ static int xib_hca_encap_rcv(struct sock *sk, struct sk_buff *skb)
 	if (!port)
 		goto drop;
 	if (skb_linearize(skb)) {
-		atomic64_inc(&port->rx_malformed);
+		xib_hca_stat_inc(port->hca, XIB_HCA_STAT_RX_MALFORMED);
 		goto drop;
 	}
 	xib_hca_rx(port, skb);
@@ -442,12 +436,18 @@ static void xib_hca_seal(struct sk_buff *skb)
 				   skb_network_header(skb)));
 }
 
+static void xib_hca_stat_sent(struct xib_hca_dev *hca, u32 len)
+{
+	xib_hca_stat_inc(hca, XIB_HCA_STAT_TX_PACKETS);
+	xib_hca_stat_add(hca, XIB_HCA_STAT_TX_BYTES, len);
+}
+
 static int xib_hca_tx_result(struct xib_hca_port *port, int ret)
 {
 	ret = net_xmit_eval(ret);
 	if (!ret)
 		return 0;
-	atomic64_inc(&port->tx_dropped);
+	xib_hca_stat_inc(port->hca, XIB_HCA_STAT_TX_DROPPED);
 	return ret < 0 ? ret : -ENOBUFS;
 }
 
@@ -496,7 +496,7 @@ static int xib_hca_xmit4(struct xib_hca_port *port, struct xib_hca_net *xn,
 				 ip_local_out(net, READ_ONCE(xn->sock4)->sk, skb));
 
 no_route:
-	atomic64_inc(&port->tx_no_route);
+	xib_hca_stat_inc(port->hca, XIB_HCA_STAT_TX_NO_ROUTE);
 	kfree_skb(skb);
 	return -EHOSTUNREACH;
 }
@@ -552,7 +552,7 @@ static int xib_hca_xmit6(struct xib_hca_port *port, struct xib_hca_net *xn,
 	return xib_hca_tx_result(port, ip6_local_out(net, sock->sk, skb));
 
 no_route:
-	atomic64_inc(&port->tx_no_route);
+	xib_hca_stat_inc(port->hca, XIB_HCA_STAT_TX_NO_ROUTE);
 	kfree_skb(skb);
 	return -EHOSTUNREACH;
 }
@@ -563,7 +563,7 @@ static int xib_hca_xmit6(struct xib_hca_port *port, struct xib_hca_net *xn,
 			 const struct in6_addr *saddr,
 			 const struct in6_addr *daddr)
 {
-	atomic64_inc(&port->tx_no_route);
+	xib_hca_stat_inc(port->hca, XIB_HCA_STAT_TX_NO_ROUTE);
 	kfree_skb(skb);
 	return -EHOSTUNREACH;
 }
@@ -587,6 +587,7 @@ int xib_hca_xmit(struct xib_hca_dev *hca, struct sk_buff *skb,
 	struct xib_hca_port *port = NULL;
 	struct in6_addr sgid, dgid;
 	struct net_device *ndev;
+	u32 len = skb->len + XIB_ICRC_LEN;
 	struct xib_hca_net *xn;
 	unsigned int loss;
 	int ret;
@@ -597,6 +598,7 @@ int xib_hca_xmit(struct xib_hca_dev *hca, struct sk_buff *skb,
 	loss = READ_ONCE(xib_hca_tx_loss);
 	if (unlikely(loss) && get_random_u32() % loss == 0) {
 		consume_skb(skb);	/* "lost on the wire": sent, never arrives */
+		xib_hca_stat_sent(hca, len);
 		return 0;
 	}
 
@@ -629,10 +631,12 @@ int xib_hca_xmit(struct xib_hca_dev *hca, struct sk_buff *skb,
 	else
 		ret = xib_hca_xmit6(port, xn, ndev, skb, path, &sgid, &dgid);
 	rcu_read_unlock();
+	if (!ret)
+		xib_hca_stat_sent(hca, len);
 	return ret;
 
 drop_count:
-	atomic64_inc(&port->tx_dropped);
+	xib_hca_stat_inc(port->hca, XIB_HCA_STAT_TX_DROPPED);
 drop:
 	rcu_read_unlock();
 	kfree_skb(skb);
@@ -826,30 +830,6 @@ void xib_hca_net_detach(struct xib_hca_dev *hca)
 		xib_hca_net_close(xn);
 	mutex_unlock(&xib_hca_net_lock);
 	kfree(port);
-}
-
-/**
- * xib_hca_net_get_stats() - the network side's drop counters of an HCA
- * @hca: the HCA
- * @stats: filled in; all zero if @hca is not attached
- *
- * Context: process context.
- */
-void xib_hca_net_get_stats(struct xib_hca_dev *hca,
-			   struct xib_hca_net_stats *stats)
-{
-	struct xib_hca_port *port;
-
-	memset(stats, 0, sizeof(*stats));
-	mutex_lock(&xib_hca_net_lock);
-	port = xib_hca_port_find(hca);
-	if (port) {
-		stats->rx_icrc_errors = atomic64_read(&port->rx_icrc_errors);
-		stats->rx_malformed = atomic64_read(&port->rx_malformed);
-		stats->tx_no_route = atomic64_read(&port->tx_no_route);
-		stats->tx_dropped = atomic64_read(&port->tx_dropped);
-	}
-	mutex_unlock(&xib_hca_net_lock);
 }
 
 /* --- namespaces and module ------------------------------------------------------ */

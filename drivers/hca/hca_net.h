@@ -75,24 +75,6 @@ void xib_hca_net_exit(void);
 int xib_hca_net_attach(struct xib_hca_dev *hca, struct netlink_ext_ack *extack);
 void xib_hca_net_detach(struct xib_hca_dev *hca);
 
-/**
- * struct xib_hca_net_stats - packets the network side dropped for an HCA
- * @rx_icrc_errors: received with a bad ICRC
- * @rx_malformed: received with bad lengths or headers
- * @tx_no_route: not sent for want of a route (or of IPv6)
- * @tx_dropped: not sent for want of memory, or dropped by the IP layer
- */
-struct xib_hca_net_stats {
-	u64 rx_icrc_errors;
-	u64 rx_malformed;
-	u64 tx_no_route;
-	u64 tx_dropped;
-};
-
-/* Process context.  All zero if @hca is not attached. */
-void xib_hca_net_get_stats(struct xib_hca_dev *hca,
-			   struct xib_hca_net_stats *stats);
-
 /*
  * A packet of @len bytes (BTH to the end of the payload, pad included)
  * for @hca: skb->data is at the BTH with @len bytes put; headroom for the

@@ -111,6 +111,16 @@ static bool xib_hca_cq_arm_fires(struct xib_hca_cq *cq, bool solicited)
 	return true;
 }
 
+/* The counter of a CQE of @status. */
+static enum xib_hca_stat xib_hca_cqe_stat(u8 status)
+{
+	if (status == XIB_HCA_WC_SUCCESS)
+		return XIB_HCA_STAT_CQE_SUCCESS;
+	if (status == XIB_HCA_WC_WR_FLUSH_ERR)
+		return XIB_HCA_STAT_CQE_FLUSHED;
+	return XIB_HCA_STAT_CQE_ERROR;
+}
+
 /**
  * xib_hca_cq_post() - write one CQE
  * @cq: the CQ
@@ -149,6 +159,8 @@ int xib_hca_cq_post(struct xib_hca_cq *cq, const struct xib_hca_cqe *cqe,
 		memcpy(xib_hca_ring_slot(&cq->ring, cq->prod), cqe,
 		       sizeof(*cqe));
 		cq->prod++;
+		xib_hca_stat_inc(to_hca_dev(cq->ibcq.device),
+				 xib_hca_cqe_stat(cqe->status));
 		/* the CQE is written before the poller sees prod */
 		smp_store_release(&hdr->prod, cq->prod);
 		/*

@@ -42,7 +42,7 @@ static void xib_hca_dispatch(struct xib_hca_qp *qp, struct sk_buff *skb,
 	}
 	return;
 drop:
-	atomic64_inc(&qp_hca(qp)->rx_drop);
+	xib_hca_stat_inc(qp_hca(qp), XIB_HCA_STAT_RX_DROP_QP_STATE);
 }
 
 /**
@@ -55,12 +55,17 @@ drop:
 void xib_hca_recv(struct xib_hca_dev *hca, struct sk_buff *skb)
 {
 	struct xib_hca_pkt pkt;
+	enum xib_hca_stat why;
 	struct xib_qp *ibqp;
 	u16 pkey;
 
+	xib_hca_stat_inc(hca, XIB_HCA_STAT_RX_PACKETS);
+	xib_hca_stat_add(hca, XIB_HCA_STAT_RX_BYTES, skb->len + XIB_ICRC_LEN);
+	why = XIB_HCA_STAT_RX_MALFORMED;
 	if (skb_linearize(skb) ||
 	    xib_hca_parse(skb->data, skb->len + XIB_ICRC_LEN, &pkt))
 		goto drop;
+	why = XIB_HCA_STAT_RX_DROP_PKEY;
 	pkey = xib_bth_pkey(pkt.bth);
 	if ((pkey & 0x7fff) != (XIB_HCA_DEFAULT_PKEY & 0x7fff))
 		goto drop;
@@ -70,6 +75,7 @@ void xib_hca_recv(struct xib_hca_dev *hca, struct sk_buff *skb)
 		consume_skb(skb);
 		return;
 	}
+	why = XIB_HCA_STAT_RX_DROP_UNKNOWN_QP;
 	ibqp = xib_qp_get_by_num(&hca->xdev, xib_bth_dqpn(pkt.bth));
 	if (!ibqp)
 		goto drop;
@@ -78,6 +84,6 @@ void xib_hca_recv(struct xib_hca_dev *hca, struct sk_buff *skb)
 	consume_skb(skb);
 	return;
 drop:
-	atomic64_inc(&hca->rx_drop);
+	xib_hca_stat_inc(hca, why);
 	kfree_skb(skb);
 }

@@ -66,8 +66,21 @@ static void xib_hca_xmit_ack(struct xib_hca_qp *qp, bool atomic, u8 syndrome,
 	path = qp->path;
 	spin_unlock_bh(&qp->rq.lock);
 	skb = xib_hca_build_pkt(qp, &f, 0, &payload);
-	if (skb)
-		xib_hca_xmit(qp_hca(qp), skb, &path);
+	if (!skb)
+		return;
+	switch (syndrome & XIB_AETH_TYPE_MASK) {
+	case XIB_AETH_RNR_NAK:
+		xib_hca_stat_inc(qp_hca(qp), XIB_HCA_STAT_RNR_NAKS_SENT);
+		break;
+	case XIB_AETH_NAK:
+		xib_hca_stat_inc(qp_hca(qp),
+				 (syndrome & XIB_AETH_VALUE_MASK) ==
+				 XIB_AETH_NAK_PSN_SEQ ?
+				 XIB_HCA_STAT_SEQ_NAKS_SENT :
+				 XIB_HCA_STAT_ERR_NAKS_SENT);
+		break;
+	}
+	xib_hca_xmit(qp_hca(qp), skb, &path);
 }
 
 /**
@@ -222,14 +235,22 @@ void xib_hca_ud_recv(struct xib_hca_qp *qp, struct sk_buff *skb,
 	struct xib_hca_rwqe *wqe = &qp->rq.resp.wqe;
 	struct xib_hca_cqe cqe = {};
 	u8 grh[40];
+	int ret;
 
 	if (xib_deth_qkey(deth) != qp->qkey) {
-		atomic64_inc(&qp_hca(qp)->qkey_viol);
+		xib_hca_stat_inc(qp_hca(qp), XIB_HCA_STAT_RX_DROP_QKEY);
 		return;
 	}
 	spin_lock_bh(&qp->rq.lock);
-	if (qp->dead || xib_hca_take_rwqe(qp, wqe))
-		goto out;	/* no receive WQE: UD drops */
+	if (qp->dead)
+		goto out;
+	ret = xib_hca_take_rwqe(qp, wqe);
+	if (ret) {
+		if (ret == -EAGAIN)	/* no receive WQE: UD drops */
+			xib_hca_stat_inc(qp_hca(qp),
+					 XIB_HCA_STAT_RX_DROP_NO_RECV_WQE);
+		goto out;
+	}
 	cqe.wr_id = wqe->wr_id;
 	cqe.opcode = XIB_HCA_WC_RECV;
 	cqe.byte_len = 40 + pkt->payload_len;
@@ -729,6 +750,7 @@ void xib_hca_rc_recv(struct xib_hca_qp *qp, const struct xib_hca_pkt *pkt)
 		}
 		break;
 	case XIB_HCA_PSN_DUPLICATE:
+		xib_hca_stat_inc(qp_hca(qp), XIB_HCA_STAT_RX_DUPLICATE_REQUESTS);
 		xib_hca_rc_dup(qp, pkt, &ack);
 		break;
 	case XIB_HCA_PSN_EXPECTED:
@@ -894,7 +916,7 @@ void xib_hca_uc_recv(struct xib_hca_qp *qp, const struct xib_hca_pkt *pkt)
 
 	if (op >= ARRAY_SIZE(xib_hca_uc_handlers) ||
 	    !xib_hca_uc_handlers[op]) {
-		atomic64_inc(&qp_hca(qp)->rx_drop);
+		xib_hca_stat_inc(qp_hca(qp), XIB_HCA_STAT_RX_DROP_UC);
 		return;
 	}
 	handler = xib_hca_uc_handlers[op];
@@ -924,7 +946,7 @@ void xib_hca_uc_recv(struct xib_hca_qp *qp, const struct xib_hca_pkt *pkt)
 		r->msn = (r->msn + 1) & XIB_MSN_MASK;
 	goto out;
 drop:
-	atomic64_inc(&qp_hca(qp)->rx_drop);
+	xib_hca_stat_inc(qp_hca(qp), XIB_HCA_STAT_RX_DROP_UC);
 out:
 	spin_unlock_bh(&qp->rq.lock);
 }

@@ -93,6 +93,7 @@ static int xib_hca_kick(struct xib_qp *ibqp)
 {
 	struct xib_hca_qp *qp = to_hca_qp(ibqp);
 
+	xib_hca_stat_inc(qp_hca(qp), XIB_HCA_STAT_KICKS);
 	xib_hca_req_run(qp, XIB_HCA_QP_BUDGET);
 	xib_hca_kick_engine(qp_hca(qp));
 	return 0;
@@ -684,6 +685,9 @@ const struct xib_device_ops xib_hca_dev_ops = {
 	.get_netdev = xib_hca_get_netdev,
 	.dellink = xib_hca_dellink,
 	.dealloc_driver = xib_hca_dealloc,
+	.stat_names = xib_hca_stat_names,
+	.num_stats = XIB_HCA_NSTATS,
+	.get_stats = xib_hca_get_stats,
 	.size_pd = sizeof(struct xib_hca_pd),
 	.size_mr = sizeof(struct xib_hca_mr),
 	.size_cq = sizeof(struct xib_hca_cq),

@@ -160,6 +160,17 @@ static struct sk_buff *xib_net_rx_skb(struct kunit *test, const u8 *pkt,
 	return skb;
 }
 
+static int xib_net_stats_init(struct kunit_resource *res, void *context)
+{
+	res->data = alloc_percpu(struct xib_hca_stats);
+	return res->data ? 0 : -ENOMEM;
+}
+
+static void xib_net_stats_free(struct kunit_resource *res)
+{
+	free_percpu(res->data);
+}
+
 static struct xib_hca_port *xib_net_port(struct kunit *test)
 {
 	struct xib_hca_port *port = kunit_kzalloc(test, sizeof(*port),
@@ -168,7 +179,22 @@ static struct xib_hca_port *xib_net_port(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, port);
 	port->hca = kunit_kzalloc(test, sizeof(*port->hca), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, port->hca);
+	port->hca->stats = kunit_alloc_resource(test, xib_net_stats_init,
+						xib_net_stats_free, GFP_KERNEL,
+						NULL);
+	KUNIT_ASSERT_NOT_NULL(test, port->hca->stats);
 	return port;
+}
+
+/* Counter @s of @port's HCA, summed over the CPUs. */
+static u64 xib_net_stat(struct xib_hca_port *port, enum xib_hca_stat s)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu_ptr(port->hca->stats, cpu)->v[s];
+	return sum;
 }
 
 static void xib_net_rx4_check(struct kunit *test, const u8 *fx, size_t len)
@@ -199,8 +225,8 @@ static void xib_net_rx4_check(struct kunit *test, const u8 *fx, size_t len)
 	KUNIT_EXPECT_EQ(test, cb->traffic_class, fx[1]);
 	KUNIT_EXPECT_EQ(test, cb->flow_label, 0U);
 	KUNIT_EXPECT_EQ(test, cb->src_port, get_unaligned_be16(fx + 20));
-	KUNIT_EXPECT_EQ(test, atomic64_read(&port->rx_icrc_errors), 0);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&port->rx_malformed), 0);
+	KUNIT_EXPECT_EQ(test, xib_net_stat(port, XIB_HCA_STAT_RX_ICRC_ERRORS), 0);
+	KUNIT_EXPECT_EQ(test, xib_net_stat(port, XIB_HCA_STAT_RX_MALFORMED), 0);
 
 	kfree_skb(xib_net_test_skb);
 	xib_net_test_skb = NULL;
@@ -244,8 +270,8 @@ static void xib_net_test_rx_bad_icrc(struct kunit *test)
 	pkt[15] ^= 0x01;
 	KUNIT_EXPECT_FALSE(test, xib_net_rx_one(test, port, pkt, sizeof(pkt),
 						XIB_NET_IP4_HLEN));
-	KUNIT_EXPECT_EQ(test, atomic64_read(&port->rx_icrc_errors), 3);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&port->rx_malformed), 0);
+	KUNIT_EXPECT_EQ(test, xib_net_stat(port, XIB_HCA_STAT_RX_ICRC_ERRORS), 3);
+	KUNIT_EXPECT_EQ(test, xib_net_stat(port, XIB_HCA_STAT_RX_MALFORMED), 0);
 
 	/* Fields the ICRC masks may change on the way: TTL, TOS, resv8a. */
 	memcpy(pkt, xib_fix_f81, sizeof(pkt));
@@ -255,7 +281,7 @@ static void xib_net_test_rx_bad_icrc(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, xib_net_rx_one(test, port, pkt, sizeof(pkt),
 					       XIB_NET_IP4_HLEN));
 	KUNIT_EXPECT_EQ(test, xib_hca_rx_cb(xib_net_test_skb)->hop_limit, 3);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&port->rx_icrc_errors), 3);
+	KUNIT_EXPECT_EQ(test, xib_net_stat(port, XIB_HCA_STAT_RX_ICRC_ERRORS), 3);
 }
 
 static void xib_net_test_rx_malformed(struct kunit *test)
@@ -314,8 +340,8 @@ static void xib_net_test_rx_malformed(struct kunit *test)
 						XIB_NET_IP4_HLEN));
 	bad++;
 
-	KUNIT_EXPECT_EQ(test, atomic64_read(&port->rx_malformed), bad);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&port->rx_icrc_errors), 0);
+	KUNIT_EXPECT_EQ(test, xib_net_stat(port, XIB_HCA_STAT_RX_MALFORMED), bad);
+	KUNIT_EXPECT_EQ(test, xib_net_stat(port, XIB_HCA_STAT_RX_ICRC_ERRORS), 0);
 	KUNIT_EXPECT_EQ(test, xib_net_test_calls, 0U);
 }
 
@@ -376,7 +402,7 @@ static void xib_net_test_rxe_ipv6(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, xib_net_diff(cb->sgid, fx + 8, 16), -1);
 	KUNIT_EXPECT_EQ(test, xib_net_diff(cb->dgid, fx + 24, 16), -1);
 	KUNIT_EXPECT_EQ(test, cb->src_port, get_unaligned_be16(fx + 40));
-	KUNIT_EXPECT_EQ(test, atomic64_read(&port->rx_icrc_errors), 0);
+	KUNIT_EXPECT_EQ(test, xib_net_stat(port, XIB_HCA_STAT_RX_ICRC_ERRORS), 0);
 }
 
 static void xib_net_test_ipv6(struct kunit *test)
@@ -450,7 +476,7 @@ static void xib_net_test_ipv6(struct kunit *test)
 	pkt[6] = 0;
 	KUNIT_EXPECT_FALSE(test, xib_net_rx_one(test, port, pkt, len,
 						XIB_NET_IP6_HLEN));
-	KUNIT_EXPECT_EQ(test, atomic64_read(&port->rx_malformed), 1);
+	KUNIT_EXPECT_EQ(test, xib_net_stat(port, XIB_HCA_STAT_RX_MALFORMED), 1);
 	/* The masked fields may change. */
 	pkt[6] = IPPROTO_UDP;
 	pkt[7] = 1;
@@ -461,7 +487,7 @@ static void xib_net_test_ipv6(struct kunit *test)
 	pkt[23] ^= 1;
 	KUNIT_EXPECT_FALSE(test, xib_net_rx_one(test, port, pkt, len,
 						XIB_NET_IP6_HLEN));
-	KUNIT_EXPECT_EQ(test, atomic64_read(&port->rx_icrc_errors), 1);
+	KUNIT_EXPECT_EQ(test, xib_net_stat(port, XIB_HCA_STAT_RX_ICRC_ERRORS), 1);
 }
 
 /* A clone (a packet kept for retransmission) is never written through. */
