@@ -317,6 +317,95 @@ uc_loss_msgs() {
 	[ "$status" -eq 0 ]
 }
 
+# Counter $3 of device $2 in namespace $1 (xibctl statistic, -j).
+stat_of() {
+	ip netns exec "$1" xibctl -j statistic show dev "$2" | jq -er ".[0].$3"
+}
+
+# The sum of every counter of device $2 in namespace $1.
+stat_sum() {
+	ip netns exec "$1" xibctl -j statistic show dev "$2" |
+		jq -e '[.[0] | to_entries[] | select(.key != "dev" and .key != "port") | .value] | add'
+}
+
+@test "statistic: exact packets, bytes, drops and completions of a known UD transfer" {
+	local r=3 mtu hdr pkts bytes
+	two_devices
+	inA xibctl statistic reset dev xib0
+	inB xibctl statistic reset dev xib1
+	[ "$(stat_sum xibA xib0)" -eq 0 ]
+	[ "$(stat_sum xibB xib1)" -eq 0 ]
+	run inA "$C/xib_ud_test" -d "$dev0" -D "$dev1" -n "$r"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	mtu=$(sed -n 's/.*, MTU \([0-9]*\)$/\1/p' <<<"$output")
+	[ -n "$mtu" ]
+	# every SEND carries an immediate: BTH 12 + DETH 8 + ImmDt 4 + ICRC 4,
+	# then the payload padded to 4 bytes.  Per round 0, 1, MTU/2 and MTU
+	# bytes; then 50 inline, 64 with a wrong Q_Key and 64.
+	hdr=28
+	pad4() { echo $((($1 + 3) / 4 * 4)); }
+	pkts=$((4 * r + 3))
+	bytes=$((r * (4 * hdr + 4 + $(pad4 $((mtu / 2))) + $(pad4 "$mtu")) + hdr + 52 + 2 * (hdr + 64)))
+	inA xibctl statistic show dev xib0
+	inB xibctl statistic show dev xib1
+	[ "$(stat_of xibA xib0 tx_packets)" -eq "$pkts" ]
+	[ "$(stat_of xibA xib0 tx_bytes)" -eq "$bytes" ]
+	[ "$(stat_of xibA xib0 rx_packets)" -eq 0 ]
+	[ "$(stat_of xibA xib0 cqe_success)" -eq "$pkts" ]
+	[ "$(stat_of xibB xib1 rx_packets)" -eq "$pkts" ]
+	[ "$(stat_of xibB xib1 rx_bytes)" -eq "$bytes" ]
+	[ "$(stat_of xibB xib1 tx_packets)" -eq 0 ]
+	[ "$(stat_of xibB xib1 rx_drop_qkey)" -eq 1 ]
+	[ "$(stat_of xibB xib1 cqe_success)" -eq $((pkts - 1)) ]
+	# a reset is per device and starts from zero again
+	inB xibctl statistic reset
+	[ "$(stat_sum xibB xib1)" -eq 0 ]
+	[ "$(stat_of xibA xib0 tx_packets)" -eq "$pkts" ]
+}
+
+@test "statistic: ICRC errors under corruption, retries, no error completions" {
+	modprobe sch_netem 2>/dev/null || true
+	# A's packets to B: 5% have a bit flipped (IPv4 RoCE has no UDP
+	# checksum, so the ICRC is what catches them)
+	inA tc qdisc add dev xv0 root netem corrupt 5%
+	two_devices
+	run inA "$C/xib_rc_test" -d "$dev0" -D "$dev1" -t 1M "${RC_QUICK[@]}"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *PASS* ]]
+	inA xibctl statistic show dev xib0
+	inB xibctl statistic show dev xib1
+	[ "$(stat_of xibB xib1 rx_icrc_errors)" -gt 0 ]
+	[ "$(stat_of xibA xib0 retries)" -gt 0 ]
+	# what B counted arrived from A: nothing is counted twice
+	[ $(($(stat_of xibB xib1 rx_packets) + $(stat_of xibB xib1 rx_icrc_errors))) -le \
+		"$(stat_of xibA xib0 tx_packets)" ]
+	[ "$(stat_of xibA xib0 cqe_error)" -eq 0 ]
+	[ "$(stat_of xibB xib1 cqe_error)" -eq 0 ]
+}
+
+@test "statistic: reset needs CAP_NET_ADMIN, show does not" {
+	local bin
+	one_device
+	# a copy every user may run
+	bin=$(mktemp -d /tmp/xib-stat.XXXXXX)
+	chmod 755 "$bin"
+	install -m 755 "$(command -v xibctl)" "$bin/"
+	run inA setpriv --reuid=65534 --regid=65534 --clear-groups "$bin/xibctl" statistic reset dev xib0
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"Operation not permitted"* ]]
+	run inA setpriv --reuid=65534 --regid=65534 --clear-groups "$bin/xibctl" -j statistic show
+	rm -rf "$bin"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(jq -r '.[0].dev' <<<"$output")" = xib0 ]
+	run inA xibctl statistic show dev nosuch
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"No such device"* ]]
+}
+
 @test "bad input gives the documented status or errno, never a crash" {
 	one_device
 	run inA "$C/xib_bad_test" -d "$dev0"

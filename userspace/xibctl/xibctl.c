@@ -10,6 +10,8 @@
  *   xibctl [-j] res [show [NAME]]
  *   xibctl [-j] [-d] res show qp|cq|mr|pd|srq|ah|ctx [dev NAME] [qpn N]
  *		[pid PID] [type RC|UC|UD] [state STATE]
+ *   xibctl [-j] statistic [show] [dev NAME] [qp N]
+ *   xibctl statistic reset [dev NAME]
  */
 
 #include <errno.h>
@@ -43,6 +45,8 @@ struct xibctl {
 	bool details;		/* -d: every field of "res show OBJECT" */
 	unsigned int shown;
 	const char *filter;	/* "port show NAME": that device only */
+	char (*names)[XIB_DEVICE_NAME_MAX];	/* "statistic reset": devices */
+	size_t nnames;
 	char ext_msg[256];	/* the kernel's extended-ack message, if any */
 };
 
@@ -103,6 +107,14 @@ static void usage(FILE *out)
 		"                                 FILTER: dev NAME, pid PID, and for qp\n"
 		"                                 qpn N, type RC|UC|UD, state RESET|INIT|\n"
 		"                                 RTR|RTS|SQD|SQE|ERR\n"
+		"  xibctl statistic [show] [dev NAME] [qp N]\n"
+		"                                 device counters: packets, bytes, drops by\n"
+		"                                 reason, NAKs, retries, completions by\n"
+		"                                 status (see xibctl(8)); with qp N, that\n"
+		"                                 QP's own (retransmits, RNR NAKs)\n"
+		"  xibctl statistic reset [dev NAME]\n"
+		"                                 counters start again from zero (all\n"
+		"                                 devices without dev; CAP_NET_ADMIN)\n"
 		"\n"
 		"Options:\n"
 		"  -j, --json     print JSON\n"
@@ -1182,6 +1194,233 @@ bad_value:
 	return XIBCTL_EXIT_USAGE;
 }
 
+/* --- statistic ------------------------------------------------------------- */
+
+static int stat_entry_cb(const struct nlattr *attr, void *data)
+{
+	const struct nlattr **tb = data;
+	int type = mnl_attr_get_type(attr);
+
+	if (type == XIB_ATTR_STAT_NAME) {
+		if (mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) < 0)
+			return MNL_CB_ERROR;
+	} else if (type == XIB_ATTR_STAT_VALUE) {
+		if (mnl_attr_validate(attr, MNL_TYPE_U64) < 0)
+			return MNL_CB_ERROR;
+	} else {
+		return MNL_CB_OK;
+	}
+	tb[type] = attr;
+	return MNL_CB_OK;
+}
+
+static int stat_attr_cb(const struct nlattr *attr, void *data)
+{
+	const struct nlattr **tb = data;
+	int type = mnl_attr_get_type(attr);
+	enum mnl_attr_data_type want;
+
+	switch (type) {
+	case XIB_ATTR_DEV_INDEX:
+	case XIB_ATTR_PORT_INDEX:
+		want = MNL_TYPE_U32;
+		break;
+	case XIB_ATTR_DEV_NAME:
+		want = MNL_TYPE_NUL_STRING;
+		break;
+	case XIB_ATTR_STATS:
+		want = MNL_TYPE_NESTED;
+		break;
+	default:
+		return MNL_CB_OK;
+	}
+	if (mnl_attr_validate(attr, want) < 0)
+		return MNL_CB_ERROR;
+	tb[type] = attr;
+	return MNL_CB_OK;
+}
+
+/* One device's counters: "dev NAME port 1 name value ..." or a JSON object. */
+static int stat_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[XIB_ATTR_MAX + 1] = { 0 };
+	const struct nlattr *entry;
+	struct xibctl *x = data;
+
+	if (mnl_attr_parse(nlh, sizeof(struct genlmsghdr), stat_attr_cb, tb) < 0 ||
+	    !tb[XIB_ATTR_DEV_NAME] || !tb[XIB_ATTR_STATS]) {
+		errno = EBADMSG;
+		return MNL_CB_ERROR;
+	}
+	if (x->json) {
+		printf("%s{\"dev\":", x->shown ? "," : "");
+		json_string(mnl_attr_get_str(tb[XIB_ATTR_DEV_NAME]));
+		printf(",\"port\":%u", tb[XIB_ATTR_PORT_INDEX] ?
+		       mnl_attr_get_u32(tb[XIB_ATTR_PORT_INDEX]) : 1);
+	} else {
+		printf("dev %s port %u", mnl_attr_get_str(tb[XIB_ATTR_DEV_NAME]),
+		       tb[XIB_ATTR_PORT_INDEX] ?
+		       mnl_attr_get_u32(tb[XIB_ATTR_PORT_INDEX]) : 1);
+	}
+	mnl_attr_for_each_nested(entry, tb[XIB_ATTR_STATS]) {
+		const struct nlattr *e[XIB_ATTR_MAX + 1] = { 0 };
+
+		if (mnl_attr_get_type(entry) != XIB_ATTR_STAT_ENTRY)
+			continue;
+		if (mnl_attr_parse_nested(entry, stat_entry_cb, e) < 0 ||
+		    !e[XIB_ATTR_STAT_NAME] || !e[XIB_ATTR_STAT_VALUE]) {
+			errno = EBADMSG;
+			return MNL_CB_ERROR;
+		}
+		if (x->json) {
+			putchar(',');
+			json_string(mnl_attr_get_str(e[XIB_ATTR_STAT_NAME]));
+			printf(":%" PRIu64, mnl_attr_get_u64(e[XIB_ATTR_STAT_VALUE]));
+		} else {
+			printf(" %s %" PRIu64, mnl_attr_get_str(e[XIB_ATTR_STAT_NAME]),
+			       mnl_attr_get_u64(e[XIB_ATTR_STAT_VALUE]));
+		}
+	}
+	if (x->json)
+		putchar('}');
+	else
+		putchar('\n');
+	x->shown++;
+	return MNL_CB_OK;
+}
+
+/* A device name of a DEV_GET dump, appended to x->names. */
+static int name_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[XIB_ATTR_MAX + 1] = { 0 };
+	char (*more)[XIB_DEVICE_NAME_MAX];
+	struct xibctl *x = data;
+
+	if (mnl_attr_parse(nlh, sizeof(struct genlmsghdr), stat_attr_cb, tb) < 0 ||
+	    !tb[XIB_ATTR_DEV_NAME])
+		return MNL_CB_OK;
+	more = realloc(x->names, (x->nnames + 1) * sizeof(*x->names));
+	if (!more)
+		return MNL_CB_ERROR;
+	x->names = more;
+	snprintf(x->names[x->nnames++], XIB_DEVICE_NAME_MAX, "%s",
+		 mnl_attr_get_str(tb[XIB_ATTR_DEV_NAME]));
+	return MNL_CB_OK;
+}
+
+static int stat_reset_one(struct xibctl *x, const char *name)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh;
+
+	nlh = xib_genl_put_header(buf, x->family, NLM_F_ACK, XIB_CMD_STAT_RESET,
+				  XIB_GENL_VERSION, ++x->seq);
+	mnl_attr_put_strz(nlh, XIB_ATTR_DEV_NAME, name);
+	if (talk(x, nlh, NULL) < 0) {
+		report(x, "statistic reset", name);
+		return 1;
+	}
+	return 0;
+}
+
+static int cmd_stat_reset(struct xibctl *x, const char *dev)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh;
+	int ret = 0;
+	size_t i;
+
+	if (xibctl_open(x) < 0)
+		return 1;
+	if (dev)
+		return stat_reset_one(x, dev);
+	nlh = xib_genl_put_header(buf, x->family, NLM_F_DUMP, XIB_CMD_DEV_GET,
+				  XIB_GENL_VERSION, ++x->seq);
+	if (talk(x, nlh, name_cb) < 0) {
+		report(x, "statistic reset", "devices");
+		return 1;
+	}
+	for (i = 0; i < x->nnames; i++)
+		ret |= stat_reset_one(x, x->names[i]);
+	return ret;
+}
+
+/* "statistic [show] [dev NAME] [qp N]" and "statistic reset [dev NAME]". */
+static int cmd_stat(struct xibctl *x, int argc, char **argv)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	const char *dev = NULL, *qp = NULL;
+	bool reset = false;
+	struct nlmsghdr *nlh;
+	int i, ret;
+
+	if (argc && (!strcmp(argv[0], "show") || !strcmp(argv[0], "reset"))) {
+		reset = !strcmp(argv[0], "reset");
+		argc--;
+		argv++;
+	}
+	for (i = 0; i < argc; i += 2) {
+		if (strcmp(argv[i], "dev") && (reset || strcmp(argv[i], "qp"))) {
+			fprintf(stderr,
+				"xibctl: statistic %s: unknown argument '%s' (%s)\n",
+				reset ? "reset" : "show", argv[i],
+				reset ? "dev NAME" : "dev NAME, qp N");
+			return XIBCTL_EXIT_USAGE;
+		}
+		if (i + 1 >= argc) {
+			fprintf(stderr, "xibctl: statistic: '%s' needs a value\n",
+				argv[i]);
+			return XIBCTL_EXIT_USAGE;
+		}
+		if (!strcmp(argv[i], "dev")) {
+			dev = argv[i + 1];
+			if (!*dev || strlen(dev) >= XIB_DEVICE_NAME_MAX)
+				goto bad_value;
+		} else {
+			qp = argv[i + 1];
+			if (parse_num(qp, 0xffffff) < 0)
+				goto bad_value;
+		}
+	}
+	if (reset)
+		return cmd_stat_reset(x, dev);
+	if (qp) {
+		/* a QP's counters are fields of its resource entry */
+		char *args[4];
+		int n = 0;
+
+		args[n++] = "qpn";
+		args[n++] = (char *)qp;
+		if (dev) {
+			args[n++] = "dev";
+			args[n++] = (char *)dev;
+		}
+		x->details = true;
+		return cmd_res_object(x, &res_objects[0], n, args);
+	}
+	if (xibctl_open(x) < 0)
+		return 1;
+	nlh = xib_genl_put_header(buf, x->family, dev ? NLM_F_ACK : NLM_F_DUMP,
+				  XIB_CMD_STAT_GET, XIB_GENL_VERSION, ++x->seq);
+	if (dev)
+		mnl_attr_put_strz(nlh, XIB_ATTR_DEV_NAME, dev);
+	if (x->json)
+		putchar('[');
+	ret = talk(x, nlh, stat_cb);
+	if (x->json)
+		printf("]\n");
+	if (ret < 0) {
+		report(x, "statistic show", dev ? dev : "devices");
+		return 1;
+	}
+	return 0;
+
+bad_value:
+	fprintf(stderr, "xibctl: statistic: invalid %s '%s'\n", argv[i],
+		argv[i + 1]);
+	return XIBCTL_EXIT_USAGE;
+}
+
 /* "res show [NAME]" or "res show OBJECT [FILTER...]". */
 static int cmd_res(struct xibctl *x, int argc, char **argv)
 {
@@ -1240,6 +1479,9 @@ int main(int argc, char **argv)
 			ret = cmd_res(&x, argc > 2 ? argc - 2 : 0, argv + 2);
 		else
 			ret = usage_error("unknown res command '%s'", argv[1]);
+	} else if (is(argv[0], "statistic") || is(argv[0], "stat") ||
+		   is(argv[0], "statistics")) {
+		ret = cmd_stat(&x, argc - 1, argv + 1);
 	} else if (is(argv[0], "link")) {
 		x.links_only = true;
 		if (argc == 1 || is(argv[1], "show"))
@@ -1255,5 +1497,6 @@ int main(int argc, char **argv)
 	}
 	if (x.nl)
 		mnl_socket_close(x.nl);
+	free(x.names);
 	return ret;
 }

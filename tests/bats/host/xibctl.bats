@@ -90,3 +90,56 @@ CASES
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"is the xib_core module loaded?"* ]]
 }
+
+@test "--help lists statistic show and reset" {
+	run "$XIBCTL" --help
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"xibctl statistic [show] [dev NAME] [qp N]"* ]]
+	[[ "$output" == *"xibctl statistic reset [dev NAME]"* ]]
+}
+
+@test "statistic: a bad argument is one line naming it, exit 2" {
+	local args
+	while IFS='|' read -r args want; do
+		# shellcheck disable=SC2086
+		run "$XIBCTL" statistic $args
+		[ "$status" -eq 2 ] || { echo "$args: status $status"; return 1; }
+		[ "${#lines[@]}" -eq 1 ] || { echo "$args: $output"; return 1; }
+		[[ "$output" == *"$want"* ]] || { echo "$args: $output"; return 1; }
+	done <<'CASES'
+show colour blue|statistic show: unknown argument 'colour'
+reset qp 5|statistic reset: unknown argument 'qp'
+show dev|'dev' needs a value
+show qp 0x1000000|invalid qp '0x1000000'
+show qp -3|invalid qp '-3'
+dev x qp many|invalid qp 'many'
+CASES
+}
+
+# Complete the words "$@" (the last one being completed) with xibctl's
+# bash completion; the candidates in $output, one per line.
+complete_words() {
+	run bash -c '
+		xibctl() { echo "[{\"index\":1,\"name\":\"xib0\"},{\"index\":2,\"name\":\"xib1\"}]"; }
+		source "$1"; shift
+		COMP_WORDS=(xibctl "$@"); COMP_CWORD=$#
+		_xibctl; printf "%s\n" "${COMPREPLY[@]}"' \
+		_ "$BATS_TEST_DIRNAME/../../../userspace/xibctl/xibctl.bash-completion" "$@"
+}
+
+@test "bash completion: objects, commands, filters and device names" {
+	complete_words ""
+	for w in dev link port res statistic --json; do
+		[[ "$output" == *"$w"* ]] || { echo "no $w: $output"; return 1; }
+	done
+	complete_words statistic ""
+	[[ "$output" == *reset* && "$output" == *show* ]]
+	complete_words res show ""
+	[[ "$output" == *qp* && "$output" == *ctx* && "$output" == *xib1* ]]
+	complete_words res show qp st
+	[ "$output" = state ]
+	complete_words res show qp state R
+	[ "$(echo $output)" = "RESET RTR RTS" ]
+	complete_words statistic show dev ""
+	[ "$(echo $output)" = "xib0 xib1" ]
+}
