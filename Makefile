@@ -31,6 +31,7 @@ PKG_LIBMNL = $(shell pkg-config --cflags --libs libmnl 2>/dev/null || echo -lmnl
 prefix ?= /usr/local
 bindir ?= $(prefix)/bin
 mandir ?= $(prefix)/share/man
+bashcompdir ?= $(prefix)/share/bash-completion/completions
 
 .PHONY: all modules modules-vm userspace deps lint check check-harness \
 	vm-shell vm-test kunit bats dkms-check install clean help bench demo soak
@@ -181,6 +182,10 @@ install: modules userspace install-lib
 	test -n "$(DESTDIR)" || depmod -a $(KREL)
 	install -D -m 0755 $(BUILD)/userspace/xibctl $(DESTDIR)$(bindir)/xibctl
 	install -D -m 0644 man/xibctl.8 $(DESTDIR)$(mandir)/man8/xibctl.8
+	install -D -m 0644 man/xib-run.1 $(DESTDIR)$(mandir)/man1/xib-run.1
+	install -D -m 0644 man/xib_hca.4 $(DESTDIR)$(mandir)/man4/xib_hca.4
+	install -D -m 0644 userspace/xibctl/xibctl.bash-completion \
+		$(DESTDIR)$(bashcompdir)/xibctl
 
 clean:
 	rm -rf $(BUILD)

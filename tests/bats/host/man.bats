@@ -46,3 +46,17 @@ setup() {
 		[[ "$page" == *"$filter"* ]] || { echo "missing filter: $filter"; return 1; }
 	done
 }
+
+@test "xib-run(1) names every XIB_ variable the libraries read; xib_hca(4) every module parameter" {
+	local v p page1 page4
+	page1=$(MANWIDTH=200 man -l "$ROOT/man/xib-run.1")
+	page4=$(MANWIDTH=200 man -l "$ROOT/man/xib_hca.4")
+	for v in $(grep -rhoE 'getenv\("XIB_[A-Z_]+"\)' "$ROOT/userspace" |
+		   sed 's/getenv("\(.*\)")/\1/' | sort -u) XIB_LIBDIR; do
+		[[ "$page1" == *"$v"* ]] || { echo "xib-run(1) lacks $v"; return 1; }
+	done
+	for p in $(grep -rhoE 'module_param(_named)?\([a-z_]+' "$ROOT/core" "$ROOT/drivers" |
+		   sed 's/.*(//' | sort -u); do
+		[[ "$page4" == *"$p="* ]] || { echo "xib_hca(4) lacks $p"; return 1; }
+	done
+}
