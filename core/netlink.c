@@ -41,10 +41,23 @@ static const struct nla_policy xib_nl_policy[XIB_ATTR_MAX + 1] = {
 	/* a filter of XIB_CMD_RES_QP_GET */
 	[XIB_ATTR_RES_QPN]	= { .type = NLA_U32 },
 	[XIB_ATTR_RES_QP_TYPE ... XIB_ATTR_RES_DGID] = { .type = NLA_REJECT },
-	[XIB_ATTR_STATS ... XIB_ATTR_STAT_VALUE] = { .type = NLA_REJECT },
+	[XIB_ATTR_STATS ... XIB_ATTR_TRACE_PKT] = { .type = NLA_REJECT },
 };
 
 static struct genl_family xib_nl_family;
+
+/* The family's multicast groups, in the order of this enum. */
+enum {
+	XIB_NL_MCGRP_TRACE,
+};
+
+static const struct genl_multicast_group xib_nl_mcgrps[] = {
+	[XIB_NL_MCGRP_TRACE] = {
+		.name = XIB_GENL_MCGRP_TRACE,
+		/* packets of every process of the namespace */
+		.flags = GENL_MCAST_CAP_NET_ADMIN,
+	},
+};
 
 static int xib_nl_put_netdev(struct sk_buff *skb, struct xib_device *dev)
 {
@@ -906,9 +919,79 @@ static struct genl_family xib_nl_family __ro_after_init = {
 	.module = THIS_MODULE,
 	.ops = xib_nl_ops,
 	.n_ops = ARRAY_SIZE(xib_nl_ops),
+	.mcgrps = xib_nl_mcgrps,
+	.n_mcgrps = ARRAY_SIZE(xib_nl_mcgrps),
 	/* Every command validates strictly: unknown attributes are refused. */
 	.resv_start_op = XIB_CMD_DEV_GET,
 };
+
+/**
+ * xib_trace_wanted() - does anyone capture packets (XIB_CMD_TRACE_PKT)?
+ * @dev: the device about to send or receive a packet
+ *
+ * One bit test while nobody does (in any namespace: the listeners of a
+ * netlink protocol are not kept per namespace).  Any context.
+ */
+bool xib_trace_wanted(struct xib_device *dev)
+{
+	return genl_has_listeners(&xib_nl_family, xib_device_net(dev),
+				  XIB_NL_MCGRP_TRACE) > 0;
+}
+EXPORT_SYMBOL_GPL(xib_trace_wanted);
+
+/**
+ * xib_trace_start() - a capture message for one packet of @dev
+ * @dev: the device
+ * @dir: enum xib_trace_dir
+ * @len: the packet's length, IP header to ICRC
+ * @data: set to where the caller copies the @len bytes
+ *
+ * Any context but hard interrupts.  Send it with xib_trace_send().
+ * Return: the message, or NULL without memory.
+ */
+struct sk_buff *xib_trace_start(struct xib_device *dev, u8 dir, u32 len,
+				void **data)
+{
+	struct sk_buff *msg;
+	struct nlattr *pkt;
+	void *hdr;
+
+	msg = genlmsg_new(nla_total_size(len) + 64, GFP_ATOMIC);
+	if (!msg)
+		return NULL;
+	hdr = genlmsg_put(msg, 0, 0, &xib_nl_family, 0, XIB_CMD_TRACE_PKT);
+	if (!hdr ||
+	    nla_put_u32(msg, XIB_ATTR_DEV_INDEX, dev->index) ||
+	    nla_put_u8(msg, XIB_ATTR_TRACE_DIR, dir) ||
+	    nla_put_u64_64bit(msg, XIB_ATTR_TRACE_TIME, ktime_get_real_ns(),
+			      XIB_ATTR_PAD))
+		goto err_free;
+	pkt = nla_reserve(msg, XIB_ATTR_TRACE_PKT, len);
+	if (!pkt)
+		goto err_free;
+	*data = nla_data(pkt);
+	genlmsg_end(msg, hdr);
+	return msg;
+
+err_free:
+	nlmsg_free(msg);
+	return NULL;
+}
+EXPORT_SYMBOL_GPL(xib_trace_start);
+
+/**
+ * xib_trace_send() - send a message of xib_trace_start() to its listeners
+ * @dev: the device it is about
+ * @msg: the message, consumed
+ *
+ * Any context but hard interrupts.
+ */
+void xib_trace_send(struct xib_device *dev, struct sk_buff *msg)
+{
+	genlmsg_multicast_netns(&xib_nl_family, xib_device_net(dev), msg, 0,
+				XIB_NL_MCGRP_TRACE, GFP_ATOMIC);
+}
+EXPORT_SYMBOL_GPL(xib_trace_send);
 
 int __init xib_netlink_init(void)
 {

@@ -18,6 +18,8 @@ packages=(
 	# user space and tests
 	libmnl-dev libibverbs-dev librdmacm-dev ibverbs-utils rdmacm-utils
 	perftest iproute2 bats ethtool strace jq
+	# decodes the pcap files of "xibctl trace" (tests/bats/verbs.bats)
+	tshark
 	# manual pages: man -l in tests/bats/host/man.bats
 	man-db groff-base
 	# more Debian objects that link the RDMA libraries, for

@@ -40,6 +40,7 @@
 #include <linux/skbuff.h>
 
 #include "hca.h"
+#include "hca_trace.h"
 
 /* RNR timer values of the IBTA (table 45), in microseconds. */
 static const u32 xib_hca_rnr_usec[32] = {
@@ -260,6 +261,8 @@ static void xib_hca_retry(struct xib_hca_qp *qp, u32 psn)
 	sq->retry_left--;
 	sq->retransmits++;
 	xib_hca_stat_inc(qp_hca(qp), XIB_HCA_STAT_RETRIES);
+	trace_xib_hca_retransmit(qp->ibqp.device->index, qp->ibqp.qp_num, psn,
+				 sq->retry_left);
 	xib_hca_rewind(qp, psn);
 	sq->blocked = false;
 	xib_hca_rto_restart(qp);
@@ -425,6 +428,9 @@ static void xib_hca_ack(struct xib_hca_qp *qp, const struct xib_hca_pkt *pkt)
 	/* about a PSN never sent: stale or bogus */
 	if (!xib_psn_before(psn, qp->sq.hi_psn))
 		return;
+	if ((syn & XIB_AETH_TYPE_MASK) != XIB_AETH_ACK)
+		trace_xib_hca_nak_rcvd(qp->ibqp.device->index, qp->ibqp.qp_num,
+				       syn, psn);
 	switch (syn & XIB_AETH_TYPE_MASK) {
 	case XIB_AETH_ACK:
 		qp->sq.rnr_left = qp->rnr_retry;

@@ -21,6 +21,7 @@
 #include <linux/sched.h>
 
 #include "hca.h"
+#include "hca_trace.h"
 
 /*
  * How long an idle worker keeps polling before it sleeps.  Polling saves
@@ -156,8 +157,10 @@ void xib_hca_qp_set_state(struct xib_hca_qp *qp, int state)
 {
 	unsigned long flags;
 	bool kick = false;
+	int old;
 
 	spin_lock_irqsave(&qp->state_lock, flags);
+	old = qp->hstate;
 	if (state == XIB_QPS_ERR && qp->hstate != XIB_QPS_ERR) {
 		WRITE_ONCE(qp->flush_sq, true);
 		WRITE_ONCE(qp->flush_rq, true);
@@ -168,6 +171,9 @@ void xib_hca_qp_set_state(struct xib_hca_qp *qp, int state)
 	smp_wmb();
 	WRITE_ONCE(qp->hstate, state);
 	spin_unlock_irqrestore(&qp->state_lock, flags);
+	if (old != state)
+		trace_xib_hca_qp_state(qp->ibqp.device->index, qp->ibqp.qp_num,
+				       old, state);
 	if (kick)
 		xib_hca_kick_engine(qp_hca(qp));
 }

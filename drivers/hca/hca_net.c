@@ -51,6 +51,7 @@
 #include <net/udp_tunnel.h>
 
 #include "hca.h"
+#include "hca_trace.h"
 #include "hca_net.h"
 #include "hca_wire.h"
 
@@ -130,6 +131,33 @@ static void xib_hca_gid_v4(u8 *gid, __be32 addr)
 
 	ipv6_addr_set_v4mapped(addr, &a);
 	memcpy(gid, &a, sizeof(a));
+}
+
+/*
+ * Packet capture (XIB_CMD_TRACE_PKT, xib_trace_wanted()): a copy of the
+ * packet in @skb, a linear one whose network header is set, from the IP
+ * header to the end; @icrc: the packet ends with its ICRC, else (looped
+ * back: never computed, or already trimmed) the copy gets the ICRC it
+ * would carry.  Nothing happens unless someone listens.
+ */
+static void xib_hca_tap(struct xib_hca_dev *hca, const struct sk_buff *skb,
+			u8 dir, bool icrc)
+{
+	unsigned int len;
+	struct sk_buff *msg;
+	void *data;
+
+	if (likely(!xib_trace_wanted(&hca->xdev)) || skb_is_nonlinear(skb))
+		return;
+	len = skb_tail_pointer(skb) - skb_network_header(skb);
+	msg = xib_trace_start(&hca->xdev, dir, icrc ? len : len + XIB_ICRC_LEN,
+			      &data);
+	if (!msg)
+		return;
+	memcpy(data, skb_network_header(skb), len);
+	if (!icrc)
+		xib_icrc_fill(data, len + XIB_ICRC_LEN);
+	xib_trace_send(&hca->xdev, msg);
 }
 
 /*
@@ -244,6 +272,7 @@ static int xib_hca_encap_rcv(struct sock *sk, struct sk_buff *skb)
 		xib_hca_stat_inc(port->hca, XIB_HCA_STAT_RX_MALFORMED);
 		goto drop;
 	}
+	xib_hca_tap(port->hca, skb, XIB_TRACE_RX, true);
 	xib_hca_rx(port, skb);
 	return 0;
 
@@ -277,6 +306,7 @@ static void xib_hca_loop_rx(struct sk_buff *skb)
 		kfree_skb(skb);
 		return;
 	}
+	xib_hca_tap(port->hca, skb, XIB_TRACE_RX, false);
 	xib_hca_deliver(port, skb);
 }
 
@@ -300,12 +330,15 @@ static void xib_hca_loop(struct sk_buff *skb)
 }
 
 /*
- * Deliver a built packet (skb->data at the IP header, ICRC slot at the
- * end, not computed) to the HCA on @ldev, which owns the destination.
+ * Deliver a built packet of @hca (skb->data at the IP header, ICRC slot
+ * at the end, not computed) to the HCA on @ldev, which owns the
+ * destination.
  */
-static void xib_hca_loop_send(struct sk_buff *skb, struct net_device *ldev)
+static void xib_hca_loop_send(struct xib_hca_dev *hca, struct sk_buff *skb,
+			      struct net_device *ldev)
 {
 	__skb_trim(skb, skb->len - XIB_ICRC_LEN);
+	xib_hca_tap(hca, skb, XIB_TRACE_TX, false);
 	__skb_pull(skb, skb_transport_offset(skb));
 	skb->dev = ldev;
 	skb->pkt_type = PACKET_HOST;
@@ -465,7 +498,7 @@ static int xib_hca_xmit4(struct xib_hca_port *port, struct xib_hca_net *xn,
 	if (ldev) {
 		xib_hca_build4(skb, path, saddr, daddr);
 		ip_send_check(ip_hdr(skb));
-		xib_hca_loop_send(skb, ldev);
+		xib_hca_loop_send(port->hca, skb, ldev);
 		return 0;
 	}
 
@@ -492,6 +525,7 @@ static int xib_hca_xmit4(struct xib_hca_port *port, struct xib_hca_net *xn,
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
 	skb->ip_summed = CHECKSUM_NONE;
 	skb_dst_set(skb, &rt->dst);
+	xib_hca_tap(port->hca, skb, XIB_TRACE_TX, true);
 	return xib_hca_tx_result(port,
 				 ip_local_out(net, READ_ONCE(xn->sock4)->sk, skb));
 
@@ -520,7 +554,7 @@ static int xib_hca_xmit6(struct xib_hca_port *port, struct xib_hca_net *xn,
 	ldev = ipv6_dev_find(net, daddr, NULL);
 	if (ldev) {
 		xib_hca_build6(skb, path, saddr, daddr);
-		xib_hca_loop_send(skb, ldev);
+		xib_hca_loop_send(port->hca, skb, ldev);
 		return 0;
 	}
 
@@ -549,6 +583,7 @@ static int xib_hca_xmit6(struct xib_hca_port *port, struct xib_hca_net *xn,
 		      skb->len - skb_transport_offset(skb));
 	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
 	skb_dst_set(skb, dst);
+	xib_hca_tap(port->hca, skb, XIB_TRACE_TX, true);
 	return xib_hca_tx_result(port, ip6_local_out(net, sock->sk, skb));
 
 no_route:
@@ -594,6 +629,12 @@ int xib_hca_xmit(struct xib_hca_dev *hca, struct sk_buff *skb,
 
 	memcpy(&sgid, path->sgid, sizeof(sgid));
 	memcpy(&dgid, path->dgid, sizeof(dgid));
+	if (trace_xib_hca_tx_enabled()) {
+		const struct xib_bth *bth = (const struct xib_bth *)skb->data;
+
+		trace_xib_hca_tx(hca->xdev.index, xib_bth_opcode(bth),
+				 xib_bth_dqpn(bth), xib_bth_psn(bth), len);
+	}
 
 	loss = READ_ONCE(xib_hca_tx_loss);
 	if (unlikely(loss) && get_random_u32() % loss == 0) {

@@ -15,6 +15,7 @@
 #include <linux/slab.h>
 
 #include "hca.h"
+#include "hca_trace.h"
 
 /**
  * xib_hca_ring_alloc() - allocate a ring and publish it to user space
@@ -161,6 +162,9 @@ int xib_hca_cq_post(struct xib_hca_cq *cq, const struct xib_hca_cqe *cqe,
 		cq->prod++;
 		xib_hca_stat_inc(to_hca_dev(cq->ibcq.device),
 				 xib_hca_cqe_stat(cqe->status));
+		trace_xib_hca_cqe(cq->ibcq.device->index, cq->ibcq.cqn,
+				  cqe->qp_num, cqe->wr_id, cqe->status,
+				  cqe->opcode, cqe->byte_len);
 		/* the CQE is written before the poller sees prod */
 		smp_store_release(&hdr->prod, cq->prod);
 		/*

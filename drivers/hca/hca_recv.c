@@ -8,6 +8,7 @@
 #include <linux/skbuff.h>
 
 #include "hca.h"
+#include "hca_trace.h"
 
 static void xib_hca_dispatch(struct xib_hca_qp *qp, struct sk_buff *skb,
 			     const struct xib_hca_pkt *pkt)
@@ -65,6 +66,9 @@ void xib_hca_recv(struct xib_hca_dev *hca, struct sk_buff *skb)
 	if (skb_linearize(skb) ||
 	    xib_hca_parse(skb->data, skb->len + XIB_ICRC_LEN, &pkt))
 		goto drop;
+	trace_xib_hca_rx(hca->xdev.index, xib_bth_opcode(pkt.bth),
+			 xib_bth_dqpn(pkt.bth), xib_bth_psn(pkt.bth),
+			 skb->len + XIB_ICRC_LEN);
 	why = XIB_HCA_STAT_RX_DROP_PKEY;
 	pkey = xib_bth_pkey(pkt.bth);
 	if ((pkey & 0x7fff) != (XIB_HCA_DEFAULT_PKEY & 0x7fff))

@@ -29,6 +29,7 @@
 #include <linux/skbuff.h>
 
 #include "hca.h"
+#include "hca_trace.h"
 
 /* --- fetching and validating WQEs ---------------------------------------- */
 
@@ -173,6 +174,9 @@ static int xib_hca_fetch_next(struct xib_hca_qp *qp)
 		return 0;
 	swqe = xib_hca_swqe_at(qp, sq->fetch);
 	swqe->status = xib_hca_fetch_wqe(qp, sq->fetch, swqe);
+	trace_xib_hca_post(qp->ibqp.device->index, qp->ibqp.qp_num,
+			   swqe->wqe.wr_id, swqe->wqe.opcode, swqe->len,
+			   swqe->status);
 	if (swqe->status == XIB_HCA_WC_SUCCESS)
 		xib_hca_assign_psns(qp, swqe);
 	sq->fetch++;

@@ -45,6 +45,7 @@
 #include <linux/skbuff.h>
 
 #include "hca.h"
+#include "hca_trace.h"
 
 /* An ACK, NAK or ATOMIC ACKNOWLEDGE (@atomic: with @orig). */
 static void xib_hca_xmit_ack(struct xib_hca_qp *qp, bool atomic, u8 syndrome,
@@ -68,6 +69,9 @@ static void xib_hca_xmit_ack(struct xib_hca_qp *qp, bool atomic, u8 syndrome,
 	skb = xib_hca_build_pkt(qp, &f, 0, &payload);
 	if (!skb)
 		return;
+	if ((syndrome & XIB_AETH_TYPE_MASK) != XIB_AETH_ACK)
+		trace_xib_hca_nak_sent(qp->ibqp.device->index, qp->ibqp.qp_num,
+				       syndrome, f.psn);
 	switch (syndrome & XIB_AETH_TYPE_MASK) {
 	case XIB_AETH_RNR_NAK:
 		xib_hca_stat_inc(qp_hca(qp), XIB_HCA_STAT_RNR_NAKS_SENT);

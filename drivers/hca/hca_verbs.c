@@ -15,6 +15,7 @@
 #include <linux/vmalloc.h>
 
 #include "hca.h"
+#include "hca_trace.h"
 
 static_assert(offsetof(struct xib_hca_pd, ibpd) == 0);
 static_assert(offsetof(struct xib_hca_mr, ibmr) == 0);
@@ -94,6 +95,7 @@ static int xib_hca_kick(struct xib_qp *ibqp)
 	struct xib_hca_qp *qp = to_hca_qp(ibqp);
 
 	xib_hca_stat_inc(qp_hca(qp), XIB_HCA_STAT_KICKS);
+	trace_xib_hca_kick(ibqp->device->index, ibqp->qp_num);
 	xib_hca_req_run(qp, XIB_HCA_QP_BUDGET);
 	xib_hca_kick_engine(qp_hca(qp));
 	return 0;

@@ -440,6 +440,12 @@ void xib_unregister_event_handler(struct xib_event_handler *handler);
 void xib_dispatch_event(const struct xib_event *event);
 
 u32 xib_ib_mtu(unsigned int ndev_mtu);
+/* Packet capture over netlink (core/netlink.c, XIB_CMD_TRACE_PKT). */
+bool xib_trace_wanted(struct xib_device *dev);
+struct sk_buff *xib_trace_start(struct xib_device *dev, u8 dir, u32 len,
+				void **data);
+void xib_trace_send(struct xib_device *dev, struct sk_buff *msg);
+
 int xib_query_port(struct xib_device *dev, u32 port, struct xib_port *attr);
 int xib_query_gid(struct xib_device *dev, u32 port, u32 index, u8 gid[16]);
 

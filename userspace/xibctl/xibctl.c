@@ -12,10 +12,13 @@
  *		[pid PID] [type RC|UC|UD] [state STATE]
  *   xibctl [-j] statistic [show] [dev NAME] [qp N]
  *   xibctl statistic reset [dev NAME]
+ *   xibctl [-j] trace NAME [qpn N] [-c COUNT] -w FILE
  */
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +28,7 @@
 #include <unistd.h>
 
 #include <arpa/inet.h>
+#include <sys/socket.h>
 #include <libmnl/libmnl.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
@@ -34,9 +38,12 @@
 
 #define XIBCTL_EXIT_USAGE	2
 
+struct trace;
+
 struct xibctl {
 	struct mnl_socket *nl;
 	uint16_t family;
+	uint32_t trace_group;	/* id of XIB_GENL_MCGRP_TRACE, 0: none */
 	uint32_t portid;
 	uint32_t seq;
 	bool json;
@@ -47,6 +54,7 @@ struct xibctl {
 	const char *filter;	/* "port show NAME": that device only */
 	char (*names)[XIB_DEVICE_NAME_MAX];	/* "statistic reset": devices */
 	size_t nnames;
+	struct trace *trace;	/* "trace" */
 	char ext_msg[256];	/* the kernel's extended-ack message, if any */
 };
 
@@ -115,6 +123,12 @@ static void usage(FILE *out)
 		"  xibctl statistic reset [dev NAME]\n"
 		"                                 counters start again from zero (all\n"
 		"                                 devices without dev; CAP_NET_ADMIN)\n"
+		"  xibctl trace NAME [qpn N] [-c COUNT] -w FILE\n"
+		"                                 write the RoCEv2 packets device NAME\n"
+		"                                 sends and receives to FILE (pcap; - for\n"
+		"                                 standard output) until interrupted or\n"
+		"                                 COUNT packets; qpn N: to and from QP N\n"
+		"                                 only (CAP_NET_ADMIN)\n"
 		"\n"
 		"Options:\n"
 		"  -j, --json     print JSON\n"
@@ -241,6 +255,27 @@ static int family_attr_cb(const struct nlattr *attr, void *data)
 	if (type == CTRL_ATTR_FAMILY_ID &&
 	    mnl_attr_validate(attr, MNL_TYPE_U16) < 0)
 		return MNL_CB_ERROR;
+	if (type == CTRL_ATTR_MCAST_GROUPS &&
+	    mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0)
+		return MNL_CB_ERROR;
+	tb[type] = attr;
+	return MNL_CB_OK;
+}
+
+static int mcgrp_attr_cb(const struct nlattr *attr, void *data)
+{
+	const struct nlattr **tb = data;
+	int type = mnl_attr_get_type(attr);
+
+	if (type == CTRL_ATTR_MCAST_GRP_ID) {
+		if (mnl_attr_validate(attr, MNL_TYPE_U32) < 0)
+			return MNL_CB_ERROR;
+	} else if (type == CTRL_ATTR_MCAST_GRP_NAME) {
+		if (mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) < 0)
+			return MNL_CB_ERROR;
+	} else {
+		return MNL_CB_OK;
+	}
 	tb[type] = attr;
 	return MNL_CB_OK;
 }
@@ -248,11 +283,24 @@ static int family_attr_cb(const struct nlattr *attr, void *data)
 static int family_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct nlattr *tb[CTRL_ATTR_MAX + 1] = { 0 };
+	const struct nlattr *grp;
 	struct xibctl *x = data;
 
 	mnl_attr_parse(nlh, sizeof(struct genlmsghdr), family_attr_cb, tb);
 	if (tb[CTRL_ATTR_FAMILY_ID])
 		x->family = mnl_attr_get_u16(tb[CTRL_ATTR_FAMILY_ID]);
+	if (!tb[CTRL_ATTR_MCAST_GROUPS])
+		return MNL_CB_OK;
+	mnl_attr_for_each_nested(grp, tb[CTRL_ATTR_MCAST_GROUPS]) {
+		const struct nlattr *g[CTRL_ATTR_MCAST_GRP_MAX + 1] = { 0 };
+
+		if (mnl_attr_parse_nested(grp, mcgrp_attr_cb, g) < 0 ||
+		    !g[CTRL_ATTR_MCAST_GRP_ID] || !g[CTRL_ATTR_MCAST_GRP_NAME])
+			continue;
+		if (!strcmp(mnl_attr_get_str(g[CTRL_ATTR_MCAST_GRP_NAME]),
+			    XIB_GENL_MCGRP_TRACE))
+			x->trace_group = mnl_attr_get_u32(g[CTRL_ATTR_MCAST_GRP_ID]);
+	}
 	return MNL_CB_OK;
 }
 
@@ -1421,6 +1469,282 @@ bad_value:
 	return XIBCTL_EXIT_USAGE;
 }
 
+/* --- trace ------------------------------------------------------------------ */
+
+#define PCAP_MAGIC_NSEC		0xa1b23c4du	/* timestamps in nanoseconds */
+#define PCAP_LINKTYPE_RAW	101		/* packets start at the IP header */
+#define PCAP_SNAPLEN		262144
+
+struct trace {
+	FILE *out;
+	uint32_t dev_index;
+	long qpn[2];		/* destination QPs kept; -1: any, or unused */
+	unsigned long packets, max;
+	unsigned long lost;	/* socket overruns: packets lost */
+};
+
+static volatile sig_atomic_t trace_stop;
+
+static void trace_signal(int sig)
+{
+	(void)sig;
+	trace_stop = 1;
+}
+
+static int trace_attr_cb(const struct nlattr *attr, void *data)
+{
+	const struct nlattr **tb = data;
+	int type = mnl_attr_get_type(attr);
+	enum mnl_attr_data_type want;
+
+	switch (type) {
+	case XIB_ATTR_DEV_INDEX:
+	case XIB_ATTR_RES_QPN:
+	case XIB_ATTR_RES_DEST_QPN:
+		want = MNL_TYPE_U32;
+		break;
+	case XIB_ATTR_TRACE_DIR:
+		want = MNL_TYPE_U8;
+		break;
+	case XIB_ATTR_TRACE_TIME:
+		want = MNL_TYPE_U64;
+		break;
+	case XIB_ATTR_TRACE_PKT:
+		want = MNL_TYPE_BINARY;
+		break;
+	default:
+		return MNL_CB_OK;
+	}
+	if (mnl_attr_validate(attr, want) < 0)
+		return MNL_CB_ERROR;
+	tb[type] = attr;
+	return MNL_CB_OK;
+}
+
+/* The destination QP of the RoCEv2 packet @p (IP header first), or -1. */
+static long trace_dest_qp(const uint8_t *p, size_t len)
+{
+	size_t off;
+
+	if (len < 1)
+		return -1;
+	if (p[0] >> 4 == 4)
+		off = (size_t)(p[0] & 0xf) * 4;
+	else if (p[0] >> 4 == 6)
+		off = 40;
+	else
+		return -1;
+	off += 8;			/* UDP */
+	if (len < off + 12)		/* BTH */
+		return -1;
+	return (long)((uint32_t)p[off + 5] << 16 | (uint32_t)p[off + 6] << 8 |
+		      p[off + 7]);
+}
+
+static void put32(FILE *f, uint32_t v)
+{
+	fwrite(&v, sizeof(v), 1, f);
+}
+
+static int trace_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[XIB_ATTR_MAX + 1] = { 0 };
+	struct xibctl *x = data;
+	struct trace *t = x->trace;
+	const uint8_t *pkt;
+	uint64_t ns;
+	uint32_t len;
+
+	if (mnl_attr_parse(nlh, sizeof(struct genlmsghdr), trace_attr_cb, tb) < 0 ||
+	    !tb[XIB_ATTR_DEV_INDEX] || !tb[XIB_ATTR_TRACE_PKT] ||
+	    !tb[XIB_ATTR_TRACE_TIME])
+		return MNL_CB_OK;	/* not a packet: nothing to write */
+	if (mnl_attr_get_u32(tb[XIB_ATTR_DEV_INDEX]) != t->dev_index)
+		return MNL_CB_OK;
+	pkt = mnl_attr_get_payload(tb[XIB_ATTR_TRACE_PKT]);
+	len = mnl_attr_get_payload_len(tb[XIB_ATTR_TRACE_PKT]);
+	if (t->qpn[0] >= 0) {
+		long dqp = trace_dest_qp(pkt, len);
+
+		if (dqp != t->qpn[0] && dqp != t->qpn[1])
+			return MNL_CB_OK;
+	}
+	ns = mnl_attr_get_u64(tb[XIB_ATTR_TRACE_TIME]);
+	put32(t->out, (uint32_t)(ns / 1000000000u));
+	put32(t->out, (uint32_t)(ns % 1000000000u));
+	put32(t->out, len);
+	put32(t->out, len);
+	fwrite(pkt, 1, len, t->out);
+	fflush(t->out);
+	if (++t->packets == t->max)
+		trace_stop = 1;
+	return MNL_CB_OK;
+}
+
+/* Device @name's index, and the remote QP of its QP @qpn (or -1). */
+static int trace_lookup_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[XIB_ATTR_MAX + 1] = { 0 };
+	struct xibctl *x = data;
+
+	if (mnl_attr_parse(nlh, sizeof(struct genlmsghdr), trace_attr_cb, tb) < 0)
+		return MNL_CB_ERROR;
+	if (tb[XIB_ATTR_DEV_INDEX])
+		x->trace->dev_index = mnl_attr_get_u32(tb[XIB_ATTR_DEV_INDEX]);
+	if (tb[XIB_ATTR_RES_DEST_QPN])
+		x->trace->qpn[1] = mnl_attr_get_u32(tb[XIB_ATTR_RES_DEST_QPN]);
+	x->shown++;
+	return MNL_CB_OK;
+}
+
+static int trace_usage(const char *what, const char *arg)
+{
+	fprintf(stderr, "xibctl: trace: %s%s%s%s\n", what, arg ? " '" : "",
+		arg ? arg : "", arg ? "'" : "");
+	return XIBCTL_EXIT_USAGE;
+}
+
+static int cmd_trace(struct xibctl *x, int argc, char **argv)
+{
+	/* one trace per run; static, as x->trace points to it */
+	static struct trace t = { .qpn = { -1, -1 } };
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	const char *name, *file = NULL;
+	struct sigaction sa = { 0 };
+	int i, rcvbuf = 8 << 20;
+	struct nlmsghdr *nlh;
+	long long v;
+	char *rx;
+
+	if (argc < 1 || argv[0][0] == '-')
+		return trace_usage("a device NAME is required", NULL);
+	name = argv[0];
+	if (strlen(name) >= XIB_DEVICE_NAME_MAX)
+		return trace_usage("invalid device name", name);
+	for (i = 1; i < argc; i += 2) {
+		if (i + 1 >= argc)
+			return trace_usage("needs a value:", argv[i]);
+		if (!strcmp(argv[i], "-w")) {
+			file = argv[i + 1];
+		} else if (!strcmp(argv[i], "-c")) {
+			v = parse_num(argv[i + 1], LONG_MAX);
+			if (v <= 0)
+				return trace_usage("invalid count", argv[i + 1]);
+			t.max = (unsigned long)v;
+		} else if (!strcmp(argv[i], "qpn")) {
+			v = parse_num(argv[i + 1], 0xffffff);
+			if (v < 0)
+				return trace_usage("invalid qpn", argv[i + 1]);
+			t.qpn[0] = (long)v;
+		} else {
+			return trace_usage("unknown argument", argv[i]);
+		}
+	}
+	if (!file)
+		return trace_usage("'-w FILE' is required", NULL);
+	if (xibctl_open(x) < 0)
+		return 1;
+	if (!x->trace_group) {
+		fprintf(stderr, "xibctl: trace: the kernel's xib family has no "
+			"packet capture (xib_core too old?)\n");
+		return 1;
+	}
+	x->trace = &t;
+
+	/* the device's index, and the QP's peer if it has one */
+	nlh = xib_genl_put_header(buf, x->family, NLM_F_ACK, XIB_CMD_DEV_GET,
+				  XIB_GENL_VERSION, ++x->seq);
+	mnl_attr_put_strz(nlh, XIB_ATTR_DEV_NAME, name);
+	if (talk(x, nlh, trace_lookup_cb) < 0) {
+		report(x, "trace", name);
+		return 1;
+	}
+	if (t.qpn[0] >= 0) {
+		x->shown = 0;
+		nlh = xib_genl_put_header(buf, x->family, NLM_F_DUMP,
+					  XIB_CMD_RES_QP_GET, XIB_GENL_VERSION,
+					  ++x->seq);
+		mnl_attr_put_strz(nlh, XIB_ATTR_DEV_NAME, name);
+		mnl_attr_put_u32(nlh, XIB_ATTR_RES_QPN, (uint32_t)t.qpn[0]);
+		if (talk(x, nlh, trace_lookup_cb) < 0) {
+			report(x, "trace", name);
+			return 1;
+		}
+		if (!x->shown) {
+			fprintf(stderr, "xibctl: trace %s: no QP %ld\n", name,
+				t.qpn[0]);
+			return 1;
+		}
+	}
+
+	if (mnl_socket_setsockopt(x->nl, NETLINK_ADD_MEMBERSHIP,
+				  &x->trace_group, sizeof(x->trace_group)) < 0) {
+		fprintf(stderr, "xibctl: trace %s: %s%s\n", name, strerror(errno),
+			errno == EPERM ? " (needs CAP_NET_ADMIN)" : "");
+		return 1;
+	}
+	/* a burst must not overrun the socket; root may go past rmem_max */
+	if (setsockopt(mnl_socket_get_fd(x->nl), SOL_SOCKET, SO_RCVBUFFORCE,
+		       &rcvbuf, sizeof(rcvbuf)) < 0)
+		setsockopt(mnl_socket_get_fd(x->nl), SOL_SOCKET, SO_RCVBUF,
+			   &rcvbuf, sizeof(rcvbuf));
+
+	if (!strcmp(file, "-")) {
+		t.out = stdout;
+	} else {
+		t.out = fopen(file, "wb");
+		if (!t.out) {
+			fprintf(stderr, "xibctl: trace: %s: %s\n", file, strerror(errno));
+			return 1;
+		}
+	}
+	put32(t.out, PCAP_MAGIC_NSEC);
+	put32(t.out, 2 | 4u << 16);	/* version 2.4, as two u16 */
+	put32(t.out, 0);		/* GMT offset */
+	put32(t.out, 0);		/* accuracy */
+	put32(t.out, PCAP_SNAPLEN);
+	put32(t.out, PCAP_LINKTYPE_RAW);
+	fflush(t.out);
+
+	sa.sa_handler = trace_signal;	/* no SA_RESTART: recv returns EINTR */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	fprintf(stderr, "xibctl: trace %s: capturing\n", name);
+
+	rx = malloc(PCAP_SNAPLEN);
+	if (!rx) {
+		perror("xibctl: trace");
+		return 1;
+	}
+	while (!trace_stop) {
+		ssize_t len = recv(mnl_socket_get_fd(x->nl), rx, PCAP_SNAPLEN, 0);
+
+		if (len < 0) {
+			if (errno == ENOBUFS)
+				t.lost++;
+			else if (errno != EINTR)
+				break;
+			continue;
+		}
+		if (mnl_cb_run(rx, len, 0, 0, trace_cb, x) < 0)
+			break;
+	}
+	free(rx);
+	if (t.out != stdout && fclose(t.out)) {
+		fprintf(stderr, "xibctl: trace: %s: %s\n", file, strerror(errno));
+		return 1;
+	}
+	if (x->json && t.out != stdout) {
+		printf("{\"dev\":");
+		json_string(name);
+		printf(",\"packets\":%lu,\"overruns\":%lu}\n", t.packets, t.lost);
+	} else {
+		fprintf(stderr, "xibctl: trace %s: %lu packets%s\n", name, t.packets,
+			t.lost ? " (and some lost: the reader was too slow)" : "");
+	}
+	return 0;
+}
+
 /* "res show [NAME]" or "res show OBJECT [FILTER...]". */
 static int cmd_res(struct xibctl *x, int argc, char **argv)
 {
@@ -1482,6 +1806,8 @@ int main(int argc, char **argv)
 	} else if (is(argv[0], "statistic") || is(argv[0], "stat") ||
 		   is(argv[0], "statistics")) {
 		ret = cmd_stat(&x, argc - 1, argv + 1);
+	} else if (is(argv[0], "trace")) {
+		ret = cmd_trace(&x, argc - 1, argv + 1);
 	} else if (is(argv[0], "link")) {
 		x.links_only = true;
 		if (argc == 1 || is(argv[1], "show"))

@@ -123,6 +123,21 @@
  *	the driver's own counts are not touched).  Needs CAP_NET_ADMIN.
  *	-ENODEV if there is no such device in the caller's namespace.
  *
+ * XIB_CMD_TRACE_PKT
+ *	Never requested: the notification of the multicast group
+ *	XIB_GENL_MCGRP_TRACE ("trace"), which only CAP_NET_ADMIN (in the
+ *	namespace's user namespace) may join.  While anyone listens, every
+ *	RoCEv2 packet a device of the namespace sends or receives (looped
+ *	back to a device of the same host included, and received packets
+ *	that fail a check, a bad ICRC included) is one message:
+ *	XIB_ATTR_DEV_INDEX, XIB_ATTR_TRACE_DIR (u8, enum xib_trace_dir),
+ *	XIB_ATTR_TRACE_TIME (u64, CLOCK_REALTIME nanoseconds) and
+ *	XIB_ATTR_TRACE_PKT: the whole packet from its IPv4 or IPv6 header to
+ *	its ICRC (for a looped-back packet, which is not checked, the ICRC
+ *	it would carry).  Messages the listener's socket has no room for are
+ *	lost (the reader sees ENOBUFS).  Nothing is built while nobody
+ *	listens.
+ *
  * Every command refuses unknown attributes (strict validation).
  */
 #ifndef _UAPI_XIB_NETLINK_H
@@ -130,6 +145,7 @@
 
 #define XIB_GENL_NAME		"xib"
 #define XIB_GENL_VERSION	1
+#define XIB_GENL_MCGRP_TRACE	"trace"
 
 enum xib_nl_cmd {
 	XIB_CMD_UNSPEC,
@@ -146,6 +162,7 @@ enum xib_nl_cmd {
 	XIB_CMD_RES_CTX_GET,
 	XIB_CMD_STAT_GET,
 	XIB_CMD_STAT_RESET,
+	XIB_CMD_TRACE_PKT,
 
 	__XIB_CMD_MAX,
 	XIB_CMD_MAX = __XIB_CMD_MAX - 1
@@ -218,9 +235,19 @@ enum xib_nl_attr {
 	XIB_ATTR_STAT_ENTRY,		/* nest */
 	XIB_ATTR_STAT_NAME,		/* string */
 	XIB_ATTR_STAT_VALUE,		/* u64 */
+	/* Packet capture (XIB_CMD_TRACE_PKT); see above. */
+	XIB_ATTR_TRACE_DIR,		/* u8, enum xib_trace_dir */
+	XIB_ATTR_TRACE_TIME,		/* u64, ns since the epoch */
+	XIB_ATTR_TRACE_PKT,		/* binary: IP header to ICRC */
 
 	__XIB_ATTR_MAX,
 	XIB_ATTR_MAX = __XIB_ATTR_MAX - 1
+};
+
+/* XIB_ATTR_TRACE_DIR: which way a captured packet went. */
+enum xib_trace_dir {
+	XIB_TRACE_RX,
+	XIB_TRACE_TX,
 };
 
 /* Port states, as IBTA and libibverbs number them. */

@@ -96,6 +96,26 @@ CASES
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"xibctl statistic [show] [dev NAME] [qp N]"* ]]
 	[[ "$output" == *"xibctl statistic reset [dev NAME]"* ]]
+	[[ "$output" == *"xibctl trace NAME [qpn N] [-c COUNT] -w FILE"* ]]
+}
+
+@test "trace: a bad argument is one line naming it, exit 2" {
+	local args
+	while IFS='|' read -r args want; do
+		# shellcheck disable=SC2086
+		run "$XIBCTL" trace $args
+		[ "$status" -eq 2 ] || { echo "$args: status $status"; return 1; }
+		[ "${#lines[@]}" -eq 1 ] || { echo "$args: $output"; return 1; }
+		[[ "$output" == *"$want"* ]] || { echo "$args: $output"; return 1; }
+	done <<'CASES'
+|a device NAME is required
+-w f|a device NAME is required
+xib0|'-w FILE' is required
+xib0 -w|needs a value: '-w'
+xib0 qpn x -w f|invalid qpn 'x'
+xib0 -c 0 -w f|invalid count '0'
+xib0 colour blue -w f|unknown argument 'colour'
+CASES
 }
 
 @test "statistic: a bad argument is one line naming it, exit 2" {
