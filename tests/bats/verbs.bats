@@ -365,11 +365,15 @@ stat_sum() {
 }
 
 @test "statistic: ICRC errors under corruption, retries, no error completions" {
+	local t idx
 	modprobe sch_netem 2>/dev/null || true
 	# A's packets to B: 5% have a bit flipped (IPv4 RoCE has no UDP
 	# checksum, so the ICRC is what catches them)
 	inA tc qdisc add dev xv0 root netem corrupt 5%
 	two_devices
+	t=$(tracing_dir)
+	echo >"$t/trace"
+	echo 1 >"$t/events/xib_hca/xib_hca_retransmit/enable"
 	run inA "$C/xib_rc_test" -d "$dev0" -D "$dev1" -t 1M "${RC_QUICK[@]}"
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -383,6 +387,12 @@ stat_sum() {
 		"$(stat_of xibA xib0 tx_packets)" ]
 	[ "$(stat_of xibA xib0 cqe_error)" -eq 0 ]
 	[ "$(stat_of xibB xib1 cqe_error)" -eq 0 ]
+	# one xib_hca_retransmit event per retry of A's
+	idx=$(inA xibctl -j dev show xib0 | jq -e '.[0].ifindex')
+	[ "$(grep -c " xib_hca_retransmit: dev $idx " "$t/trace")" -eq \
+		"$(stat_of xibA xib0 retries)" ]
+	echo 0 >"$t/events/xib_hca/xib_hca_retransmit/enable"
+	echo >"$t/trace"
 }
 
 @test "statistic: reset needs CAP_NET_ADMIN, show does not" {
@@ -404,6 +414,128 @@ stat_sum() {
 	run inA xibctl statistic show dev nosuch
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"No such device"* ]]
+}
+
+# Start "xibctl trace xib0 ARGS..." in namespace xibA in the background
+# (its pid in $bg_pid) and wait until it captures.
+start_trace() {
+	local i
+	# not through inA: $bg_pid must be xibctl itself (ip netns exec
+	# execs it), which the SIGINT of stop_trace stops
+	ip netns exec xibA xibctl trace xib0 "$@" 2>"$BATS_TEST_TMPDIR/trace.err" &
+	bg_pid=$!
+	for ((i = 0; i < 100; i++)); do
+		grep -q capturing "$BATS_TEST_TMPDIR/trace.err" && return 0
+		kill -0 "$bg_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	cat "$BATS_TEST_TMPDIR/trace.err"
+	return 1
+}
+
+# Wait (at most 10 s) for the trace to end, after a SIGINT if $1 is "int".
+stop_trace() {
+	local i status
+	[ "${1:-int}" = int ] && kill -INT "$bg_pid"
+	for ((i = 0; i < 100; i++)); do
+		kill -0 "$bg_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$bg_pid" 2>/dev/null; then
+		kill -9 "$bg_pid"
+		echo "xibctl trace did not stop" >&2
+		return 1
+	fi
+	wait "$bg_pid"
+	status=$?
+	bg_pid=
+	cat "$BATS_TEST_TMPDIR/trace.err"
+	return $status
+}
+
+@test "trace: a pcap of RDMA WRITEs decodes with tshark: opcodes, QPN, every PSN once" {
+	local pcap=$BATS_TEST_TMPDIR/a.pcap n=200 fields first
+	two_devices
+	start_trace -w "$pcap"
+	# 200 WRITEs of 4 KiB: FIRST, MIDDLE, MIDDLE, LAST at MTU 1024
+	run inA "$C/xib_rc_test" -d "$dev0" -D "$dev1" -b "$n" -O write -s 4096
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# it posts in batches: the WRs it really posted
+	n=$(sed -n 's/.* posted \([0-9]*\) .*/\1/p' <<<"$output")
+	[ "$n" -ge 200 ]
+	stop_trace
+	fields=$(tshark -r "$pcap" -T fields -e ip.src -e infiniband.bth.opcode \
+		-e infiniband.bth.destqp -e infiniband.bth.psn 2>/dev/null)
+	# requests from A (10.211.0.1): RC RDMA WRITE FIRST/MIDDLE/LAST (6, 7, 8)
+	# to one QP; their PSNs, counted from the first, are 0..4n-1, each once
+	awk '$1 == "10.211.0.1" && ($2 < 6 || $2 > 8) { bad = 1 } END { exit bad }' <<<"$fields"
+	[ "$(awk '$1 == "10.211.0.1" { print $3 }' <<<"$fields" | sort -u | wc -l)" -eq 1 ]
+	first=$(awk '$1 == "10.211.0.1" { print $4; exit }' <<<"$fields")
+	[ "$(awk -v f="$first" '$1 == "10.211.0.1" { print ($4 - f + 16777216) % 16777216 }' <<<"$fields" |
+		sort -nu | awk 'NR - 1 != $1 { bad = 1 } END { print bad ? -1 : NR }')" -eq $((4 * n)) ]
+	# and B's ACKs (17) came back to A's QP
+	[ "$(awk '$1 == "10.211.0.2" && $2 == 17' <<<"$fields" | wc -l)" -ge 1 ]
+}
+
+@test "trace: qpn filter, -c, loopback on one device, and CAP_NET_ADMIN" {
+	local pcap=$BATS_TEST_TMPDIR/l.pcap bin
+	one_device
+	# UD loopback on xib0: 4 x 2 + 3 SENDs, each seen sent and received
+	start_trace -w "$pcap"
+	run inA "$C/xib_ud_test" -d "$dev0" -n 2
+	echo "$output"
+	[ "$status" -eq 0 ]
+	stop_trace
+	[ "$(tshark -r "$pcap" -Y 'infiniband.bth.opcode == 101' 2>/dev/null | wc -l)" -eq 22 ]
+	# -c stops after that many packets
+	start_trace -c 3 -w "$pcap"
+	run inA "$C/xib_ud_test" -d "$dev0" -n 2
+	[ "$status" -eq 0 ]
+	stop_trace count
+	[ "$(tshark -r "$pcap" 2>/dev/null | wc -l)" -eq 3 ]
+	# a QP that does not exist, and a user without CAP_NET_ADMIN
+	run inA xibctl trace xib0 qpn 0xfffffe -w "$pcap"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"no QP"* ]]
+	bin=$(mktemp -d /tmp/xib-trace.XXXXXX)
+	chmod 755 "$bin"
+	install -m 755 "$(command -v xibctl)" "$bin/"
+	run inA setpriv --reuid=65534 --regid=65534 --clear-groups "$bin/xibctl" trace xib0 -w /tmp/nope.pcap
+	rm -rf "$bin"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"needs CAP_NET_ADMIN"* ]]
+}
+
+# tracefs, mounted if the guest has not yet
+tracing_dir() {
+	local t=/sys/kernel/tracing
+	[ -e "$t/events" ] || mount -t tracefs nodev "$t"
+	echo "$t"
+}
+
+@test "tracepoints: post, tx, rx, cqe and QP state events of a known UD transfer" {
+	local t trace ev
+	t=$(tracing_dir)
+	one_device
+	echo >"$t/trace"
+	echo 1 >"$t/events/xib_hca/enable"
+	run inA "$C/xib_ud_test" -d "$dev0" -n 1
+	echo 0 >"$t/events/xib_hca/enable"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	trace=$(cat "$t/trace")
+	echo >"$t/trace"
+	for ev in xib_hca_post xib_hca_tx xib_hca_rx xib_hca_cqe xib_hca_qp_state; do
+		grep -q " $ev: " <<<"$trace" || { echo "no $ev"; return 1; }
+	done
+	# 4 rounds' worth of SENDs with immediate (UD opcode 0x65) plus 3,
+	# each posted, sent and received once on the one device
+	[ "$(grep -c ' xib_hca_post: .* opcode 3 ' <<<"$trace")" -eq 7 ]
+	[ "$(grep -c ' xib_hca_tx: .* opcode 0x65 ' <<<"$trace")" -eq 7 ]
+	[ "$(grep -c ' xib_hca_rx: .* opcode 0x65 ' <<<"$trace")" -eq 7 ]
+	[ "$(grep -c ' xib_hca_qp_state: .* state 2 -> 3' <<<"$trace")" -eq 2 ]
 }
 
 @test "bad input gives the documented status or errno, never a crash" {
