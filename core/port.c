@@ -416,6 +416,13 @@ int xib_query_port_attr(struct xib_device *dev, u32 port,
 	attr->max_vl_num = 1;
 	attr->link_layer = XIB_LINK_LAYER_ETHERNET;
 	/* The last width and speed read, when RTNL is busy now. */
+	if (dev->ops->port_violations) {
+		u64 pkey, qkey;
+
+		dev->ops->port_violations(dev, &pkey, &qkey);
+		attr->bad_pkey_cntr = min_t(u64, pkey, U32_MAX);
+		attr->qkey_viol_cntr = min_t(u64, qkey, U32_MAX);
+	}
 	attr->active_width = p->active_width ?: XIB_WIDTH_1X;
 	attr->active_speed = p->active_speed ?: XIB_SPEED_SDR;
 	if (dev->ops->get_netdev)

@@ -673,6 +673,7 @@ int xib_hca_dellink(struct xib_device *xdev);
 struct net_device *xib_hca_get_netdev(struct xib_device *xdev, u32 port);
 void xib_hca_dealloc(struct xib_device *xdev);
 void xib_hca_get_stats(struct xib_device *xdev, u64 *vals);
+void xib_hca_port_violations(struct xib_device *xdev, u64 *pkey, u64 *qkey);
 
 /* hca_verbs.c */
 extern const struct xib_device_ops xib_hca_dev_ops;

@@ -39,6 +39,22 @@ const char * const xib_hca_stat_names[XIB_HCA_NSTATS] = {
 	[XIB_HCA_STAT_KICKS]			= "kicks",
 };
 
+/* ops->port_violations: the P_Key and Q_Key drop counters. */
+void xib_hca_port_violations(struct xib_device *xdev, u64 *pkey, u64 *qkey)
+{
+	struct xib_hca_dev *hca = to_hca_dev(xdev);
+	const struct xib_hca_stats *s;
+	int cpu;
+
+	*pkey = 0;
+	*qkey = 0;
+	for_each_possible_cpu(cpu) {
+		s = per_cpu_ptr(hca->stats, cpu);
+		*pkey += READ_ONCE(s->v[XIB_HCA_STAT_RX_DROP_PKEY]);
+		*qkey += READ_ONCE(s->v[XIB_HCA_STAT_RX_DROP_QKEY]);
+	}
+}
+
 /* ops->get_stats: the sums over every CPU. */
 void xib_hca_get_stats(struct xib_device *xdev, u64 *vals)
 {

@@ -690,6 +690,7 @@ const struct xib_device_ops xib_hca_dev_ops = {
 	.stat_names = xib_hca_stat_names,
 	.num_stats = XIB_HCA_NSTATS,
 	.get_stats = xib_hca_get_stats,
+	.port_violations = xib_hca_port_violations,
 	.size_pd = sizeof(struct xib_hca_pd),
 	.size_mr = sizeof(struct xib_hca_mr),
 	.size_cq = sizeof(struct xib_hca_cq),

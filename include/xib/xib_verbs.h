@@ -212,6 +212,10 @@ struct xib_event_handler {
  * @get_stats: required with @stat_names; fill @vals with the @num_stats
  *	counters' counts since the device was allocated, in @stat_names
  *	order.  Process context, with a user reference on the device.
+ * @port_violations: optional; packets the device dropped since it was
+ *	created for a P_Key of another partition (*@pkey) and UD datagrams
+ *	for a wrong Q_Key (*@qkey): the port's P_Key and Q_Key violation
+ *	counters.  Any context
  * @post_mad: optional; send one GSI datagram (xib_mad.h) from QP1 of
  *	@addr->ah.port_num.  Any context; must not call back into the MAD
  *	layer.  0 or a negative errno (the datagram was not sent).
@@ -263,6 +267,7 @@ struct xib_device_ops {
 	const char * const *stat_names;
 	u32 num_stats;
 	void (*get_stats)(struct xib_device *dev, u64 *vals);
+	void (*port_violations)(struct xib_device *dev, u64 *pkey, u64 *qkey);
 };
 
 /* Object types, for the per-device object tables and resource counts. */

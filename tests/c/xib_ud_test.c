@@ -10,7 +10,8 @@
  * wc_flags, src_qp is the sender, the payload lands after the 40-byte GRH
  * area and, for an IPv4 GID, the IPv4 header is in its last 20 bytes.  A
  * SEND with the wrong Q_Key completes successfully at the sender (UD does
- * not acknowledge) and is not delivered: it consumes no receive WQE.
+ * not acknowledge) and is not delivered: it consumes no receive WQE, and
+ * the receiving port's qkey_viol_cntr counts it.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -108,6 +109,7 @@ int main(int argc, char **argv)
 {
 	const char *dev_a = "/dev/xib/uverbs0", *dev_b = NULL;
 	struct xib_context *ca, *cb;
+	struct xib_uverbs_port_attr pa0, pa1;
 	struct xib_uverbs_ah_attr av;
 	int gid_a = -1, gid_b = -1, c, rounds = 10, r;
 	uint32_t sizes[4];
@@ -169,12 +171,20 @@ int main(int argc, char **argv)
 	ud_send(5000, 50, QKEY, true, 99);
 	check_recv(100 + 5000, 50, 99);
 
-	/* A wrong Q_Key: sent, not delivered, no receive WQE consumed. */
+	/*
+	 * A wrong Q_Key: sent, not delivered, no receive WQE consumed, and
+	 * counted by the receiving port's Q_Key violation counter.
+	 */
+	xt_check(xib_query_port(cb, 1, &pa0), "query_port");
 	post_recv(100 + 7000, GRH + 64);
 	ud_send(6000, 64, QKEY ^ 1, false, 5);
 	if (xt_poll(b.rcq, &wc, 1, 500))
 		xt_fail("a SEND with the wrong Q_Key was delivered (wr_id %llu, status %s)",
 			(unsigned long long)wc.wr_id, xt_status_str(wc.status));
+	xt_check(xib_query_port(cb, 1, &pa1), "query_port");
+	if (pa1.qkey_viol_cntr != pa0.qkey_viol_cntr + 1)
+		xt_fail("qkey_viol_cntr went from %u to %u, expected one more",
+			pa0.qkey_viol_cntr, pa1.qkey_viol_cntr);
 	ud_send(7000, 64, QKEY, false, 6);
 	check_recv(100 + 7000, 64, 6);
 	xt_info("%d rounds of UD sends of 0..%u bytes verified; wrong Q_Key dropped",
