@@ -29,6 +29,7 @@
  *   hca_pkt.c    packet building shared by all (xib_hca_build_pkt())
  *   hca_net.c    the network side (UDP socket, ICRC, routing)
  *   hca_stats.c  the device counters' names and reader
+ *   hca_trace.c  the tracepoints (hca_trace.h)
  *   hca_wire.c   header formats, the opcode table and the requester's
  *                [WR opcode][position] table
  *
@@ -673,6 +674,8 @@ int xib_hca_dellink(struct xib_device *xdev);
 struct net_device *xib_hca_get_netdev(struct xib_device *xdev, u32 port);
 void xib_hca_dealloc(struct xib_device *xdev);
 void xib_hca_get_stats(struct xib_device *xdev, u64 *vals);
+void xib_hca_trace_tx(struct xib_hca_dev *hca, const struct sk_buff *skb,
+		      u32 len);
 void xib_hca_port_violations(struct xib_device *xdev, u64 *pkey, u64 *qkey);
 
 /* hca_verbs.c */

@@ -51,7 +51,6 @@
 #include <net/udp_tunnel.h>
 
 #include "hca.h"
-#include "hca_trace.h"
 #include "hca_net.h"
 #include "hca_wire.h"
 
@@ -629,12 +628,7 @@ int xib_hca_xmit(struct xib_hca_dev *hca, struct sk_buff *skb,
 
 	memcpy(&sgid, path->sgid, sizeof(sgid));
 	memcpy(&dgid, path->dgid, sizeof(dgid));
-	if (trace_xib_hca_tx_enabled()) {
-		const struct xib_bth *bth = (const struct xib_bth *)skb->data;
-
-		trace_xib_hca_tx(hca->xdev.index, xib_bth_opcode(bth),
-				 xib_bth_dqpn(bth), xib_bth_psn(bth), len);
-	}
+	xib_hca_trace_tx(hca, skb, len);
 
 	loss = READ_ONCE(xib_hca_tx_loss);
 	if (unlikely(loss) && get_random_u32() % loss == 0) {
