@@ -209,6 +209,12 @@ struct xib_event_handler {
  * @post_mad: optional; send one GSI datagram (xib_mad.h) from QP1 of
  *	@addr->ah.port_num.  Any context; must not call back into the MAD
  *	layer.  0 or a negative errno (the datagram was not sent).
+ * @mcast_join: optional (without it ATTACH_MCAST is -EOPNOTSUPP); the
+ *	first QP of the device is being attached to the group @mgid (checked
+ *	by the core: a multicast GID): start receiving it.  Process
+ *	context, under the core's mcast_lock: it must not take RTNL.
+ * @mcast_leave: required with @mcast_join; the last QP of the device
+ *	left the group @mgid.  Same context as @mcast_join.
  */
 struct xib_device_ops {
 	struct module *owner;
@@ -254,6 +260,8 @@ struct xib_device_ops {
 			const struct xib_mad *mad);
 	void (*query_qp_res)(struct xib_qp *qp, struct xib_qp_res *res);
 	void (*query_cq_res)(struct xib_cq *cq, struct xib_cq_res *res);
+	int (*mcast_join)(struct xib_device *dev, const u8 *mgid);
+	void (*mcast_leave)(struct xib_device *dev, const u8 *mgid);
 };
 
 /* Object types, for the per-device object tables and resource counts. */
@@ -302,6 +310,13 @@ enum xib_res_type {
  * @mad: the MAD layer's per-device state (core/mad.c): set while the
  *	MAD layer's client is attached to the device, else NULL; read under
  *	RCU
+ * @mcast_lock: serialises attaching and detaching of multicast groups;
+ *	protects @mcast_groups (writers), @mcast_ngroups, @mcast_nattach
+ *	and every QP's @mcast_list (core/mcast.c)
+ * @mcast_groups: the multicast groups with at least one QP of the
+ *	device attached (struct xib_mcast_group); read under RCU
+ * @mcast_ngroups: entries of @mcast_groups
+ * @mcast_nattach: attachments of QPs to groups, over all groups
  *
  * QP numbers and MR key indices are drawn at random (see core/verbs.c),
  * so the tables keep no allocation cursor.
@@ -332,6 +347,11 @@ struct xib_device {
 	atomic_t cm_ids;
 
 	struct xib_mad_dev __rcu *mad;
+
+	struct mutex mcast_lock;	/* see above */
+	struct list_head mcast_groups;
+	unsigned int mcast_ngroups;
+	unsigned int mcast_nattach;
 };
 
 static inline struct xib_device *to_xib_device(struct device *dev)
@@ -669,6 +689,8 @@ struct xib_qp {
 	void *context;
 	u64 user_handle;
 	struct work_struct release_work;
+	/** @mcast_list: the QP's attachments; under device->mcast_lock */
+	struct list_head mcast_list;
 };
 
 struct xib_srq_init_attr {
@@ -742,6 +764,13 @@ int xib_destroy_ah(struct xib_ah *ah);
 
 /* Lookups for drivers; each returns a reference or NULL. */
 struct xib_qp *xib_qp_get_by_num(struct xib_device *dev, u32 qpn);
+
+/* Multicast (core/mcast.c) */
+int xib_attach_mcast(struct xib_qp *qp, const u8 *mgid);
+int xib_detach_mcast(struct xib_qp *qp, const u8 *mgid);
+bool xib_gid_is_mcast(const u8 *gid);
+unsigned int xib_mcast_get_qps(struct xib_device *dev, const u8 *mgid,
+			       struct xib_qp **qps, unsigned int max);
 struct xib_mr *xib_mr_get_by_key(struct xib_device *dev, u32 key);
 struct xib_ah *xib_ah_get_by_num(struct xib_device *dev, u32 ahn);
 void xib_qp_put(struct xib_qp *qp);
