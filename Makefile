@@ -97,7 +97,7 @@ $(BUILD)/userspace/xibctl: userspace/xibctl/xibctl.c include/uapi/xib/netlink.h 
 # --- libxib and the data-path test programs --------------------------------
 LIBXIB := $(BUILD)/userspace/libxib/libxib.a
 LIBXIB_HDRS := userspace/libxib/xib.h include/uapi/xib/uverbs.h include/uapi/xib/hca-abi.h
-XIB_TESTS_C := xib_rc_test xib_ud_test xib_bad_test xib_hold_test xib_atomic_test \
+XIB_TESTS_C := xib_rc_test xib_ud_test xib_mcast_test xib_bad_test xib_hold_test xib_atomic_test \
 	xib_res_test xib_uc_test
 
 .PHONY: libxib tests-c

@@ -31,6 +31,9 @@ void xib_port_sync_locked(struct xib_device *dev);
 int xib_verbs_init(void);
 void xib_verbs_exit(void);
 
+/* mcast.c */
+void xib_mcast_detach_all(struct xib_qp *qp);
+
 /* mad.c */
 int xib_mad_init(void);
 void xib_mad_exit(void);

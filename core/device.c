@@ -108,6 +108,8 @@ struct xib_device *xib_alloc_device(const struct xib_device_ops *ops,
 	INIT_LIST_HEAD(&dev->event_handlers);
 	init_completion(&dev->users_done);
 	write_pnet(&dev->net, &init_net);
+	mutex_init(&dev->mcast_lock);
+	INIT_LIST_HEAD(&dev->mcast_groups);
 	return dev;
 }
 EXPORT_SYMBOL_GPL(xib_alloc_device);

@@ -1357,6 +1357,7 @@ struct xib_qp *xib_create_qp(struct xib_pd *pd, struct xib_ucontext *uctx,
 	qp->device = dev;
 	qp->uctx = uctx;
 	kref_init(&qp->ref);
+	INIT_LIST_HEAD(&qp->mcast_list);
 	qp->pd = pd;
 	qp->send_cq = attr->send_cq;
 	qp->recv_cq = attr->recv_cq;
@@ -1648,6 +1649,7 @@ int xib_destroy_qp(struct xib_qp *qp)
 	struct xib_device *dev = qp->device;
 
 	xib_res_erase(dev, XIB_RES_QP, qp->qp_num);
+	xib_mcast_detach_all(qp);
 	dev->ops->destroy_qp(qp);
 	xib_res_uncharge(dev, qp->uctx, XIB_RES_QP);
 	if (qp->srq)

@@ -59,6 +59,7 @@ union xib_uverbs_cmd_buf {
 	struct xib_uverbs_query_srq query_srq;
 	struct xib_uverbs_resize_srq resize_srq;
 	struct xib_uverbs_create_ah create_ah;
+	struct xib_uverbs_mcast mcast;
 };
 
 /* True if the @len bytes at @p are all zero. */
@@ -867,6 +868,39 @@ static int xib_cmd_kick(struct xib_uverbs_ctx *ctx, void *buf,
 	return ret;
 }
 
+/* --- multicast ------------------------------------------------------------- */
+
+static int xib_cmd_mcast(struct xib_uverbs_ctx *ctx, void *buf, bool attach)
+{
+	struct xib_uverbs_mcast *cmd = buf;
+	struct xib_uverbs_uobj *uobj;
+	int ret;
+
+	if (cmd->reserved)
+		return -EINVAL;
+	uobj = xib_uobj_get(ctx, cmd->qp_handle, XIB_UOBJ_QP, false);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	if (attach)
+		ret = xib_attach_mcast(uobj->object, cmd->gid);
+	else
+		ret = xib_detach_mcast(uobj->object, cmd->gid);
+	xib_uobj_put(uobj);
+	return ret;
+}
+
+static int xib_cmd_attach_mcast(struct xib_uverbs_ctx *ctx, void *buf,
+				struct xib_uverbs_out *out)
+{
+	return xib_cmd_mcast(ctx, buf, true);
+}
+
+static int xib_cmd_detach_mcast(struct xib_uverbs_ctx *ctx, void *buf,
+				struct xib_uverbs_out *out)
+{
+	return xib_cmd_mcast(ctx, buf, false);
+}
+
 /* --- SRQ -------------------------------------------------------------------- */
 
 static int xib_cmd_create_srq(struct xib_uverbs_ctx *ctx, void *buf,
@@ -1014,6 +1048,8 @@ static const struct xib_uverbs_cmd_desc xib_uverbs_cmds[] = {
 	XIB_CMD(KICK, xib_cmd_kick, XIB_RES),
 	XIB_CMD(REREG_MR, xib_cmd_rereg_mr, XIB_RES),
 	XIB_CMD(RESIZE_SRQ, xib_cmd_resize_srq, XIB_RES),
+	XIB_CMD(ATTACH_MCAST, xib_cmd_attach_mcast, XIB_RES),
+	XIB_CMD(DETACH_MCAST, xib_cmd_detach_mcast, XIB_RES),
 };
 
 static void xib_uverbs_check_abi(void)
@@ -1047,6 +1083,7 @@ static void xib_uverbs_check_abi(void)
 	BUILD_BUG_ON(sizeof(struct xib_uverbs_query_srq) != 16);
 	BUILD_BUG_ON(sizeof(struct xib_uverbs_resize_srq) != 32);
 	BUILD_BUG_ON(sizeof(struct xib_uverbs_create_ah) != 56);
+	BUILD_BUG_ON(sizeof(struct xib_uverbs_mcast) != 24);
 	BUILD_BUG_ON(_IOC_SIZE(XIB_UVERBS_QUERY_QP) >
 		     sizeof(union xib_uverbs_cmd_buf));
 }

@@ -27,6 +27,10 @@
  *   hca_retx.c   retransmission arithmetic, the responder resources'
  *                replay and the UC responder's PSN rules (pure functions)
  *   hca_pkt.c    packet building shared by all (xib_hca_build_pkt())
+ *   hca_mcast.c  multicast: joining the IP groups of the MGIDs the core's
+ *                table names (a work item, under RTNL), and the receive
+ *                fan-out to the attached QPs (xib_hca_mcast_recv())
+ *   hca_mgid.c   MGID to IP group and MAC address (pure functions)
  *   hca_net.c    the network side (UDP socket, ICRC, routing)
  *   hca_stats.c  the device counters' names and reader
  *   hca_trace.c  the tracepoints (hca_trace.h)
@@ -741,6 +745,42 @@ int xib_hca_resp_process(struct xib_hca_qp *qp, int budget);
 bool xib_hca_resp_has_work(struct xib_hca_qp *qp);
 int xib_hca_resp_flush(struct xib_hca_qp *qp);
 void xib_hca_resp_reset(struct xib_hca_qp *qp);
+
+/**
+ * struct xib_hca_mgid_map - what an MGID names on RoCEv2 (hca_mgid.c)
+ * @ipv6: an IPv6 group (@addr6), else IPv4 (@addr4)
+ * @addr4: the IPv4 group, network order
+ * @addr6: the IPv6 group
+ * @mac: the group's Ethernet multicast address
+ */
+struct xib_hca_mgid_map {
+	bool ipv6;
+	__be32 addr4;
+	struct in6_addr addr6;
+	u8 mac[ETH_ALEN];
+};
+
+/* QP number of multicast datagrams (IBTA 9.8.3.1: the DQPN is 0xffffff) */
+#define XIB_HCA_MCAST_QPN	XIB_QPN_MASK
+/* the device's multicast limits (query_device reports them) */
+#define XIB_HCA_MAX_MCAST_GRP		1024
+#define XIB_HCA_MAX_MCAST_QP_ATTACH	32
+#define XIB_HCA_MAX_TOTAL_MCAST_QP	8192
+
+/* hca_mgid.c */
+int xib_hca_mgid_map(const u8 *mgid, struct xib_hca_mgid_map *map);
+
+/* hca_mcast.c */
+int xib_hca_mcast_init(void);
+void xib_hca_mcast_exit(void);
+int xib_hca_mcast_join(struct xib_device *xdev, const u8 *mgid);
+void xib_hca_mcast_leave(struct xib_device *xdev, const u8 *mgid);
+void xib_hca_mcast_recv(struct xib_hca_dev *hca, struct sk_buff *skb,
+			const struct xib_hca_pkt *pkt);
+
+/* hca_recv.c */
+void xib_hca_dispatch(struct xib_hca_qp *qp, struct sk_buff *skb,
+		      const struct xib_hca_pkt *pkt);
 
 /* hca_pkt.c */
 struct sk_buff *xib_hca_build_pkt(struct xib_hca_qp *qp,

@@ -234,9 +234,13 @@ static int __init xib_hca_init(void)
 {
 	int ret;
 
-	ret = xib_hca_net_init();
+	ret = xib_hca_mcast_init();
 	if (ret)
 		return ret;
+
+	ret = xib_hca_net_init();
+	if (ret)
+		goto err_mcast_exit;
 
 	ret = register_netdevice_notifier(&xib_hca_netdev_nb);
 	if (ret)
@@ -252,6 +256,8 @@ err_unregister_notifier:
 	unregister_netdevice_notifier(&xib_hca_netdev_nb);
 err_net_exit:
 	xib_hca_net_exit();
+err_mcast_exit:
+	xib_hca_mcast_exit();
 	return ret;
 }
 
@@ -261,6 +267,7 @@ static void __exit xib_hca_exit(void)
 	xib_hca_remove_all(NULL);
 	unregister_netdevice_notifier(&xib_hca_netdev_nb);
 	xib_hca_net_exit();
+	xib_hca_mcast_exit();
 }
 
 module_init(xib_hca_init);

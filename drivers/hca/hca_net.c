@@ -710,6 +710,17 @@ static int xib_hca_sock_open(struct net *net, struct xib_hca_net *xn,
 	tcfg.encap_type = 1;
 	tcfg.encap_rcv = xib_hca_encap_rcv;
 	setup_udp_tunnel_sock(net, *sockp, &tcfg);
+	/*
+	 * setup_udp_tunnel_sock() turns IPv4 multicast loopback off; UD
+	 * multicast wants it: the sending interface's own copy of a
+	 * datagram to a group it joined goes to this host's attached QPs
+	 * (hca_mcast.c).  IPv6 loopback (IPV6_MULTICAST_LOOP) stays on.
+	 */
+	if (!ipv6) {
+		lock_sock((*sockp)->sk);
+		inet_sk((*sockp)->sk)->mc_loop = 1;
+		release_sock((*sockp)->sk);
+	}
 	return 0;
 }
 

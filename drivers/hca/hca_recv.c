@@ -3,15 +3,24 @@
  * xib_hca packet receive: xib_hca_recv() (softirq, from the network side
  * or nested in a local xib_hca_xmit()) checks the common headers of every
  * packet and hands it to the role that handles its opcode: the responder
- * (hca_resp.c) for requests, the completer (hca_comp.c) for responses.
+ * (hca_resp.c) for requests, the completer (hca_comp.c) for responses;
+ * a multicast datagram to each QP attached to its group (hca_mcast.c).
  */
 #include <linux/skbuff.h>
 
 #include "hca.h"
 #include "hca_trace.h"
 
-static void xib_hca_dispatch(struct xib_hca_qp *qp, struct sk_buff *skb,
-			     const struct xib_hca_pkt *pkt)
+/**
+ * xib_hca_dispatch() - a packet for @qp to the role that handles it
+ * @qp: the destination QP
+ * @skb: the packet
+ * @pkt: its parsed headers
+ *
+ * Softirq context.  Does not consume @skb.
+ */
+void xib_hca_dispatch(struct xib_hca_qp *qp, struct sk_buff *skb,
+		      const struct xib_hca_pkt *pkt)
 {
 	u8 opcode = xib_bth_opcode(pkt->bth);
 	int state = READ_ONCE(qp->hstate);
@@ -76,6 +85,12 @@ void xib_hca_recv(struct xib_hca_dev *hca, struct sk_buff *skb)
 	/* QP1: the GSI's datagrams go to the MAD layer (hca_gsi.c) */
 	if (xib_bth_dqpn(pkt.bth) == 1) {
 		xib_hca_gsi_recv(hca, skb, &pkt);
+		consume_skb(skb);
+		return;
+	}
+	/* multicast: to every attached QP (hca_mcast.c) */
+	if (xib_bth_dqpn(pkt.bth) == XIB_HCA_MCAST_QPN) {
+		xib_hca_mcast_recv(hca, skb, &pkt);
 		consume_skb(skb);
 		return;
 	}

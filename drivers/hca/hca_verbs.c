@@ -60,6 +60,9 @@ void xib_hca_set_attrs(struct xib_hca_dev *hca)
 	/* CMP_SWAP and FETCH_ADD; hca_atomic.c says why HCA, not GLOB */
 	a->atomic_cap = XIB_ATOMIC_HCA;
 	a->max_ah = 16384;
+	a->max_mcast_grp = XIB_HCA_MAX_MCAST_GRP;
+	a->max_mcast_qp_attach = XIB_HCA_MAX_MCAST_QP_ATTACH;
+	a->max_total_mcast_qp_attach = XIB_HCA_MAX_TOTAL_MCAST_QP;
 	a->max_srq = 1024;
 	a->max_srq_wr = 16384;
 	a->max_srq_sge = XIB_HCA_MAX_SGE;
@@ -722,4 +725,6 @@ const struct xib_device_ops xib_hca_dev_ops = {
 	.destroy_ah = xib_hca_destroy_ah,
 	.query_qp_res = xib_hca_query_qp_res,
 	.query_cq_res = xib_hca_query_cq_res,
+	.mcast_join = xib_hca_mcast_join,
+	.mcast_leave = xib_hca_mcast_leave,
 };

@@ -219,6 +219,12 @@ struct xib_event_handler {
  * @post_mad: optional; send one GSI datagram (xib_mad.h) from QP1 of
  *	@addr->ah.port_num.  Any context; must not call back into the MAD
  *	layer.  0 or a negative errno (the datagram was not sent).
+ * @mcast_join: optional (without it ATTACH_MCAST is -EOPNOTSUPP); the
+ *	first QP of the device is being attached to the group @mgid (checked
+ *	by the core: a multicast GID): start receiving it.  Process
+ *	context, under the core's mcast_lock: it must not take RTNL.
+ * @mcast_leave: required with @mcast_join; the last QP of the device
+ *	left the group @mgid.  Same context as @mcast_join.
  */
 struct xib_device_ops {
 	struct module *owner;
@@ -268,6 +274,8 @@ struct xib_device_ops {
 	u32 num_stats;
 	void (*get_stats)(struct xib_device *dev, u64 *vals);
 	void (*port_violations)(struct xib_device *dev, u64 *pkey, u64 *qkey);
+	int (*mcast_join)(struct xib_device *dev, const u8 *mgid);
+	void (*mcast_leave)(struct xib_device *dev, const u8 *mgid);
 };
 
 /* Object types, for the per-device object tables and resource counts. */
@@ -320,6 +328,13 @@ enum xib_res_type {
  * @stats_base: the driver's counts (ops->get_stats) at the last reset of
  *	the counters, which readers see as differences from it; NULL until
  *	the first reset (core/stats.c)
+ * @mcast_lock: serialises attaching and detaching of multicast groups;
+ *	protects @mcast_groups (writers), @mcast_ngroups, @mcast_nattach
+ *	and every QP's @mcast_list (core/mcast.c)
+ * @mcast_groups: the multicast groups with at least one QP of the
+ *	device attached (struct xib_mcast_group); read under RCU
+ * @mcast_ngroups: entries of @mcast_groups
+ * @mcast_nattach: attachments of QPs to groups, over all groups
  *
  * QP numbers and MR key indices are drawn at random (see core/verbs.c),
  * so the tables keep no allocation cursor.
@@ -353,6 +368,10 @@ struct xib_device {
 
 	struct mutex stats_lock;	/* protects @stats_base */
 	u64 *stats_base;
+	struct mutex mcast_lock;	/* see above */
+	struct list_head mcast_groups;
+	unsigned int mcast_ngroups;
+	unsigned int mcast_nattach;
 };
 
 static inline struct xib_device *to_xib_device(struct device *dev)
@@ -696,6 +715,8 @@ struct xib_qp {
 	void *context;
 	u64 user_handle;
 	struct work_struct release_work;
+	/** @mcast_list: the QP's attachments; under device->mcast_lock */
+	struct list_head mcast_list;
 };
 
 struct xib_srq_init_attr {
@@ -769,6 +790,13 @@ int xib_destroy_ah(struct xib_ah *ah);
 
 /* Lookups for drivers; each returns a reference or NULL. */
 struct xib_qp *xib_qp_get_by_num(struct xib_device *dev, u32 qpn);
+
+/* Multicast (core/mcast.c) */
+int xib_attach_mcast(struct xib_qp *qp, const u8 *mgid);
+int xib_detach_mcast(struct xib_qp *qp, const u8 *mgid);
+bool xib_gid_is_mcast(const u8 *gid);
+unsigned int xib_mcast_get_qps(struct xib_device *dev, const u8 *mgid,
+			       struct xib_qp **qps, unsigned int max);
 struct xib_mr *xib_mr_get_by_key(struct xib_device *dev, u32 key);
 struct xib_ah *xib_ah_get_by_num(struct xib_device *dev, u32 ahn);
 void xib_qp_put(struct xib_qp *qp);

@@ -1166,19 +1166,32 @@ XV_EXPORT int ibv_query_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 	return EOPNOTSUPP;
 }
 
-/* No multicast on xib yet. */
+/*
+ * Multicast: the kernel keeps the groups (XIB_UVERBS_ATTACH_MCAST in
+ * uverbs.h).  Both return 0 or an errno value, which errno holds too.
+ */
+static int xv_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid, int attach)
+{
+	int ret;
+
+	if (!qp || !gid) {
+		errno = EINVAL;
+		return EINVAL;
+	}
+	ret = xv_err(xib_mcast(to_xqp(qp)->x, gid->raw, lid, attach));
+	if (ret)
+		errno = ret;
+	return ret;
+}
+
 XV_EXPORT int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
 {
-	(void)qp; (void)gid; (void)lid;
-	errno = EOPNOTSUPP;
-	return EOPNOTSUPP;
+	return xv_mcast(qp, gid, lid, 1);
 }
 
 XV_EXPORT int ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
 {
-	(void)qp; (void)gid; (void)lid;
-	errno = EOPNOTSUPP;
-	return EOPNOTSUPP;
+	return xv_mcast(qp, gid, lid, 0);
 }
 
 /* --- AH ---------------------------------------------------------------------------------- */

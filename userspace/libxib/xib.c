@@ -1114,6 +1114,15 @@ int xib_destroy_qp(struct xib_qp *qp)
 	return xib_destroy_qp_events(qp, NULL);
 }
 
+int xib_mcast(struct xib_qp *qp, const uint8_t gid[16], uint16_t mlid, int attach)
+{
+	struct xib_uverbs_mcast m = { .qp_handle = qp->handle, .mlid = mlid };
+
+	memcpy(m.gid, gid, sizeof(m.gid));
+	return xcmd(qp->pd->ctx->fd, attach ? XIB_UVERBS_ATTACH_MCAST : XIB_UVERBS_DETACH_MCAST,
+		    &m);
+}
+
 /* --- data path ---------------------------------------------------------- */
 
 int xib_kick(struct xib_qp *qp)

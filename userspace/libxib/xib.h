@@ -320,6 +320,11 @@ void xib_sq_end(struct xib_qp *qp);
 void xib_sq_abort(struct xib_qp *qp);
 /* KICK for @qp's send queue unconditionally (tests, recovery). */
 int xib_kick(struct xib_qp *qp);
+/*
+ * XIB_UVERBS_ATTACH_MCAST (attach != 0) or _DETACH_MCAST of a UD QP and
+ * the multicast group gid (the MGID); mlid is passed on (ignored on RoCE).
+ */
+int xib_mcast(struct xib_qp *qp, const uint8_t gid[16], uint16_t mlid, int attach);
 
 /* Counters of the data path (process-wide, for measurements). */
 struct xib_stats {

@@ -111,6 +111,22 @@
  * XIB_UVERBS_KICK
  *	Wake the HCA's engine for a QP's send queue.  Only needed when the
  *	doorbell page says the engine sleeps (see hca-abi.h).
+ * XIB_UVERBS_ATTACH_MCAST, XIB_UVERBS_DETACH_MCAST
+ *	Attach a UD QP to the multicast group named by gid (the MGID), or
+ *	detach it.  On RoCEv2 the MGID is an IP multicast address: an
+ *	IPv4-mapped one (::ffff:224.0.0.0/100) or an IPv6 one (ff00::/8);
+ *	anything else is -EINVAL, and so is a QP that is not UD.  mlid is
+ *	ignored (RoCE has no LIDs), as by RoCE devices.  UD datagrams sent to
+ *	QP number 0xffffff with the MGID as destination GID reach every QP
+ *	attached to the group on every device that receives them, the
+ *	sender's own device included; the device joins the IP group on its
+ *	interface (IGMP/MLD) while at least one of its QPs is attached.
+ *	Attaching a QP twice to the same group changes nothing (the QP gets
+ *	one copy of each message) and succeeds.  Beyond the device's
+ *	max_mcast_grp groups, max_mcast_qp_attach QPs in one group or
+ *	max_total_mcast_qp_attach attachments in all: -ENOMEM.  Detaching
+ *	a QP that is not attached to the group is -EINVAL.  Destroying a
+ *	QP detaches it from every group.
  */
 #ifndef _UAPI_XIB_UVERBS_H
 #define _UAPI_XIB_UVERBS_H
@@ -427,6 +443,14 @@ struct xib_uverbs_destroy {
 	__u32 reserved;
 };
 
+/* ATTACH_MCAST, DETACH_MCAST */
+struct xib_uverbs_mcast {
+	__u8 gid[16];			/* in: the MGID */
+	__u32 qp_handle;		/* in */
+	__u16 mlid;			/* in: ignored */
+	__u16 reserved;
+};
+
 struct xib_uverbs_reg_mr {
 	__aligned_u64 addr;		/* in: start of the caller's memory */
 	__aligned_u64 length;		/* in: bytes, > 0 */
@@ -681,5 +705,7 @@ struct xib_uverbs_create_ah {
 #define XIB_UVERBS_KICK			XIB_UVERBS_IO(0x17, struct xib_uverbs_destroy)
 #define XIB_UVERBS_REREG_MR		XIB_UVERBS_IO(0x18, struct xib_uverbs_rereg_mr)
 #define XIB_UVERBS_RESIZE_SRQ		XIB_UVERBS_IO(0x19, struct xib_uverbs_resize_srq)
+#define XIB_UVERBS_ATTACH_MCAST		XIB_UVERBS_IO(0x1a, struct xib_uverbs_mcast)
+#define XIB_UVERBS_DETACH_MCAST		XIB_UVERBS_IO(0x1b, struct xib_uverbs_mcast)
 
 #endif /* _UAPI_XIB_UVERBS_H */
