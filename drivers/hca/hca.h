@@ -143,6 +143,8 @@
  * @qps: every QP of the device (struct xib_hca_qp.engine_node)
  * @nqps: entries of @qps
  * @qkey_viol: UD packets dropped for a wrong Q_Key
+ * @rx_addr_mismatch: RC and UC packets dropped because their source or
+ *	destination address is not the QP's path (hca_recv.c)
  * @rx_drop: packets dropped for any other reason
  */
 struct xib_hca_dev {
@@ -160,6 +162,7 @@ struct xib_hca_dev {
 	unsigned int nqps;
 
 	atomic64_t qkey_viol;
+	atomic64_t rx_addr_mismatch;
 	atomic64_t rx_drop;
 };
 

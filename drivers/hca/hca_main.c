@@ -132,6 +132,7 @@ static int xib_hca_newlink(const char *name, struct net_device *ndev,
 	hca->xdev.dev.parent = &ndev->dev;
 	xib_hca_set_attrs(hca);
 	atomic64_set(&hca->qkey_viol, 0);
+	atomic64_set(&hca->rx_addr_mismatch, 0);
 	atomic64_set(&hca->rx_drop, 0);
 
 	hca->db = xib_mmap_alloc(PAGE_ALIGN(sizeof(struct xib_hca_db_page)),
