@@ -114,8 +114,9 @@ static int xib_mmap_charge(struct xib_mmap_entry *entry)
  * xib_mmap_put() - drop a reference on an mmap entry
  * @entry: the entry; NULL or an ERR_PTR is ignored
  *
- * The final put frees the memory.  Context: may sleep (vfree()), so
- * drivers drop their entries in destroy_*, never in release_*.
+ * The final put frees the memory.  Context: may sleep (vfree()): process
+ * context, which drivers' destroy_* and release_* callbacks are (the core
+ * defers a release whose final put comes in atomic context, core/verbs.c).
  */
 void xib_mmap_put(struct xib_mmap_entry *entry)
 {

@@ -5,11 +5,47 @@
  * packet and hands it to the role that handles its opcode: the responder
  * (hca_resp.c) for requests, the completer (hca_comp.c) for responses;
  * a multicast datagram to each QP attached to its group (hca_mcast.c).
+ *
+ * A connected QP (RC, UC) takes packets from its peer only, as rdma_rxe
+ * does (check_addr() there): the packet's source address must be the
+ * destination GID of the QP's path, its destination address the path's
+ * source GID, and its IP version theirs (an IPv4-mapped GID: IPv4).
+ * Anyone who can reach UDP port 4791 can send a packet with any QPN, PSN
+ * and R_Key; without this check a forged RDMA WRITE would write memory,
+ * a forged ACK complete WQEs the peer never received and a forged NAK
+ * fail the QP.  The UDP source port is not checked: it is the peer's
+ * choice (flow entropy) and not part of our path.  UD QPs and QP1 take
+ * datagrams from anyone; their Q_Key is the check (hca_resp.c,
+ * hca_gsi.c).  What this stops is off-path spoofing as a host that is
+ * not the peer; a host that can send with the peer's address (on its
+ * path, or where source addresses are not filtered) still needs the
+ * QPN, PSN window and R_Key, which are random (core/verbs.c).
  */
 #include <linux/skbuff.h>
+#include <net/ipv6.h>
 
 #include "hca.h"
 #include "hca_trace.h"
+
+/*
+ * Does @skb come from @qp's peer (RC, UC)?  The path is written by
+ * modify_qp under both QP locks; it is read here under rq.lock.  Before
+ * RTR a QP has no path (all zero), so nothing matches.
+ */
+static bool xib_hca_from_peer(struct xib_hca_qp *qp, struct sk_buff *skb)
+{
+	const struct xib_hca_rx_cb *cb = xib_hca_rx_cb(skb);
+	struct in6_addr peer;
+	bool ok;
+
+	spin_lock_bh(&qp->rq.lock);
+	memcpy(&peer, qp->path.dgid, sizeof(peer));
+	ok = !memcmp(cb->sgid, &peer, sizeof(cb->sgid)) &&
+	     !memcmp(cb->dgid, qp->path.sgid, sizeof(cb->dgid));
+	spin_unlock_bh(&qp->rq.lock);
+	/* an IPv6 packet from an IPv4-mapped address is not the peer */
+	return ok && cb->ipv6 != ipv6_addr_v4mapped(&peer);
+}
 
 /**
  * xib_hca_dispatch() - a packet for @qp to the role that handles it
@@ -28,6 +64,10 @@ void xib_hca_dispatch(struct xib_hca_qp *qp, struct sk_buff *skb,
 	/* packets of another transport are dropped */
 	if ((opcode & XIB_TRANSPORT_MASK) != xib_hca_qp_transport(qp))
 		goto drop;
+	if (qp->ibqp.qp_type != XIB_QPT_UD && !xib_hca_from_peer(qp, skb)) {
+		xib_hca_stat_inc(qp_hca(qp), XIB_HCA_STAT_RX_DROP_ADDR);
+		return;
+	}
 	if (!(pkt->info->flags & XIB_OPF_REQ)) {
 		xib_hca_comp_recv(qp, skb, pkt);
 		return;

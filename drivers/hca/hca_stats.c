@@ -37,6 +37,7 @@ const char * const xib_hca_stat_names[XIB_HCA_NSTATS] = {
 	[XIB_HCA_STAT_CQE_FLUSHED]		= "cqe_flushed",
 	[XIB_HCA_STAT_CQE_ERROR]		= "cqe_error",
 	[XIB_HCA_STAT_KICKS]			= "kicks",
+	[XIB_HCA_STAT_RX_DROP_ADDR]		= "rx_drop_addr",
 };
 
 /* ops->port_violations: the P_Key and Q_Key drop counters. */

@@ -60,6 +60,7 @@ static struct {
 	int create_qp, modify_qp, destroy_qp, release_qp;
 	int create_srq, destroy_srq, release_srq;
 	int create_ah, destroy_ah;
+	int release_atomic;	/* release_* called where it may not sleep */
 	int fail_create_qp;
 	int resize_srq, fail_resize_srq;
 } xib_tcalls;
@@ -93,6 +94,8 @@ static void xib_t_destroy_cq(struct xib_cq *cq)
 static void xib_t_release_cq(struct xib_cq *cq)
 {
 	xib_tcalls.release_cq++;
+	if (!preemptible())
+		xib_tcalls.release_atomic++;
 }
 
 static int xib_t_create_qp(struct xib_qp *qp, struct xib_qp_init_attr *attr,
@@ -121,6 +124,8 @@ static void xib_t_destroy_qp(struct xib_qp *qp)
 static void xib_t_release_qp(struct xib_qp *qp)
 {
 	xib_tcalls.release_qp++;
+	if (!preemptible())
+		xib_tcalls.release_atomic++;
 }
 
 static int xib_t_create_srq(struct xib_srq *srq,
@@ -156,6 +161,8 @@ static void xib_t_destroy_srq(struct xib_srq *srq)
 static void xib_t_release_srq(struct xib_srq *srq)
 {
 	xib_tcalls.release_srq++;
+	if (!preemptible())
+		xib_tcalls.release_atomic++;
 }
 
 static int xib_t_create_ah(struct xib_ah *ah)
@@ -385,6 +392,65 @@ static void xib_verbs_test_destroy_order(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, xib_tcalls.release_srq, 1);
 	KUNIT_EXPECT_EQ(test, xib_tcalls.destroy_ah, 1);
 	KUNIT_EXPECT_EQ(test, xib_tcalls.dealloc_pd, 1);
+	xib_tdev_free(test, dev);
+}
+
+/*
+ * The final put of a CQ, QP or SRQ in atomic context (the receive softirq
+ * holding a looked-up QP while DESTROY_QP drops the creator's reference,
+ * bottom halves off on the loopback path) defers the driver's release,
+ * which may sleep, to process context; in process context it runs at
+ * once.
+ */
+static void xib_verbs_test_release_deferred(struct kunit *test)
+{
+	struct xib_device *dev = xib_tdev_alloc(test, &xib_tops);
+	struct xib_srq_init_attr sattr = { .max_wr = 16, .max_sge = 1 };
+	struct xib_qp_init_attr qattr;
+	struct xib_qp *qp, *found;
+	struct xib_srq *srq;
+	struct xib_pd *pd;
+	struct xib_cq *cq;
+
+	pd = xib_alloc_pd(dev, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pd));
+	cq = xib_tcq(test, dev, NULL);
+	srq = xib_create_srq(pd, NULL, &sattr, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(srq));
+	qattr = xib_tqp_attr(cq, srq);
+	qp = xib_create_qp(pd, NULL, &qattr, NULL, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(qp));
+
+	found = xib_qp_get_by_num(dev, qp->qp_num);
+	KUNIT_ASSERT_PTR_EQ(test, found, qp);
+	KUNIT_EXPECT_EQ(test, xib_destroy_qp(qp), 0);
+	KUNIT_EXPECT_EQ(test, xib_destroy_srq(srq), 0);
+	KUNIT_EXPECT_EQ(test, xib_destroy_cq(cq), 0);
+	KUNIT_EXPECT_EQ(test, xib_tcalls.release_qp, 0);
+
+	/* as xib_hca_recv() in softirq: the lookup's put is the last */
+	local_bh_disable();
+	xib_qp_put(found);
+	local_bh_enable();
+	xib_flush_releases();
+	KUNIT_EXPECT_EQ(test, xib_tcalls.release_qp, 1);
+	KUNIT_EXPECT_EQ(test, xib_tcalls.release_srq, 1);
+	KUNIT_EXPECT_EQ(test, xib_tcalls.release_cq, 1);
+	KUNIT_EXPECT_EQ(test, xib_tcalls.release_atomic, 0);
+
+	/* preemption off, as under an engine spinlock */
+	cq = xib_tcq(test, dev, NULL);
+	kref_get(&cq->ref);
+	KUNIT_EXPECT_EQ(test, xib_destroy_cq(cq), 0);
+	KUNIT_EXPECT_EQ(test, xib_tcalls.release_cq, 1);
+	preempt_disable();
+	xib_cq_put(cq);
+	preempt_enable();
+	xib_flush_releases();
+	KUNIT_EXPECT_EQ(test, xib_tcalls.release_cq, 2);
+	KUNIT_EXPECT_EQ(test, xib_tcalls.release_atomic, 0);
+
+	KUNIT_EXPECT_EQ(test, xib_dealloc_pd(pd), 0);
 	xib_tdev_free(test, dev);
 }
 
@@ -1445,6 +1511,7 @@ static void xib_verbs_test_res_walk(struct kunit *test)
 static struct kunit_case xib_verbs_test_cases[] = {
 	KUNIT_CASE(xib_verbs_test_mr_check),
 	KUNIT_CASE(xib_verbs_test_destroy_order),
+	KUNIT_CASE(xib_verbs_test_release_deferred),
 	KUNIT_CASE(xib_verbs_test_qpn),
 	KUNIT_CASE(xib_verbs_test_create_qp_limits),
 	KUNIT_CASE(xib_verbs_test_modify_qp),

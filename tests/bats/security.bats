@@ -1,0 +1,114 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+#
+# Security checks of issue 12 (Documentation/security.rst):
+# - forged RoCEv2 packets (built whole, ICRC included, sent through raw
+#   sockets) from an address that is not the peer's do not touch a
+#   connected QP: a WRITE with the right QPN, R_Key and PSN writes
+#   nothing, an ACK completes nothing, a NAK does not fail the QP; the
+#   same packets from the peer's address do (so they are well formed);
+#   a fresh device's first QP number and R_Key are random;
+# - controlled Q_Keys (bit 31) need CAP_NET_RAW; a WR's Q_Key with bit 31
+#   set sends the QP's own;
+# - DESTROY_QP racing incoming datagrams (the receive path may drop the
+#   last reference; the release must not sleep there: DEBUG_ATOMIC_SLEEP,
+#   KASAN and lockdep of the debug kernel watch).
+#
+# Topology, made once for the file: namespaces xibA (xv0 10.211.0.1, xib0)
+# and xibB (xv1 10.211.0.2, xib1); 10.211.0.3 is nobody's.
+
+load helpers
+
+C=${XIB_BUILD:-${XIB_ROOT:-.}/build}/tests/c
+
+inA() { ip netns exec xibA "$@"; }
+inB() { ip netns exec xibB "$@"; }
+
+# The /dev/xib/uverbsN node of xib device $1.
+uverbs_of() {
+	local d
+	for d in /sys/class/xib/"$1"/uverbs* /sys/class/xib/"$1"/*/uverbs*; do
+		if [ -e "$d" ]; then
+			echo "/dev/xib/${d##*/}"
+			return 0
+		fi
+	done
+	echo "no uverbs node for $1" >&2
+	return 1
+}
+
+setup_file() {
+	xib_require_vm
+	xib-modules load
+	xib_ns_pair xibA xibB xv0 xv1 10.211.0.1/24 10.211.0.2/24
+	inA xibctl link add xib0 netdev xv0
+	inB xibctl link add xib1 netdev xv1
+}
+
+teardown_file() {
+	xib_ns_del xibA xibB
+	xib_wait_gone xib0 xib1
+	xib-modules unload
+}
+
+setup() {
+	xib_require_vm
+	[ -x "$C/xib_spoof" ] || skip "tests/c not built (make userspace)"
+	dev0=$(inA bash -c "$(declare -f uverbs_of); uverbs_of xib0")
+	dev1=$(inB bash -c "$(declare -f uverbs_of); uverbs_of xib1")
+}
+
+@test "forged RC WRITE, ACK and NAK from a third address are dropped; the transfer completes; QPNs and R_Keys random" {
+	inA xibctl statistic reset dev xib0
+	inB xibctl statistic reset dev xib1
+	run inA "$C/xib_spoof" -d "$dev0" -D "$dev1" -n /run/netns/xibB -x 10.211.0.3
+	echo "$output"
+	sed 's/^/# /' <<<"$output" >&3
+	[ "$status" -eq 0 ]
+	[[ "$output" == *PASS* ]]
+	[ "$(grep -c '^ok - ' <<<"$output")" -eq 6 ]
+	# the 16 forged WRITEs reached xib1, the forged ACK and NAK xib0: all
+	# counted as not from the peer
+	[ "$(inB xibctl -j statistic show dev xib1 | jq -e '.[0].rx_drop_addr')" -ge 16 ]
+	[ "$(inA xibctl -j statistic show dev xib0 | jq -e '.[0].rx_drop_addr')" -ge 2 ]
+	# sequential numbers would give both fresh devices QPN 0x10, key 0x100
+	read -r qa qb < <(sed -n 's/^first qpn A \(0x[0-9a-f]*\) B \(0x[0-9a-f]*\)$/\1 \2/p' <<<"$output")
+	read -r ka kb < <(sed -n 's/^first rkey A \(0x[0-9a-f]*\) B \(0x[0-9a-f]*\)$/\1 \2/p' <<<"$output")
+	[ -n "$qa" ] && [ -n "$ka" ]
+	[ "$qa" != "$qb" ]
+	[ "$ka" != "$kb" ]
+	(( qa >= 16 && qb >= 16 && qa < 0x1000000 && qb < 0x1000000 ))
+}
+
+@test "controlled Q_Key: EPERM without CAP_NET_RAW, allowed to root; a WR's bit 31 sends the QP's own Q_Key" {
+	run inA "$C/xib_qkey_test" -d "$dev0"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *PASS* ]]
+	run inA "$C/xib_qkey_test" -d "$dev0" -m
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"ok - root may set the controlled Q_Key"* ]]
+	# rings are locked memory: nobody's RLIMIT_MEMLOCK must allow them
+	run inA prlimit --memlock=unlimited:unlimited setpriv --reuid=nobody --regid=nogroup \
+		--clear-groups "$C/xib_qkey_test" -d "$dev0" -m
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"ok - uid 65534: controlled Q_Key refused (EPERM)"* ]]
+}
+
+@test "DESTROY_QP racing incoming datagrams (loopback and veth): no sleep in atomic context, nothing leaks" {
+	run inA "$C/xib_destroy_race" -d "$dev0" -D "$dev1" -t 3
+	echo "$output"
+	grep rounds <<<"$output" | sed 's/^/# /' >&3
+	[ "$status" -eq 0 ]
+	[[ "$output" == *PASS* ]]
+	# every object is gone once the process is (releases may be deferred)
+	for ((i = 0; i < 50; i++)); do
+		out=$(inA xibctl res show xib0)
+		grep -qE ' qp 0( |$)' <<<"$out" && break
+		sleep 0.1
+	done
+	echo "$out"
+	grep -qE ' qp 0( |$)' <<<"$out"
+}

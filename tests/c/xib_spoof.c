@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * xib_spoof: forged RoCEv2 packets from an address that is not the peer's
+ * must not touch a connected QP (Documentation/security.rst).
+ *
+ *   xib_spoof -d DEVA -D DEVB -n NETNS_B -x SPOOF_ADDR
+ *
+ * Run as root in the network namespace of DEVA (address A); DEVB's
+ * interface (address B) is in NETNS_B (a path such as /run/netns/xibB),
+ * reachable from A's.  SPOOF_ADDR is a third IPv4 address of the same
+ * subnet that nobody owns.  Packets are built whole (IPv4, UDP 4791,
+ * BTH, RETH or AETH, payload, ICRC) and sent through raw sockets: to B
+ * from A's namespace, to A from NETNS_B.
+ *
+ * With an RC QP qa on DEVA connected to qb on DEVB (both PSNs 0x123):
+ *  1. RDMA WRITE ONLY packets with qb's QPN, the R_Key of qb's MR, its
+ *     address and PSNs 0x123 to 0x132, from SPOOF_ADDR: memory stays zero;
+ *  2. qa writes 8 messages to qb: every byte arrives;
+ *  3. control: the same forged WRITE from A (the peer) with the next PSN
+ *     is executed, so the packets of step 1 were well formed.
+ * With qa2 on DEVA sending 4 SENDs to qb2 on DEVB, left in INIT so that
+ * nothing is acknowledged:
+ *  4. an ACK of all 4 from SPOOF_ADDR completes nothing;
+ *  5. a NAK (remote access error) from SPOOF_ADDR completes nothing and
+ *     qa2 stays in RTS;
+ *  6. control: the same ACK from B completes the 4 WQEs (SUCCESS).
+ * It prints the first QPN and R_Key of each device (a fresh device's
+ * are random: the test compares them).
+ *
+ * Exit status 0 on success; 1 with a "FAIL: ..." line otherwise.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "xib_test.h"
+
+#define PSN0		0x123u
+#define BUF_SIZE	65536u
+#define MSG		256u
+#define NMSG		8u
+#define NSEND		4u
+#define UDP_SPORT	0xc0deu
+#define ROCE_PORT	4791u
+
+#define OP_RC_WRITE_ONLY	0x0a
+#define OP_RC_ACK		0x11
+#define AETH_ACK_ANY		0x1f	/* ACK, credit count invalid */
+#define AETH_NAK_REM_ACCESS	0x62
+
+static int raw_a = -1;	/* sends from A's namespace (to B) */
+static int raw_b = -1;	/* sends from B's namespace (to A) */
+
+/* CRC-32 of Ethernet, reflected, over @len bytes, continuing @crc. */
+static uint32_t crc32_le(uint32_t crc, const uint8_t *p, size_t len)
+{
+	int k;
+
+	while (len--) {
+		crc ^= *p++;
+		for (k = 0; k < 8; k++)
+			crc = (crc >> 1) ^ (0xedb88320u & -(crc & 1));
+	}
+	return crc;
+}
+
+/*
+ * The RoCEv2 ICRC of an IPv4 packet of @len bytes (IP header to the end
+ * of the pad): 8 bytes of 0xff for the LRH, then the packet with TOS,
+ * TTL, IP checksum, UDP checksum and the BTH's resv8a as all ones.
+ */
+static uint32_t icrc(const uint8_t *pkt, size_t len)
+{
+	static const uint8_t lrh[8] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+	uint8_t hdr[20 + 8 + 12];
+	uint32_t crc;
+
+	memcpy(hdr, pkt, sizeof(hdr));
+	hdr[1] = 0xff;
+	hdr[8] = 0xff;
+	hdr[10] = hdr[11] = 0xff;
+	hdr[20 + 6] = hdr[20 + 7] = 0xff;
+	hdr[28 + 4] = 0xff;
+	crc = crc32_le(~0u, lrh, sizeof(lrh));
+	crc = crc32_le(crc, hdr, sizeof(hdr));
+	crc = crc32_le(crc, pkt + sizeof(hdr), len - sizeof(hdr));
+	return ~crc;
+}
+
+static void put16(uint8_t *p, uint32_t v)
+{
+	p[0] = v >> 8;
+	p[1] = v;
+}
+
+static void put24(uint8_t *p, uint32_t v)
+{
+	p[0] = v >> 16;
+	p[1] = v >> 8;
+	p[2] = v;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	put16(p, v >> 16);
+	put16(p + 2, v);
+}
+
+/*
+ * Send one RC packet from @src to @dst (IPv4, network order) through
+ * @sock: BTH with @opcode, @dqpn and @psn, then @ext (RETH or AETH) and
+ * @plen bytes of @fill.
+ */
+static void inject(int sock, uint32_t src, uint32_t dst, uint8_t opcode,
+		   uint32_t dqpn, uint32_t psn, const uint8_t *ext, size_t extlen,
+		   uint8_t fill, size_t plen)
+{
+	static uint16_t ip_id = 0x5e00;
+	uint8_t pkt[2048];
+	uint32_t pad = (4 - plen % 4) % 4, crc;
+	size_t len = 20 + 8 + 12 + extlen + plen + pad;
+	struct sockaddr_in to = { .sin_family = AF_INET, .sin_addr.s_addr = dst };
+	uint8_t *p = pkt;
+
+	if (len + 4 > sizeof(pkt))
+		xt_fail("packet too long");
+	memset(pkt, 0, sizeof(pkt));
+	/* IPv4; the kernel fills the checksum (masked in the ICRC) */
+	p[0] = 0x45;
+	put16(p + 2, len + 4);
+	put16(p + 4, ++ip_id);		/* not 0: the kernel keeps it */
+	put16(p + 6, 0x4000);		/* DF */
+	p[8] = 64;
+	p[9] = IPPROTO_UDP;
+	memcpy(p + 12, &src, 4);
+	memcpy(p + 16, &dst, 4);
+	p += 20;
+	put16(p, UDP_SPORT);
+	put16(p + 2, ROCE_PORT);
+	put16(p + 4, len + 4 - 20);	/* checksum 0: none (IPv4) */
+	p += 8;
+	p[0] = opcode;
+	p[1] = pad << 4;
+	put16(p + 2, 0xffff);		/* default P_Key */
+	put24(p + 5, dqpn);
+	p[8] = 0x80;			/* AckReq */
+	put24(p + 9, psn);
+	p += 12;
+	memcpy(p, ext, extlen);
+	p += extlen;
+	memset(p, fill, plen);
+	p += plen + pad;
+	crc = icrc(pkt, len);
+	p[0] = crc;
+	p[1] = crc >> 8;
+	p[2] = crc >> 16;
+	p[3] = crc >> 24;
+	if (sendto(sock, pkt, len + 4, 0, (struct sockaddr *)&to, sizeof(to)) < 0)
+		xt_fail("sendto: %s", strerror(errno));
+}
+
+static void forge_write(int sock, uint32_t src, uint32_t dst, uint32_t dqpn,
+			uint32_t psn, uint64_t va, uint32_t rkey, uint8_t fill)
+{
+	uint8_t reth[16];
+
+	put32(reth, va >> 32);
+	put32(reth + 4, va);
+	put32(reth + 8, rkey);
+	put32(reth + 12, MSG);
+	inject(sock, src, dst, OP_RC_WRITE_ONLY, dqpn, psn, reth, sizeof(reth), fill, MSG);
+}
+
+static void forge_ack(int sock, uint32_t src, uint32_t dst, uint32_t dqpn,
+		      uint32_t psn, uint8_t syndrome, uint32_t msn)
+{
+	uint8_t aeth[4];
+
+	aeth[0] = syndrome;
+	put24(aeth + 1, msn);
+	inject(sock, src, dst, OP_RC_ACK, dqpn, psn, aeth, sizeof(aeth), 0, 0);
+}
+
+static int raw_socket(void)
+{
+	int s = socket(AF_INET, SOCK_RAW, IPPROTO_RAW);
+
+	if (s < 0)
+		xt_fail("raw socket: %s (root needed)", strerror(errno));
+	return s;
+}
+
+/* One raw socket here, one in the namespace at @ns_path. */
+static void open_raw(const char *ns_path)
+{
+	int here, fd;
+
+	raw_a = raw_socket();
+	here = open("/proc/self/ns/net", O_RDONLY);
+	fd = open(ns_path, O_RDONLY);
+	if (here < 0 || fd < 0)
+		xt_fail("open %s: %s", ns_path, strerror(errno));
+	if (setns(fd, CLONE_NEWNET))
+		xt_fail("setns %s: %s", ns_path, strerror(errno));
+	raw_b = raw_socket();
+	if (setns(here, CLONE_NEWNET))
+		xt_fail("setns back: %s", strerror(errno));
+	close(fd);
+	close(here);
+}
+
+static uint32_t gid_v4(const struct xt_side *s)
+{
+	uint32_t a;
+
+	memcpy(&a, s->gid + 12, 4);
+	return a;
+}
+
+static bool all(const uint8_t *p, size_t len, uint8_t v)
+{
+	while (len--)
+		if (*p++ != v)
+			return false;
+	return true;
+}
+
+static void msleep(unsigned int ms)
+{
+	usleep(ms * 1000u);
+}
+
+static void modify(struct xib_qp *qp, struct xib_uverbs_qp_attr *a, uint32_t mask,
+		   const char *what)
+{
+	xt_check(xib_modify_qp(qp, a, mask), what);
+}
+
+/* qp to INIT, then RTR and RTS towards @rqpn at @rs with a 1 s ACK timeout. */
+static void connect_slow(struct xib_qp *qp, const struct xt_side *s, uint32_t rqpn,
+			 const struct xt_side *rs)
+{
+	struct xib_uverbs_qp_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = XIB_QPS_INIT;
+	a.port_num = 1;
+	modify(qp, &a, XIB_QP_STATE | XIB_QP_PKEY_INDEX | XIB_QP_PORT |
+	       XIB_QP_ACCESS_FLAGS, "modify_qp INIT");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = XIB_QPS_RTR;
+	a.path_mtu = s->mtu_enum < rs->mtu_enum ? s->mtu_enum : rs->mtu_enum;
+	a.dest_qp_num = rqpn;
+	a.rq_psn = PSN0;
+	a.min_rnr_timer = 1;
+	xt_fill_av(&a.ah_attr, s, rs);
+	modify(qp, &a, XIB_QP_STATE | XIB_QP_AV | XIB_QP_PATH_MTU | XIB_QP_DEST_QPN |
+	       XIB_QP_RQ_PSN | XIB_QP_MAX_DEST_RD_ATOMIC | XIB_QP_MIN_RNR_TIMER,
+	       "modify_qp RTR");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = XIB_QPS_RTS;
+	a.sq_psn = PSN0;
+	a.timeout = 18;			/* 1.07 s */
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	modify(qp, &a, XIB_QP_STATE | XIB_QP_SQ_PSN | XIB_QP_TIMEOUT |
+	       XIB_QP_RETRY_CNT | XIB_QP_RNR_RETRY | XIB_QP_MAX_QP_RD_ATOMIC,
+	       "modify_qp RTS");
+}
+
+static void *alloc_buf(void)
+{
+	void *p;
+
+	if (posix_memalign(&p, 4096, BUF_SIZE))
+		xt_fail("out of memory");
+	memset(p, 0, BUF_SIZE);
+	return p;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: xib_spoof -d DEVA -D DEVB -n NETNS_B -x SPOOF_ADDR\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	const char *deva = NULL, *devb = NULL, *ns_b = NULL, *spoof_s = NULL;
+	struct xib_context *ca, *cb;
+	struct xt_side sa, sb;
+	struct xib_qp *qa, *qb, *qa2, *qb2;
+	struct xib_mr *amr, *bmr;
+	uint8_t *abuf, *bbuf;
+	uint32_t addr_a, addr_b, spoof, i;
+	struct xib_uverbs_qp_attr at;
+	xib_wc wc[NMSG];
+	int opt, n;
+
+	xt_prog = "xib_spoof";
+	while ((opt = getopt(argc, argv, "d:D:n:x:v")) != -1) {
+		switch (opt) {
+		case 'd': deva = optarg; break;
+		case 'D': devb = optarg; break;
+		case 'n': ns_b = optarg; break;
+		case 'x': spoof_s = optarg; break;
+		case 'v': xt_verbose = 1; break;
+		default: usage();
+		}
+	}
+	if (!deva || !devb || !ns_b || !spoof_s || inet_pton(AF_INET, spoof_s, &spoof) != 1)
+		usage();
+
+	open_raw(ns_b);
+	xt_check(xib_open(deva, &ca), deva);
+	xt_check(xib_open(devb, &cb), devb);
+	xt_side_open(&sa, ca, -1, 64);
+	xt_side_open(&sb, cb, -1, 64);
+	addr_a = gid_v4(&sa);
+	addr_b = gid_v4(&sb);
+	abuf = alloc_buf();
+	bbuf = alloc_buf();
+	xt_check(xib_reg_mr(sa.pd, abuf, BUF_SIZE, XIB_ACCESS_LOCAL_WRITE, &amr), "reg_mr A");
+	xt_check(xib_reg_mr(sb.pd, bbuf, BUF_SIZE, XIB_ACCESS_LOCAL_WRITE |
+			    XIB_ACCESS_REMOTE_WRITE, &bmr), "reg_mr B");
+	qa = xt_create_qp(&sa, XIB_QPT_RC, 64, 1, 0, NULL);
+	qb = xt_create_qp(&sb, XIB_QPT_RC, 64, 1, 0, NULL);
+	printf("first qpn A 0x%06x B 0x%06x\n", qa->qpn, qb->qpn);
+	printf("first rkey A 0x%08x B 0x%08x\n", amr->rkey, bmr->rkey);
+	if (sa.mtu < MSG + 64)
+		xt_fail("MTU %u too small", sa.mtu);
+	xt_rc_connect(qa, &sa, qb->qpn, &sb, XIB_ACCESS_REMOTE_WRITE);
+	xt_rc_connect(qb, &sb, qa->qpn, &sa, XIB_ACCESS_REMOTE_WRITE);
+
+	/* 1. forged WRITEs from a third address, with every right number */
+	for (i = 0; i < 16; i++)
+		forge_write(raw_a, spoof, addr_b, qb->qpn, PSN0 + i, (uintptr_t)bbuf,
+			    bmr->rkey, 0xa5);
+	msleep(300);
+	if (!all(bbuf, BUF_SIZE, 0))
+		xt_fail("a forged RDMA WRITE from %s changed memory", spoof_s);
+	printf("ok - 16 forged RDMA WRITEs from %s: memory unchanged\n", spoof_s);
+
+	/* 2. the real transfer */
+	xt_pattern(abuf, NMSG * MSG, 7);
+	for (i = 0; i < NMSG; i++) {
+		struct xib_sge sge = { (uintptr_t)abuf + i * MSG, MSG, amr->lkey };
+		struct xib_send_wr wr, *bad;
+
+		memset(&wr, 0, sizeof(wr));
+		wr.wr_id = i;
+		wr.opcode = XIB_HCA_WR_RDMA_WRITE;
+		wr.send_flags = XIB_HCA_SEND_SIGNALED;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		wr.wr.rdma.remote_addr = (uintptr_t)bbuf + i * MSG;
+		wr.wr.rdma.rkey = bmr->rkey;
+		xt_check(xib_post_send(qa, &wr, &bad), "post_send");
+	}
+	xt_wait(sa.scq, wc, NMSG, "RDMA WRITE completions");
+	for (i = 0; i < NMSG; i++)
+		if (wc[i].status != XIB_HCA_WC_SUCCESS || wc[i].wr_id != i)
+			xt_fail("WRITE %u: wr_id %llu status %s", i,
+				(unsigned long long)wc[i].wr_id, xt_status_str(wc[i].status));
+	if (memcmp(abuf, bbuf, NMSG * MSG) || !all(bbuf + NMSG * MSG, BUF_SIZE - NMSG * MSG, 0))
+		xt_fail("the real transfer's data differ");
+	printf("ok - the real transfer: %u RDMA WRITEs, data intact\n", NMSG);
+
+	/* 3. control: from the peer's address the forged WRITE is executed */
+	forge_write(raw_a, addr_a, addr_b, qb->qpn, PSN0 + NMSG,
+		    (uintptr_t)bbuf + 4096, bmr->rkey, 0x5a);
+	for (i = 0; i < 100 && !all(bbuf + 4096, MSG, 0x5a); i++)
+		msleep(10);
+	if (!all(bbuf + 4096, MSG, 0x5a))
+		xt_fail("control: the injected WRITE from the peer's address was not executed");
+	printf("ok - control: the same WRITE from the peer's address is executed\n");
+
+	/* 4-6: qa2 sends to qb2, which stays in INIT and acknowledges nothing */
+	qa2 = xt_create_qp(&sa, XIB_QPT_RC, 64, 1, 0, NULL);
+	qb2 = xt_create_qp(&sb, XIB_QPT_RC, 64, 1, 0, NULL);
+	memset(&at, 0, sizeof(at));
+	at.qp_state = XIB_QPS_INIT;
+	at.port_num = 1;
+	modify(qb2, &at, XIB_QP_STATE | XIB_QP_PKEY_INDEX | XIB_QP_PORT |
+	       XIB_QP_ACCESS_FLAGS, "modify_qp INIT");
+	connect_slow(qa2, &sa, qb2->qpn, &sb);
+	for (i = 0; i < NSEND; i++) {
+		struct xib_sge sge = { (uintptr_t)abuf, 64, amr->lkey };
+		struct xib_send_wr wr, *bad;
+
+		memset(&wr, 0, sizeof(wr));
+		wr.wr_id = 100 + i;
+		wr.opcode = XIB_HCA_WR_SEND;
+		wr.send_flags = XIB_HCA_SEND_SIGNALED;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		xt_check(xib_post_send(qa2, &wr, &bad), "post_send");
+	}
+	msleep(100);
+	forge_ack(raw_b, spoof, addr_a, qa2->qpn, PSN0 + NSEND - 1, AETH_ACK_ANY, NSEND);
+	n = xt_poll(sa.scq, wc, NSEND, 300);
+	if (n)
+		xt_fail("a forged ACK from %s completed %d WQEs (status %s)", spoof_s, n,
+			xt_status_str(wc[0].status));
+	printf("ok - a forged ACK from %s completes nothing\n", spoof_s);
+
+	forge_ack(raw_b, spoof, addr_a, qa2->qpn, PSN0, AETH_NAK_REM_ACCESS, 0);
+	n = xt_poll(sa.scq, wc, NSEND, 300);
+	if (n)
+		xt_fail("a forged NAK from %s completed %d WQEs (status %s)", spoof_s, n,
+			xt_status_str(wc[0].status));
+	if (xt_qp_state(qa2) != XIB_QPS_RTS)
+		xt_fail("a forged NAK from %s moved the QP to state %u", spoof_s,
+			xt_qp_state(qa2));
+	printf("ok - a forged NAK from %s completes nothing, the QP stays in RTS\n", spoof_s);
+
+	/* 6. control: the same ACK from the peer's address completes them */
+	forge_ack(raw_b, addr_b, addr_a, qa2->qpn, PSN0 + NSEND - 1, AETH_ACK_ANY, NSEND);
+	n = xt_poll(sa.scq, wc, NSEND, 1000);
+	if (n != (int)NSEND)
+		xt_fail("control: the ACK from the peer's address completed %d of %u WQEs",
+			n, NSEND);
+	for (i = 0; i < NSEND; i++)
+		if (wc[i].status != XIB_HCA_WC_SUCCESS)
+			xt_fail("control: WQE %u completed with %s", i, xt_status_str(wc[i].status));
+	printf("ok - control: the same ACK from the peer's address completes the %u WQEs\n",
+	       NSEND);
+
+	xt_check(xib_destroy_qp(qa2), "destroy_qp");
+	xt_check(xib_destroy_qp(qb2), "destroy_qp");
+	xt_check(xib_destroy_qp(qa), "destroy_qp");
+	xt_check(xib_destroy_qp(qb), "destroy_qp");
+	xt_check(xib_dereg_mr(amr), "dereg_mr");
+	xt_check(xib_dereg_mr(bmr), "dereg_mr");
+	xt_side_close(&sa);
+	xt_side_close(&sb);
+	xt_check(xib_close(ca), "close");
+	xt_check(xib_close(cb), "close");
+	free(abuf);
+	free(bbuf);
+	printf("PASS\n");
+	return 0;
+}
