@@ -296,6 +296,38 @@ struct xib_hca_swqe {
 };
 
 /**
+ * struct xib_hca_rtx_stats - per-QP requester retransmission counters,
+ *	since the QP was created; under sq.lock
+ * @timeouts: local ACK timer expiries acted on with packets unacknowledged
+ * @rewinds: times the sender was moved back to resend
+ * @seq_naks: PSN sequence NAKs received
+ * @stale: ACKs and NAKs received that acknowledged nothing new
+ * @stale_naks: sequence NAKs older than the oldest unacknowledged PSN
+ *	(reordered behind later responses)
+ * @dup_naks: sequence NAKs for the PSN a NAK was already acted on for,
+ *	with no progress in between (duplicated by the network)
+ * @retries: retries spent from retry_cnt
+ * @retry_run: retries spent since the last progress
+ * @run_timeouts: of @retry_run, those after a timer expiry
+ * @run_stale: of @retry_run, those after a stale or duplicate NAK
+ * @retry_run_max: the longest run of retries without progress
+ */
+struct xib_hca_rtx_stats {
+	u64 timeouts;
+	u64 rewinds;
+	u64 seq_naks;
+	u64 stale;
+	u64 stale_naks;
+	u64 dup_naks;
+	u64 retries;
+	u32 retry_run;
+	u32 run_timeouts;
+	u32 run_stale;
+	u32 retry_run_max;
+	u32 nak_psn;
+};
+
+/**
  * struct xib_hca_sq - requester state, under @lock
  * @ring: the send ring
  * @wqes: one struct xib_hca_swqe per slot, for WQEs in [@cons, @fetch)
@@ -331,6 +363,8 @@ struct xib_hca_swqe {
  * @broken: the ring's producer index was impossible; nothing more is read
  * @retransmits: retries since creation (xib_hca_retry()), for dumps
  * @rnr_naks: RNR NAKs received since creation, for dumps
+ * @st: what the retransmission did, since creation (for dumps and the
+ *	kernel log line of a retry exhaustion)
  */
 struct xib_hca_sq {
 	/** @lock: protects the fields below */
@@ -357,6 +391,7 @@ struct xib_hca_sq {
 	bool broken;
 	u64 retransmits;
 	u64 rnr_naks;
+	struct xib_hca_rtx_stats st;
 };
 
 /**
@@ -418,6 +453,11 @@ struct xib_hca_rd_res {
  * @ack_syn: the held ACK's AETH syndrome
  * @ack_psn: the held ACK's PSN
  * @ack_msn: the held ACK's MSN
+ * @seq_naks_sent: PSN sequence NAKs sent, since the last reset
+ * @dup_reqs: duplicate requests received (acknowledged or answered
+ *	again, never executed again), since the last reset
+ * @ahead: requests ahead of the expected PSN (dropped), since the last
+ *	reset
  */
 struct xib_hca_resp {
 	u32 epsn;
@@ -438,6 +478,9 @@ struct xib_hca_resp {
 	u8 ack_syn;
 	u32 ack_psn;
 	u32 ack_msn;
+	u64 seq_naks_sent;
+	u64 dup_reqs;
+	u64 ahead;
 };
 
 /**

@@ -238,8 +238,22 @@ static void xib_hca_rewind(struct xib_hca_qp *qp, u32 psn)
 	      xib_hca_resume_pkt(swqe->first_psn, swqe->npkts, psn);
 	if (i == sq->send && pkt >= sq->send_pkt)
 		return;
+	sq->st.rewinds++;
 	sq->send = i;
 	sq->send_pkt = pkt;
+}
+
+/* What the retransmission did, for whoever reads the kernel log. */
+static void xib_hca_retry_exc_log(struct xib_hca_qp *qp)
+{
+	const struct xib_hca_sq *sq = &qp->sq;
+
+	pr_info_ratelimited("QP %u: retry count exceeded at PSN %06x after %u retries without progress (%u timeouts, %u stale or duplicate NAKs); since creation: timeouts %llu rewinds %llu seq NAKs %llu (stale %llu, duplicate %llu) stale ACKs/NAKs %llu retries %llu\n",
+			    qp->ibqp.qp_num, sq->una, sq->st.retry_run,
+			    sq->st.run_timeouts, sq->st.run_stale,
+			    sq->st.timeouts, sq->st.rewinds, sq->st.seq_naks,
+			    sq->st.stale_naks, sq->st.dup_naks, sq->st.stale,
+			    sq->st.retries);
 }
 
 /*
@@ -253,11 +267,15 @@ static void xib_hca_retry(struct xib_hca_qp *qp, u32 psn)
 	lockdep_assert_held(&sq->lock);
 	sq->timed_out = false;
 	if (!sq->retry_left) {
+		xib_hca_retry_exc_log(qp);
 		xib_hca_fail_head(qp, XIB_HCA_WC_RETRY_EXC_ERR);
 		return;
 	}
 	sq->retry_left--;
 	sq->retransmits++;
+	sq->st.retries++;
+	sq->st.retry_run++;
+	sq->st.retry_run_max = max(sq->st.retry_run_max, sq->st.retry_run);
 	xib_hca_rewind(qp, psn);
 	sq->blocked = false;
 	xib_hca_rto_restart(qp);
@@ -317,6 +335,8 @@ void xib_hca_comp_timeout(struct xib_hca_qp *qp)
 	lockdep_assert_held(&sq->lock);
 	sq->rd_gap = false;
 	if (xib_hca_outstanding(qp)) {
+		sq->st.timeouts++;
+		sq->st.run_timeouts++;
 		if (sq->backoff < U8_MAX)
 			sq->backoff++;
 		sq->cwnd = 1;
@@ -366,6 +386,9 @@ static void xib_hca_una(struct xib_hca_qp *qp, u32 psn)
 	if (!xib_psn_before(sq->una, psn))
 		return;
 	sq->una = psn;
+	sq->st.retry_run = 0;
+	sq->st.run_timeouts = 0;
+	sq->st.run_stale = 0;
 	sq->retry_left = qp->retry_cnt;
 	sq->backoff = 0;
 	sq->cwnd = min_t(u32, sq->cwnd * 2, XIB_HCA_SEND_WINDOW);
@@ -397,6 +420,15 @@ static void xib_hca_nak(struct xib_hca_qp *qp, u32 psn, u8 code)
 	xib_hca_ack_through(qp, xib_psn_add(psn, XIB_PSN_MASK));
 	switch (code) {
 	case XIB_AETH_NAK_PSN_SEQ:
+		qp->sq.st.seq_naks++;
+		if (xib_psn_before(psn, qp->sq.una)) {
+			qp->sq.st.stale_naks++;
+			qp->sq.st.run_stale++;
+		} else if (psn == qp->sq.una && qp->sq.st.nak_psn == psn) {
+			qp->sq.st.dup_naks++;
+			qp->sq.st.run_stale++;
+		}
+		qp->sq.st.nak_psn = psn;
 		xib_hca_una(qp, psn);
 		/* a READ before @psn may have lost responses too */
 		xib_hca_retry(qp, xib_hca_resend_point(qp));
@@ -417,10 +449,15 @@ static void xib_hca_ack(struct xib_hca_qp *qp, const struct xib_hca_pkt *pkt)
 	const struct xib_aeth *aeth = xib_hca_pkt_hdr(pkt, XIB_HDR_AETH);
 	u32 psn = xib_bth_psn(pkt->bth);
 	u8 syn = xib_aeth_syndrome(aeth);
+	u32 una = qp->sq.una;
 
 	/* about a PSN never sent: stale or bogus */
 	if (!xib_psn_before(psn, qp->sq.hi_psn))
 		return;
+	if ((syn & XIB_AETH_TYPE_MASK) == XIB_AETH_ACK ?
+	    !xib_psn_before(una, xib_psn_add(psn, 1)) :
+	    xib_psn_before(psn, una))
+		qp->sq.st.stale++;
 	switch (syn & XIB_AETH_TYPE_MASK) {
 	case XIB_AETH_ACK:
 		qp->sq.rnr_left = qp->rnr_retry;
