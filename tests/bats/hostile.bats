@@ -105,13 +105,13 @@ pp_pair() {
 		if [ "$cli_status" != 0 ] && [ "$srv_status" = 0 ] &&
 			grep -q "retry counter exceeded" <<<"$cli_out" &&
 			grep -q "^$bytes bytes in" "$srv_out"; then
-			echo "# run $i: the server got everything and exited before its last ACK arrived; again"
+			echo "# run $i: the server got everything and exited before its last ACK arrived; again" >&3
 			continue
 		fi
 		if [ "$srv_status" != 0 ] && [ "$cli_status" = 0 ] &&
 			grep -q "retry counter exceeded" "$srv_out" &&
 			grep -q "^$bytes bytes in" <<<"$cli_out"; then
-			echo "# run $i: the client got everything and exited before its last ACK arrived; again"
+			echo "# run $i: the client got everything and exited before its last ACK arrived; again" >&3
 			continue
 		fi
 		return 0
