@@ -168,8 +168,10 @@ soak: userspace
 	XIB_VERBS_BYTES=$${XIB_VERBS_BYTES:-256M} XIB_LOSS_BYTES=$${XIB_LOSS_BYTES:-64M} \
 	XIB_RS_SIZES="$${XIB_RS_SIZES:-64 4096 65536 1048576}" \
 	XIB_RS_COUNT=$${XIB_RS_COUNT:-10000} XIB_RS_BYTES=$${XIB_RS_BYTES:-268435456} \
+	XIB_HOSTILE_PP_ITERS=$${XIB_HOSTILE_PP_ITERS:-2048} XIB_HOSTILE_BYTES=$${XIB_HOSTILE_BYTES:-32M} \
+	XIB_HOSTILE_BW_ITERS=$${XIB_HOSTILE_BW_ITERS:-1000} \
 		$(VM)/vm-test --kernel stock --out $(BUILD)/soak --idle 1800 --timeout 7200 \
-		bats:tests/bats/verbs.bats bats:tests/bats/rsockets.bats
+		bats:tests/bats/verbs.bats bats:tests/bats/rsockets.bats bats:tests/bats/hostile.bats
 
 XIB_MODULES := core/xib_core core/uverbs/xib_uverbs core/cma/xib_cma \
 	core/ucma/xib_ucma drivers/hca/xib_hca

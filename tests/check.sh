@@ -37,7 +37,7 @@ kunit_mods=$(sed -n 's/^obj-m += \(xib_[a-z0-9_]*_test\)\.o$/\1/p' tests/kunit/K
 kunit_items=("kunit:$kunit_mods")
 # The longest suites first, so that no lane is left with one long item
 # while the other idles.
-first=(verbs link rdmacm rdmacm-rxe ibverbs-ex port netns rsockets uverbs-smoke ibverbs-utils rxe-interop perftest)
+first=(verbs link rdmacm rdmacm-rxe hostile ibverbs-ex port netns rsockets uverbs-smoke ibverbs-utils rxe-interop perftest)
 bats_items=()
 for f in "${first[@]}"; do
 	[ -f "tests/bats/$f.bats" ] && bats_items+=("bats:tests/bats/$f.bats")

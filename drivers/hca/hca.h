@@ -314,6 +314,69 @@ struct xib_hca_swqe {
 	bool acked;
 };
 
+/* The timer backs off to at most 2^this times its length (4x, IBTA). */
+#define XIB_HCA_RTO_MAX_BACKOFF	2
+/* The round-trip estimate lengthens the timer to at most this. */
+#define XIB_HCA_RTO_MAX_US	(4 * USEC_PER_SEC)
+
+/**
+ * struct xib_hca_retx - the requester's retry budget (hca_retx.c)
+ * @una: oldest PSN not acknowledged yet (by an ACK, a NAK or a READ
+ *	response)
+ * @nak_psn: the PSN of the sequence NAK last acted on
+ * @nak_valid: @nak_psn is set (cleared by progress and by a timeout)
+ * @retry_cnt: the QP's retry_cnt
+ * @retry_left: retries left; restored to @retry_cnt by progress
+ * @backoff: timer expiries in a row without progress
+ */
+struct xib_hca_retx {
+	u32 una;
+	u32 nak_psn;
+	bool nak_valid;
+	u8 retry_cnt;
+	u8 retry_left;
+	u8 backoff;
+};
+
+/**
+ * struct xib_hca_rtt - the round-trip estimator of RFC 6298
+ * @srtt_us: smoothed round trip in microseconds (0: no sample yet)
+ * @rttvar_us: its variation in microseconds
+ */
+struct xib_hca_rtt {
+	u32 srtt_us;
+	u32 rttvar_us;
+};
+
+/**
+ * struct xib_hca_rtx_stats - per-QP requester retransmission counters,
+ *	since the QP was created; under sq.lock
+ * @timeouts: local ACK timer expiries acted on with packets unacknowledged
+ * @rewinds: times the sender was moved back to resend
+ * @seq_naks: PSN sequence NAKs received
+ * @stale: ACKs and NAKs received that acknowledged nothing new
+ * @stale_naks: sequence NAKs older than the oldest unacknowledged PSN
+ *	(reordered behind later responses): ignored
+ * @dup_naks: sequence NAKs for the PSN a NAK was already acted on for,
+ *	with no progress in between (duplicated by the network): ignored
+ * @retries: retries spent from retry_cnt
+ * @retry_run: retries spent since the last progress
+ * @run_timeouts: of @retry_run, those after a timer expiry
+ * @retry_run_max: the longest run of retries without progress
+ */
+struct xib_hca_rtx_stats {
+	u64 timeouts;
+	u64 rewinds;
+	u64 seq_naks;
+	u64 stale;
+	u64 stale_naks;
+	u64 dup_naks;
+	u64 retries;
+	u32 retry_run;
+	u32 run_timeouts;
+	u32 retry_run_max;
+};
+
 /**
  * struct xib_hca_sq - requester state, under @lock
  * @ring: the send ring
@@ -325,22 +388,27 @@ struct xib_hca_swqe {
  * @psn: PSN of the next new packet
  * @hi_psn: PSN after the newest packet sent (READ: after its last
  *	response); responses about later PSNs are ignored
- * @una: oldest PSN not acknowledged yet (by an ACK, a NAK or a READ
- *	response); the sender keeps fewer than XIB_HCA_SEND_WINDOW packets
- *	beyond it, so a burst cannot overrun the receiver's backlog
+ * @rx: the retry budget and the oldest unacknowledged PSN (@rx.una); the
+ *	sender keeps fewer than XIB_HCA_SEND_WINDOW packets beyond @rx.una,
+ *	so a burst cannot overrun the receiver's backlog
  * @blocked: the next WQE waits for RDMA READ or atomic responses
  *	(max_rd_atomic credit, fence) or for ACKs (send window)
- * @rnr_left: RNR retries left (7: infinite)
- * @retry_left: retries left after a local ACK timeout, a PSN sequence
- *	NAK or missing READ responses (reset to retry_cnt by progress)
- * @rto: the local ACK timeout in jiffies (0: infinite), from the QP's
- *	timeout attribute; written by modify_qp under both locks
+ * @rnr_left: RNR retries left (7: infinite); restored by progress
+ * @rto_floor_us: the local ACK timeout in microseconds (0: infinite),
+ *	from the QP's timeout attribute; written by modify_qp under both
+ *	locks.  The timer runs for xib_hca_rto_us() of it, @rtt and
+ *	@rx.backoff: never shorter, longer on a slow path, backed off
+ *	after expiries in a row
+ * @rtt: the round-trip estimate (RFC 6298)
+ * @rtt_psn: the PSN being timed for @rtt, sent once at @rtt_start
+ * @rtt_start: when @rtt_psn was sent (ktime, ns)
+ * @rtt_timing: @rtt_psn is being timed; a retransmission cancels it
+ *	(Karn: the ACK of a resent packet says nothing of the round trip)
  * @stalled: waiting for the RNR timer (qp->timer)
- * @timed_out: qp->timer found packets unacknowledged for @rto; the worker
- *	retransmits from @una (go-back-N) or fails the head WQE
- * @backoff: local ACK timeouts in a row without progress: the timer runs
- *	for @rto << min(@backoff, 2), within the 4x the IBTA allows
- * @cwnd: packets the sender may have beyond @una: XIB_HCA_SEND_WINDOW,
+ * @timed_out: qp->timer found packets unacknowledged; the worker
+ *	retransmits from @rx.una (go-back-N) or fails the head WQE.
+ *	Progress before the worker acts clears it
+ * @cwnd: packets the sender may have beyond @rx.una: XIB_HCA_SEND_WINDOW,
  *	1 after a timeout (probe, every packet asks for an ACK), doubled
  *	back by each progress; a slow peer is not flooded with copies of
  *	packets it still has queued
@@ -350,6 +418,8 @@ struct xib_hca_swqe {
  * @broken: the ring's producer index was impossible; nothing more is read
  * @retransmits: retries since creation (xib_hca_retry()), for dumps
  * @rnr_naks: RNR NAKs received since creation, for dumps
+ * @st: what the retransmission did, since creation (for dumps and the
+ *	kernel log line of a retry exhaustion)
  */
 struct xib_hca_sq {
 	/** @lock: protects the fields below */
@@ -362,20 +432,23 @@ struct xib_hca_sq {
 	u32 send_pkt;
 	u32 psn;
 	u32 hi_psn;
-	u32 una;
+	struct xib_hca_retx rx;
 	bool blocked;
 	u8 rnr_left;
-	u8 retry_left;
-	unsigned long rto;
+	u64 rto_floor_us;
+	struct xib_hca_rtt rtt;
+	u32 rtt_psn;
+	u64 rtt_start;
+	bool rtt_timing;
 	bool stalled;
 	bool timed_out;
-	u8 backoff;
 	u32 cwnd;
 	bool rd_gap;
 	u32 rd_gap_psn;
 	bool broken;
 	u64 retransmits;
 	u64 rnr_naks;
+	struct xib_hca_rtx_stats st;
 };
 
 /**
@@ -437,6 +510,11 @@ struct xib_hca_rd_res {
  * @ack_syn: the held ACK's AETH syndrome
  * @ack_psn: the held ACK's PSN
  * @ack_msn: the held ACK's MSN
+ * @seq_naks_sent: PSN sequence NAKs sent, since the last reset
+ * @dup_reqs: duplicate requests received (acknowledged or answered
+ *	again, never executed again), since the last reset
+ * @ahead: requests ahead of the expected PSN (dropped), since the last
+ *	reset
  */
 struct xib_hca_resp {
 	u32 epsn;
@@ -457,6 +535,9 @@ struct xib_hca_resp {
 	u8 ack_syn;
 	u32 ack_psn;
 	u32 ack_msn;
+	u64 seq_naks_sent;
+	u64 dup_reqs;
+	u64 ahead;
 };
 
 /**
@@ -647,6 +728,31 @@ enum xib_hca_psn_class xib_hca_psn_classify(u32 psn, u32 epsn);
 bool xib_hca_rd_replay(struct xib_hca_resp *r, u32 max_res, u32 psn,
 		       bool atomic);
 struct xib_hca_rd_res *xib_hca_res_new(struct xib_hca_resp *r, u32 max_res);
+
+/**
+ * enum xib_hca_retx_verdict - what a response or a timer expiry means for
+ *	the requester's retry budget (hca_retx.c)
+ * @XIB_HCA_RETX_IGNORE: nothing new: no retry, nothing restored
+ * @XIB_HCA_RETX_PROGRESS: something new acknowledged: budget restored
+ * @XIB_HCA_RETX_RETRY: resend; one retry spent
+ * @XIB_HCA_RETX_EXHAUSTED: resend asked for, but no retry is left
+ */
+enum xib_hca_retx_verdict {
+	XIB_HCA_RETX_IGNORE,
+	XIB_HCA_RETX_PROGRESS,
+	XIB_HCA_RETX_RETRY,
+	XIB_HCA_RETX_EXHAUSTED,
+};
+
+void xib_hca_retx_init(struct xib_hca_retx *r, u32 una, u8 retry_cnt);
+enum xib_hca_retx_verdict xib_hca_retx_ack(struct xib_hca_retx *r, u32 next);
+enum xib_hca_retx_verdict xib_hca_retx_seq_nak(struct xib_hca_retx *r,
+					       u32 psn);
+enum xib_hca_retx_verdict xib_hca_retx_read_gap(struct xib_hca_retx *r);
+enum xib_hca_retx_verdict xib_hca_retx_expiry(struct xib_hca_retx *r);
+void xib_hca_rtt_sample(struct xib_hca_rtt *e, u32 r_us);
+u64 xib_hca_rto_us(const struct xib_hca_rtt *e, u64 floor_us, u32 gran_us,
+		   u8 backoff);
 
 /**
  * enum xib_hca_uc_action - what a UC responder does with a request packet

@@ -14,21 +14,46 @@
  *
  * RC reliability: the WQEs between the oldest unretired one (cons) and
  * the newest fetched one stay in the kernel array, so any packet of them
- * can be built again.  The sender goes back to a PSN:
+ * can be built again.  The sender goes back to a PSN (go-back-N):
  *  - after a local ACK timeout: qp->timer, armed while packets are
- *    unacknowledged and restarted by every progress, fires after
- *    4.096 us * 2^timeout; the worker resends from the oldest
- *    unacknowledged PSN (xib_hca_comp_timeout());
+ *    unacknowledged and restarted by every progress, expires; the worker
+ *    resends from the oldest unacknowledged PSN (xib_hca_comp_timeout()),
+ *    one packet first (cwnd 1, doubled back by each progress);
  *  - on a PSN sequence NAK: from the NAK's PSN;
  *  - on a gap in RDMA READ responses (a later response, or an ACK past
  *    the READ): the READ is requested again from its first missing
  *    response, with the PSN of that response and the RETH moved on;
  *  - on an RNR NAK: from its PSN once the RNR timer (the same qp->timer)
  *    expires, rnr_retry times (7: forever), then RNR_RETRY_EXC_ERR.
- * The first three count against retry_cnt, which progress restores; once
- * it is used up the oldest WQE completes with RETRY_EXC_ERR and the QP
- * goes to ERR (the rest is flushed).  Packets already acknowledged are
- * not sent again.  The pure arithmetic of this is in hca_retx.c.
+ *
+ * The retry budget (IBTA 9.7.6.1; the pure rules are hca_retx.c's
+ * xib_hca_retx_*()): a timer expiry, a sequence NAK and a READ gap each
+ * spend one of retry_cnt retries; once none is left the oldest WQE
+ * completes with RETRY_EXC_ERR and the QP goes to ERR (the rest is
+ * flushed).  Any response that acknowledges something new (moves the
+ * oldest unacknowledged PSN, sq.rx.una, on) restores the budget, ends the
+ * timer's backoff and restores the RNR budget as well.  Responses that
+ * acknowledge nothing new change nothing: an ACK at or behind sq.rx.una,
+ * a sequence NAK older than it (reordered behind later responses), a copy
+ * of the sequence NAK already acted on (the responder NAKs a gap once;
+ * a second NAK for the same PSN with no progress in between is the
+ * network's duplicate), a stale RNR NAK.  Such a response used to rewind
+ * the sender and spend a retry, which is how a network that reorders and
+ * duplicates ran the budget out while data was flowing (issue 15).
+ *
+ * The timer (RFC 6298, xib_hca_rto_us()): it runs for the QP's local ACK
+ * timeout, 4.096 us * 2^timeout, or for SRTT + 4 * RTTVAR if that is
+ * longer, doubled for each expiry in a row without progress, at most 4x
+ * (the IBTA's allowance).  The round trip is sampled on one packet at a
+ * time, sent for the first time, when an acknowledgment covers it; a
+ * retransmission cancels the sample (Karn).  A peer that is gone is thus
+ * found out after retry_cnt + 1 expiries: between (retry_cnt + 1) and
+ * 4 * (retry_cnt + 1) timeouts (for timeout 14 and retry_cnt 7, 27 * 67
+ * ms = 1.8 s on a fast path).  Progress that arrives after the timer
+ * expired but before the worker acted on it cancels the expiry.
+ *
+ * Counters of all this are in sq.st (struct xib_hca_rtx_stats); their
+ * summary goes to the kernel log when a QP runs out of retries.
  *
  * UC: no ACK comes; the requester completes a UC WQE when its last packet
  * is sent (hca_req.c), so nothing here concerns UC.
@@ -130,13 +155,24 @@ static bool xib_hca_outstanding(struct xib_hca_qp *qp)
 	struct xib_hca_sq *sq = &qp->sq;
 
 	lockdep_assert_held(&sq->lock);
-	return sq->cons != sq->send || xib_psn_before(sq->una, sq->hi_psn);
+	return sq->cons != sq->send || xib_psn_before(sq->rx.una, sq->hi_psn);
 }
 
-/* The current timeout: the QP's, doubled per timeout in a row, at most 4x */
+/*
+ * The current timeout in jiffies: the QP's, lengthened to the measured
+ * round trip, doubled per expiry in a row (xib_hca_rto_us()).
+ */
 static unsigned long xib_hca_rto_now(const struct xib_hca_sq *sq)
 {
-	return sq->rto << min_t(u8, sq->backoff, 2);
+	u32 jiffy_us = jiffies_to_usecs(1);
+	u64 us = xib_hca_rto_us(&sq->rtt, sq->rto_floor_us, jiffy_us,
+				sq->rx.backoff);
+
+	/*
+	 * Rounded up, and one jiffy more: a timer armed for n jiffies may
+	 * expire after n - 1 and a bit, and it must not be shorter than asked.
+	 */
+	return DIV_ROUND_UP_ULL(us, jiffy_us) + 1;
 }
 
 /* A packet went out: make sure the timer runs. */
@@ -145,7 +181,7 @@ void xib_hca_rto_arm(struct xib_hca_qp *qp)
 	struct xib_hca_sq *sq = &qp->sq;
 
 	lockdep_assert_held(&sq->lock);
-	if (sq->rto && !sq->stalled && !timer_pending(&qp->timer))
+	if (sq->rto_floor_us && !sq->stalled && !timer_pending(&qp->timer))
 		mod_timer(&qp->timer, jiffies + xib_hca_rto_now(sq));
 }
 
@@ -157,7 +193,7 @@ static void xib_hca_rto_restart(struct xib_hca_qp *qp)
 	lockdep_assert_held(&sq->lock);
 	if (sq->stalled)
 		return;		/* the timer is the RNR wait */
-	if (sq->rto && xib_hca_outstanding(qp))
+	if (sq->rto_floor_us && xib_hca_outstanding(qp))
 		mod_timer(&qp->timer, jiffies + xib_hca_rto_now(sq));
 	else
 		del_timer(&qp->timer);
@@ -182,7 +218,7 @@ void xib_hca_qp_timer(struct timer_list *t)
 	if (sq->stalled) {
 		sq->stalled = false;
 		kick = true;
-	} else if (sq->rto && xib_hca_outstanding(qp)) {
+	} else if (sq->rto_floor_us && xib_hca_outstanding(qp)) {
 		sq->timed_out = true;
 		kick = true;
 	}
@@ -239,30 +275,55 @@ static void xib_hca_rewind(struct xib_hca_qp *qp, u32 psn)
 	      xib_hca_resume_pkt(swqe->first_psn, swqe->npkts, psn);
 	if (i == sq->send && pkt >= sq->send_pkt)
 		return;
+	sq->st.rewinds++;
 	sq->send = i;
 	sq->send_pkt = pkt;
 }
 
+/* What the retransmission did, for whoever reads the kernel log. */
+static void xib_hca_retry_exc_log(struct xib_hca_qp *qp)
+{
+	const struct xib_hca_sq *sq = &qp->sq;
+
+	pr_info_ratelimited("QP %u: retry count exceeded at PSN %06x after %u retries without progress (%u timeouts); since creation: timeouts %llu rewinds %llu seq NAKs %llu (ignored: stale %llu, duplicate %llu) stale ACKs/NAKs %llu retries %llu; timer %u us (SRTT %u us, RTTVAR %u us)\n",
+			    qp->ibqp.qp_num, sq->rx.una, sq->st.retry_run,
+			    sq->st.run_timeouts, sq->st.timeouts,
+			    sq->st.rewinds, sq->st.seq_naks,
+			    sq->st.stale_naks, sq->st.dup_naks, sq->st.stale,
+			    sq->st.retries,
+			    jiffies_to_usecs(xib_hca_rto_now(sq)),
+			    sq->rtt.srtt_us, sq->rtt.rttvar_us);
+}
+
 /*
- * Retry from @psn: counts against retry_cnt; when none is left the oldest
- * WQE completes with RETRY_EXC_ERR and the QP goes to ERR.
+ * Act on a verdict of the retry budget (hca_retx.c): RETRY resends from
+ * @psn, EXHAUSTED completes the oldest WQE with RETRY_EXC_ERR and moves
+ * the QP to ERR (the rest is flushed), anything else does nothing.
  */
-static void xib_hca_retry(struct xib_hca_qp *qp, u32 psn)
+static void xib_hca_retry(struct xib_hca_qp *qp, u32 psn,
+			  enum xib_hca_retx_verdict v)
 {
 	struct xib_hca_sq *sq = &qp->sq;
 
 	lockdep_assert_held(&sq->lock);
-	sq->timed_out = false;
-	if (!sq->retry_left) {
+	if (v == XIB_HCA_RETX_EXHAUSTED) {
+		sq->timed_out = false;
 		xib_hca_stat_inc(qp_hca(qp), XIB_HCA_STAT_RETRY_EXCEEDED);
+		xib_hca_retry_exc_log(qp);
 		xib_hca_fail_head(qp, XIB_HCA_WC_RETRY_EXC_ERR);
 		return;
 	}
-	sq->retry_left--;
+	if (v != XIB_HCA_RETX_RETRY)
+		return;
+	sq->timed_out = false;
+	sq->rtt_timing = false;	/* Karn: resent packets are not timed */
 	sq->retransmits++;
+	sq->st.retries++;
+	sq->st.retry_run++;
+	sq->st.retry_run_max = max(sq->st.retry_run_max, sq->st.retry_run);
 	xib_hca_stat_inc(qp_hca(qp), XIB_HCA_STAT_RETRIES);
 	trace_xib_hca_retransmit(qp->ibqp.device->index, qp->ibqp.qp_num, psn,
-				 sq->retry_left);
+				 sq->rx.retry_left);
 	xib_hca_rewind(qp, psn);
 	sq->blocked = false;
 	xib_hca_rto_restart(qp);
@@ -280,13 +341,13 @@ static u32 xib_hca_resend_point(struct xib_hca_qp *qp)
 
 	lockdep_assert_held(&sq->lock);
 	if (sq->cons == sq->fetch)
-		return sq->una;
+		return sq->rx.una;
 	swqe = xib_hca_swqe_at(qp, sq->cons);
 	if (swqe->status != XIB_HCA_WC_SUCCESS || swqe->acked ||
 	    !xib_hca_has_resp(swqe))
-		return sq->una;
+		return sq->rx.una;
 	missing = xib_psn_add(swqe->first_psn, swqe->rcvd);
-	return xib_psn_before(missing, sq->una) ? missing : sq->una;
+	return xib_psn_before(missing, sq->rx.una) ? missing : sq->rx.una;
 }
 
 /*
@@ -304,7 +365,7 @@ static void xib_hca_read_gap(struct xib_hca_qp *qp, u32 psn)
 		return;
 	sq->rd_gap = true;
 	sq->rd_gap_psn = psn;
-	xib_hca_retry(qp, psn);
+	xib_hca_retry(qp, psn, xib_hca_retx_read_gap(&sq->rx));
 }
 
 /**
@@ -323,10 +384,11 @@ void xib_hca_comp_timeout(struct xib_hca_qp *qp)
 	sq->rd_gap = false;
 	if (xib_hca_outstanding(qp)) {
 		xib_hca_stat_inc(qp_hca(qp), XIB_HCA_STAT_LOCAL_ACK_TIMEOUTS);
-		if (sq->backoff < U8_MAX)
-			sq->backoff++;
+		sq->st.timeouts++;
+		sq->st.run_timeouts++;
 		sq->cwnd = 1;
-		xib_hca_retry(qp, xib_hca_resend_point(qp));
+		xib_hca_retry(qp, xib_hca_resend_point(qp),
+			      xib_hca_retx_expiry(&sq->rx));
 	}
 	sq->timed_out = false;
 }
@@ -361,27 +423,45 @@ static void xib_hca_ack_through(struct xib_hca_qp *qp, u32 psn)
 }
 
 /*
- * Everything before @psn has arrived at the responder.  Progress restores
- * the retries and restarts the local ACK timeout.
+ * Progress: @sq->rx.una moved on (xib_hca_retx_ack() restored the retries
+ * and ended the backoff).  A round trip being timed and now acknowledged
+ * is a sample; an expiry the worker has not acted on yet is moot; the
+ * local ACK timeout starts again; the RNR retries are restored.
  */
-static void xib_hca_una(struct xib_hca_qp *qp, u32 psn)
+static void xib_hca_progress(struct xib_hca_qp *qp)
 {
 	struct xib_hca_sq *sq = &qp->sq;
 
 	lockdep_assert_held(&sq->lock);
-	if (!xib_psn_before(sq->una, psn))
-		return;
-	sq->una = psn;
-	sq->retry_left = qp->retry_cnt;
-	sq->backoff = 0;
+	sq->st.retry_run = 0;
+	sq->st.run_timeouts = 0;
+	sq->rnr_left = qp->rnr_retry;
+	sq->timed_out = false;
+	if (sq->rtt_timing && xib_psn_before(sq->rtt_psn, sq->rx.una)) {
+		sq->rtt_timing = false;
+		xib_hca_rtt_sample(&sq->rtt,
+				   min_t(u64, U32_MAX,
+					 div_u64(ktime_get_ns() - sq->rtt_start,
+						 NSEC_PER_USEC)));
+	}
 	sq->cwnd = min_t(u32, sq->cwnd * 2, XIB_HCA_SEND_WINDOW);
 	xib_hca_rto_restart(qp);
+}
+
+/* Everything before @psn has arrived at the responder. */
+static void xib_hca_una(struct xib_hca_qp *qp, u32 psn)
+{
+	lockdep_assert_held(&qp->sq.lock);
+	if (xib_hca_retx_ack(&qp->sq.rx, psn) == XIB_HCA_RETX_PROGRESS)
+		xib_hca_progress(qp);
 }
 
 static void xib_hca_rnr_nak(struct xib_hca_qp *qp, u32 psn, u8 timer)
 {
 	struct xib_hca_sq *sq = &qp->sq;
 
+	if (xib_psn_before(psn, sq->rx.una))
+		return;	/* stale: about a PSN acknowledged since */
 	xib_hca_ack_through(qp, xib_psn_add(psn, XIB_PSN_MASK));
 	xib_hca_una(qp, psn);
 	sq->rnr_naks++;
@@ -401,12 +481,23 @@ static void xib_hca_rnr_nak(struct xib_hca_qp *qp, u32 psn, u8 timer)
 
 static void xib_hca_nak(struct xib_hca_qp *qp, u32 psn, u8 code)
 {
+	enum xib_hca_retx_verdict v;
+	u32 una;
+
 	xib_hca_ack_through(qp, xib_psn_add(psn, XIB_PSN_MASK));
 	switch (code) {
 	case XIB_AETH_NAK_PSN_SEQ:
-		xib_hca_una(qp, psn);
+		qp->sq.st.seq_naks++;
+		una = qp->sq.rx.una;
+		v = xib_hca_retx_seq_nak(&qp->sq.rx, psn);
+		if (qp->sq.rx.una != una)
+			xib_hca_progress(qp);
+		else if (v == XIB_HCA_RETX_IGNORE && xib_psn_before(psn, una))
+			qp->sq.st.stale_naks++;
+		else if (v == XIB_HCA_RETX_IGNORE)
+			qp->sq.st.dup_naks++;
 		/* a READ before @psn may have lost responses too */
-		xib_hca_retry(qp, xib_hca_resend_point(qp));
+		xib_hca_retry(qp, xib_hca_resend_point(qp), v);
 		return;
 	case XIB_AETH_NAK_REM_ACCESS:
 		xib_hca_fail_head(qp, XIB_HCA_WC_REM_ACCESS_ERR);
@@ -424,6 +515,7 @@ static void xib_hca_ack(struct xib_hca_qp *qp, const struct xib_hca_pkt *pkt)
 	const struct xib_aeth *aeth = xib_hca_pkt_hdr(pkt, XIB_HDR_AETH);
 	u32 psn = xib_bth_psn(pkt->bth);
 	u8 syn = xib_aeth_syndrome(aeth);
+	u32 una = qp->sq.rx.una;
 
 	/* about a PSN never sent: stale or bogus */
 	if (!xib_psn_before(psn, qp->sq.hi_psn))
@@ -431,12 +523,15 @@ static void xib_hca_ack(struct xib_hca_qp *qp, const struct xib_hca_pkt *pkt)
 	if ((syn & XIB_AETH_TYPE_MASK) != XIB_AETH_ACK)
 		trace_xib_hca_nak_rcvd(qp->ibqp.device->index, qp->ibqp.qp_num,
 				       syn, psn);
+	if ((syn & XIB_AETH_TYPE_MASK) == XIB_AETH_ACK ?
+	    !xib_psn_before(una, xib_psn_add(psn, 1)) :
+	    xib_psn_before(psn, una))
+		qp->sq.st.stale++;
 	switch (syn & XIB_AETH_TYPE_MASK) {
 	case XIB_AETH_ACK:
-		qp->sq.rnr_left = qp->rnr_retry;
 		xib_hca_ack_through(qp, psn);
 		xib_hca_una(qp, xib_psn_add(psn, 1));
-		if (xib_hca_resend_point(qp) != qp->sq.una)
+		if (xib_hca_resend_point(qp) != qp->sq.rx.una)
 			xib_hca_read_gap(qp, xib_hca_resend_point(qp));
 		break;
 	case XIB_AETH_RNR_NAK:

@@ -332,7 +332,7 @@ static int xib_hca_req_step(struct xib_hca_qp *qp, struct sk_buff **skb,
 			sq->send_pkt = max(sq->send_pkt,
 					   xib_hca_resume_pkt(swqe->first_psn,
 							      swqe->npkts,
-							      sq->una));
+							      sq->rx.una));
 		if (swqe->acked || sq->send_pkt >= swqe->npkts) {
 			xib_hca_wqe_sent(qp, swqe);
 			xib_hca_retire_done(qp);
@@ -342,7 +342,7 @@ static int xib_hca_req_step(struct xib_hca_qp *qp, struct sk_buff **skb,
 	pkt_psn = xib_psn_add(swqe->first_psn, xib_hca_has_resp(swqe) ?
 			      swqe->rcvd : sq->send_pkt);
 	if (!xib_hca_may_send(qp, swqe) ||
-	    (rc && xib_psn_diff(pkt_psn, sq->una) >= (s32)sq->cwnd)) {
+	    (rc && xib_psn_diff(pkt_psn, sq->rx.una) >= (s32)sq->cwnd)) {
 		sq->blocked = true;	/* until a response arrives */
 		return 0;
 	}
@@ -367,6 +367,12 @@ static int xib_hca_req_step(struct xib_hca_qp *qp, struct sk_buff **skb,
 		end = xib_hca_has_resp(swqe) ?
 		      xib_psn_add(swqe->first_psn, swqe->resp_pkts) :
 		      xib_psn_add(pkt_psn, 1);
+		/* time the round trip of a packet sent for the first time */
+		if (!sq->rtt_timing && !xib_psn_before(pkt_psn, sq->hi_psn)) {
+			sq->rtt_timing = true;
+			sq->rtt_psn = pkt_psn;
+			sq->rtt_start = ktime_get_ns();
+		}
 		if (xib_psn_before(sq->hi_psn, end))
 			sq->hi_psn = end;
 		xib_hca_rto_arm(qp);

@@ -748,12 +748,15 @@ void xib_hca_rc_recv(struct xib_hca_qp *qp, const struct xib_hca_pkt *pkt)
 	switch (xib_hca_psn_classify(psn, r->epsn)) {
 	case XIB_HCA_PSN_AHEAD:
 		/* one NAK per out-of-order burst, until @epsn arrives */
+		r->ahead++;
 		if (!r->nak_sent) {
 			r->nak_sent = true;
+			r->seq_naks_sent++;
 			xib_hca_nak_set(qp, &ack, XIB_AETH_NAK_PSN_SEQ, r->epsn);
 		}
 		break;
 	case XIB_HCA_PSN_DUPLICATE:
+		r->dup_reqs++;
 		xib_hca_stat_inc(qp_hca(qp), XIB_HCA_STAT_RX_DUPLICATE_REQUESTS);
 		xib_hca_rc_dup(qp, pkt, &ack);
 		break;

@@ -226,3 +226,195 @@ enum xib_hca_uc_action xib_hca_uc_classify(bool in_msg, bool in_write,
 		return XIB_HCA_UC_CONTINUE;
 	return XIB_HCA_UC_DROP;
 }
+
+/*
+ * --- the requester's retry budget and timer --------------------------------
+ *
+ * IBTA vol. 1 9.7.6.1 (C9-139..C9-142): the requester retries after a
+ * local ACK timeout and after a PSN sequence NAK, at most retry_cnt times
+ * for the same packet; a retry counter that runs out completes the WQE
+ * with a retry error.  "The same packet": the budget is restored by any
+ * response that acknowledges something new (moves the oldest
+ * unacknowledged PSN on).  Responses that acknowledge nothing new
+ * (duplicated or reordered on the way, or older than what was already
+ * acknowledged) are no evidence of loss and change nothing; a duplicate
+ * of the sequence NAK already acted on is one as well.
+ *
+ * The timer: RFC 6298 (TCP's retransmission timer) estimates the round
+ * trip from samples taken on packets sent once (Karn's rule, 3), keeps a
+ * smoothed RTT and its variation, and backs off exponentially on
+ * expiries in a row (5.5).  The IBTA's local ACK timeout is the floor:
+ * the timer never runs for less than 4.096 us * 2^timeout, and the
+ * estimate can only lengthen it when the path is slower than that.
+ */
+
+/**
+ * xib_hca_retx_init() - the retry state of a QP entering RTS
+ * @r: the state
+ * @una: the first PSN the requester sends
+ * @retry_cnt: the QP's retry_cnt (0 to 7)
+ */
+void xib_hca_retx_init(struct xib_hca_retx *r, u32 una, u8 retry_cnt)
+{
+	memset(r, 0, sizeof(*r));
+	r->una = una & XIB_PSN_MASK;
+	r->retry_cnt = retry_cnt & 7;
+	r->retry_left = r->retry_cnt;
+}
+
+/**
+ * xib_hca_retx_ack() - a response acknowledged every PSN before @next
+ * @r: the state
+ * @next: the first PSN the response does not acknowledge
+ *
+ * Progress (@next after @r->una) moves @r->una on, restores the retry
+ * budget and ends the backoff; anything else changes nothing.
+ *
+ * Return: XIB_HCA_RETX_PROGRESS or XIB_HCA_RETX_IGNORE.
+ */
+enum xib_hca_retx_verdict xib_hca_retx_ack(struct xib_hca_retx *r, u32 next)
+{
+	if (!xib_psn_before(r->una, next))
+		return XIB_HCA_RETX_IGNORE;
+	r->una = next & XIB_PSN_MASK;
+	r->retry_left = r->retry_cnt;
+	r->backoff = 0;
+	r->nak_valid = false;
+	return XIB_HCA_RETX_PROGRESS;
+}
+
+/* A retry: one from the budget, or none left. */
+static enum xib_hca_retx_verdict xib_hca_retx_spend(struct xib_hca_retx *r)
+{
+	if (!r->retry_left)
+		return XIB_HCA_RETX_EXHAUSTED;
+	r->retry_left--;
+	return XIB_HCA_RETX_RETRY;
+}
+
+/**
+ * xib_hca_retx_seq_nak() - a PSN sequence NAK for @psn arrived
+ * @r: the state
+ * @psn: the NAK's PSN: the responder expects it, and has every PSN before
+ *
+ * A NAK older than @r->una is stale (reordered behind later responses):
+ * nothing.  Otherwise it acknowledges the PSNs before @psn (progress, as
+ * xib_hca_retx_ack()) and asks for a retry from @psn, which spends one
+ * from the budget, unless it is a copy of the NAK already acted on for
+ * the same @psn with no progress in between: the responder sends one NAK
+ * per gap (9.7.5.2.2), so a second one is the network's duplicate.
+ *
+ * Return: XIB_HCA_RETX_RETRY (resend from @psn), XIB_HCA_RETX_EXHAUSTED
+ * (no retry left) or XIB_HCA_RETX_IGNORE.
+ */
+enum xib_hca_retx_verdict xib_hca_retx_seq_nak(struct xib_hca_retx *r,
+					       u32 psn)
+{
+	psn &= XIB_PSN_MASK;
+	if (xib_psn_before(psn, r->una))
+		return XIB_HCA_RETX_IGNORE;
+	xib_hca_retx_ack(r, psn);
+	if (r->nak_valid && r->nak_psn == psn)
+		return XIB_HCA_RETX_IGNORE;
+	r->nak_valid = true;
+	r->nak_psn = psn;
+	return xib_hca_retx_spend(r);
+}
+
+/**
+ * xib_hca_retx_read_gap() - RDMA READ responses went missing
+ * @r: the state
+ *
+ * A READ response past a missing one, or an ACK past a READ still missing
+ * responses, says they were lost (9.7.5.1.3): the READ is requested
+ * again from the first missing one, which spends a retry.  Its PSN may be
+ * before @r->una (an ACK of later requests moved @r->una past the READ);
+ * the caller asks once per gap.
+ *
+ * Return: XIB_HCA_RETX_RETRY or XIB_HCA_RETX_EXHAUSTED.
+ */
+enum xib_hca_retx_verdict xib_hca_retx_read_gap(struct xib_hca_retx *r)
+{
+	return xib_hca_retx_spend(r);
+}
+
+/**
+ * xib_hca_retx_expiry() - the local ACK timer expired with packets
+ *	unacknowledged and nothing acknowledged since it was started
+ * @r: the state
+ *
+ * Spends a retry and backs the timer off (xib_hca_rto_us()).  A sequence
+ * NAK for the same PSN after it is acted on again (the responder NAKs a
+ * gap again once the retransmission fills it and another opens).
+ *
+ * Return: XIB_HCA_RETX_RETRY (resend from @r->una) or
+ * XIB_HCA_RETX_EXHAUSTED.
+ */
+enum xib_hca_retx_verdict xib_hca_retx_expiry(struct xib_hca_retx *r)
+{
+	if (r->backoff < XIB_HCA_RTO_MAX_BACKOFF)
+		r->backoff++;
+	r->nak_valid = false;
+	return xib_hca_retx_spend(r);
+}
+
+/**
+ * xib_hca_rtt_sample() - a round trip measured on a packet sent once
+ * @e: the estimator
+ * @r_us: the sample in microseconds (0 is taken as 1)
+ *
+ * RFC 6298 2.2 and 2.3: the first sample sets SRTT to it and RTTVAR to
+ * half of it; each later one R' first moves RTTVAR by a quarter towards
+ * |SRTT - R'|, then SRTT by an eighth towards R'.  Samples are capped at
+ * XIB_HCA_RTO_MAX_US.
+ */
+void xib_hca_rtt_sample(struct xib_hca_rtt *e, u32 r_us)
+{
+	u32 diff;
+
+	r_us = clamp_t(u32, r_us, 1, XIB_HCA_RTO_MAX_US);
+	if (!e->srtt_us) {
+		e->srtt_us = r_us;
+		e->rttvar_us = r_us / 2;
+		return;
+	}
+	diff = e->srtt_us > r_us ? e->srtt_us - r_us : r_us - e->srtt_us;
+	e->rttvar_us = e->rttvar_us - e->rttvar_us / 4 + diff / 4;
+	e->srtt_us = e->srtt_us - e->srtt_us / 8 + r_us / 8;
+	if (!e->srtt_us)
+		e->srtt_us = 1;
+}
+
+/**
+ * xib_hca_rto_us() - how long the local ACK timer runs
+ * @e: the estimator
+ * @floor_us: the QP's local ACK timeout (xib_hca_ack_timeout_ns()) in
+ *	microseconds; 0 is infinite and gives 0
+ * @gran_us: the timer's granularity (a jiffy) in microseconds
+ * @backoff: expiries in a row without progress
+ *
+ * RFC 6298 2.3: SRTT + max(G, 4 * RTTVAR); never less than @floor_us
+ * (the IBTA's timeout stands in for TCP's one-second minimum, 2.4) and
+ * at most XIB_HCA_RTO_MAX_US unless @floor_us is more; doubled for each
+ * expiry in a row (5.5), at most XIB_HCA_RTO_MAX_BACKOFF times, so a
+ * peer that is gone is found out within (retry_cnt + 1) times
+ * 2^XIB_HCA_RTO_MAX_BACKOFF times the timeout.
+ *
+ * Return: microseconds.
+ */
+u64 xib_hca_rto_us(const struct xib_hca_rtt *e, u64 floor_us, u32 gran_us,
+		   u8 backoff)
+{
+	u64 rto = floor_us;
+
+	if (!floor_us)
+		return 0;
+	if (e->srtt_us) {
+		u64 est = (u64)e->srtt_us +
+			  max_t(u64, gran_us, 4ULL * e->rttvar_us);
+
+		est = min_t(u64, est, XIB_HCA_RTO_MAX_US);
+		rto = max(rto, est);
+	}
+	return rto << min_t(u8, backoff, XIB_HCA_RTO_MAX_BACKOFF);
+}

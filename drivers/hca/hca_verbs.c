@@ -461,9 +461,9 @@ static void xib_hca_qp_apply(struct xib_hca_qp *qp,
 		qp->retry_cnt = attr->retry_cnt;
 	if (mask & XIB_QP_TIMEOUT) {
 		qp->timeout = attr->timeout & 31;
-		qp->sq.rto = qp->timeout ?
-			max_t(unsigned long, 1,
-			      nsecs_to_jiffies64(xib_hca_ack_timeout_ns(qp->timeout))) : 0;
+		qp->sq.rto_floor_us =
+			div_u64(xib_hca_ack_timeout_ns(qp->timeout),
+				NSEC_PER_USEC);
 	}
 	if (mask & XIB_QP_RNR_RETRY)
 		qp->rnr_retry = attr->rnr_retry;
@@ -475,10 +475,10 @@ static void xib_hca_qp_apply(struct xib_hca_qp *qp,
 		qp->max_dest_rd_atomic = attr->max_dest_rd_atomic;
 	if (mask & XIB_QP_SQ_PSN) {
 		qp->sq.psn = attr->sq_psn & XIB_PSN_MASK;
-		qp->sq.una = qp->sq.psn;
+		xib_hca_retx_init(&qp->sq.rx, qp->sq.psn, qp->retry_cnt);
 		qp->sq.hi_psn = qp->sq.psn;
 		qp->sq.cwnd = XIB_HCA_SEND_WINDOW;
-		qp->sq.backoff = 0;
+		qp->sq.rtt_timing = false;
 	}
 	if (mask & XIB_QP_RQ_PSN)
 		qp->rq.resp.epsn = attr->rq_psn & XIB_PSN_MASK;
@@ -514,12 +514,13 @@ static void xib_hca_qp_reset(struct xib_hca_qp *qp)
 	qp->sq.fetch = prod;
 	qp->sq.send = prod;
 	qp->sq.send_pkt = 0;
-	qp->sq.una = qp->sq.psn;
+	xib_hca_retx_init(&qp->sq.rx, qp->sq.psn, qp->retry_cnt);
 	qp->sq.hi_psn = qp->sq.psn;
 	qp->sq.blocked = false;
 	qp->sq.stalled = false;
 	qp->sq.timed_out = false;
-	qp->sq.backoff = 0;
+	qp->sq.rtt_timing = false;
+	memset(&qp->sq.rtt, 0, sizeof(qp->sq.rtt));
 	qp->sq.cwnd = XIB_HCA_SEND_WINDOW;
 	qp->sq.rd_gap = false;
 	qp->sq.broken = false;
@@ -596,8 +597,10 @@ static int xib_hca_modify_qp(struct xib_qp *ibqp,
 	spin_lock_bh(&qp->sq.lock);
 	spin_lock(&qp->rq.lock);
 	xib_hca_qp_apply(qp, attr, mask, &path, port_mtu);
-	if (mask & XIB_QP_RETRY_CNT)
-		qp->sq.retry_left = attr->retry_cnt;
+	if (mask & XIB_QP_RETRY_CNT) {
+		qp->sq.rx.retry_cnt = qp->retry_cnt;
+		qp->sq.rx.retry_left = qp->retry_cnt;
+	}
 	if (mask & XIB_QP_RNR_RETRY)
 		qp->sq.rnr_left = attr->rnr_retry;
 	spin_unlock(&qp->rq.lock);

@@ -113,3 +113,16 @@ xib_wait_no_devices() {
 	echo "xib devices left after 30 s: ${left[*]##*/}" >&2
 	return 1
 }
+
+# The /dev/xib/uverbsN node of xib device $1 (in the caller's namespace).
+uverbs_of() {
+	local d
+	for d in /sys/class/xib/"$1"/uverbs* /sys/class/xib/"$1"/*/uverbs*; do
+		if [ -e "$d" ]; then
+			echo "/dev/xib/${d##*/}"
+			return 0
+		fi
+	done
+	echo "no uverbs node for $1" >&2
+	return 1
+}

@@ -74,19 +74,6 @@ inB() {
 	ip netns exec xibB "$@"
 }
 
-# The /dev/xib/uverbsN node of xib device $1.
-uverbs_of() {
-	local d
-	for d in /sys/class/xib/"$1"/uverbs* /sys/class/xib/"$1"/*/uverbs*; do
-		if [ -e "$d" ]; then
-			echo "/dev/xib/${d##*/}"
-			return 0
-		fi
-	done
-	echo "no uverbs node for $1" >&2
-	return 1
-}
-
 # xib0 on xv0 in xibA; dev0 is its node.
 one_device() {
 	inA xibctl link add xib0 netdev xv0

@@ -4,6 +4,7 @@
  *
  *   xib_rc_test [-d DEV] [-D DEV2] [-g IDX] [-G IDX] [-t BYTES] [-o OPS] [-q]
  *   xib_rc_test -b WRS [-O write|send] [-s SIZE]   (sustained load)
+ *   xib_rc_test -x CMD [-d DEV] [-D DEV2]           (retry exhaustion)
  *
  * Without -D both QPs are on DEV (loopback); with -D the second QP is on
  * DEV2 (e.g. a device over the other end of a veth pair).  -g/-G pick the
@@ -26,6 +27,15 @@
  * back to back, 1 in 16 signaled, and prints how many WRs were posted and
  * how many KICK system calls were made; -b 0 runs until killed and prints
  * "READY" once traffic flows (for the process-kill test).
+ *
+ * With -x it checks that a peer that is gone is found out: it runs the
+ * shell command CMD (which takes the peer away, e.g. sets its interface
+ * down) after the QPs are connected, posts 8 signaled SENDs and waits for
+ * their completions: the first must be RETRY_EXC_ERR, the other 7
+ * WR_FLUSH_ERR, and the QP in ERR.  With timeout 14 (T = 4.096 us * 2^14)
+ * and retry_cnt 7 the first fails after 8 timer expiries, each at least T
+ * and at most 4T (the backoff's cap): between 8T and 32T, plus the
+ * scheduling slack of a slow guest (2 s).  It prints the time measured.
  *
  * Exit status 0 on success; 1 with a "FAIL: ..." line otherwise.
  */
@@ -709,17 +719,79 @@ static void run_bench(struct pair *p, uint64_t count, uint32_t size, bool send)
 		(xt_now_ns() - t0) / 1e9, (unsigned long long)enomem);
 }
 
+/* -x: the peer goes away; RETRY_EXC_ERR in time, the rest flushed. */
+static void run_exhaust(struct pair *p, const char *cmd)
+{
+	const double t_ms = 4.096e-3 * (1 << 14);	/* timeout 14 */
+	const double lo = 8 * t_ms, hi = 32 * t_ms + 2000;
+	struct xib_send_wr wr[8], *bad;
+	struct xib_sge sge[8];
+	xib_wc wc[8];
+	uint64_t t0;
+	double ms;
+	int i, got, ret;
+
+	ret = system(cmd);
+	if (ret)
+		xt_fail("-x: '%s' exited with %d", cmd, ret);
+	for (i = 0; i < 8; i++) {
+		memset(&wr[i], 0, sizeof(wr[i]));
+		wr[i].wr_id = 500 + i;
+		wr[i].next = i + 1 < 8 ? &wr[i + 1] : NULL;
+		wr[i].opcode = XIB_HCA_WR_SEND;
+		wr[i].num_sge = 1;
+		wr[i].sg_list = &sge[i];
+		wr[i].send_flags = XIB_HCA_SEND_SIGNALED;
+		sge[i].addr = (uintptr_t)p->abuf + i * 4096;
+		sge[i].length = 4096;
+		sge[i].lkey = p->amr->lkey;
+	}
+	t0 = xt_now_ns();
+	ret = xib_post_send(p->qa, &wr[0], &bad);
+	if (ret)
+		xt_fail("-x: post_send: %s", strerror(ret));
+	got = xt_poll(p->a.scq, wc, 1, 60000);
+	ms = (xt_now_ns() - t0) / 1e6;
+	if (got != 1)
+		xt_fail("-x: no completion within 60 s of the peer going away");
+	if (wc[0].status != XIB_HCA_WC_RETRY_EXC_ERR || wc[0].wr_id != 500)
+		xt_fail("-x: first completion wr_id %llu status %s, expected 500 RETRY_EXC_ERR",
+			(unsigned long long)wc[0].wr_id, xt_status_str(wc[0].status));
+	xt_info("RETRY_EXC_ERR after %.0f ms (timeout 14: T = %.1f ms, retry_cnt 7: "
+		"expected 8T..32T = %.0f..%.0f ms, + 2000 ms of slack)",
+		ms, t_ms, lo, 32 * t_ms);
+	if (ms < lo * 0.95 || ms > hi)
+		xt_fail("-x: RETRY_EXC_ERR after %.0f ms, outside %.0f..%.0f ms", ms,
+			lo * 0.95, hi);
+	got = xt_poll(p->a.scq, wc, 7, 10000);
+	if (got != 7)
+		xt_fail("-x: %d of the 7 other WRs completed", got);
+	for (i = 0; i < 7; i++)
+		if (wc[i].status != XIB_HCA_WC_WR_FLUSH_ERR ||
+		    wc[i].wr_id != (uint64_t)501 + i)
+			xt_fail("-x: completion %d: wr_id %llu status %s, expected %d WR_FLUSH_ERR",
+				i + 1, (unsigned long long)wc[i].wr_id,
+				xt_status_str(wc[i].status), 501 + i);
+	if (xt_poll(p->a.scq, wc, 1, 100))
+		xt_fail("-x: an extra completion");
+	if (xt_qp_state(p->qa) != XIB_QPS_ERR)
+		xt_fail("-x: QP state %u, expected ERR", xt_qp_state(p->qa));
+	xt_info("the other 7 WRs: WR_FLUSH_ERR, in order; QP in ERR");
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: xib_rc_test [-d DEV] [-D DEV2] [-g IDX] [-G IDX] "
 		"[-t BYTES] [-o send,send_imm,write,write_imm,read] [-q]\n"
-		"       xib_rc_test -b WRS [-O write|send] [-s SIZE] [-d DEV] [-D DEV2]\n");
+		"       xib_rc_test -b WRS [-O write|send] [-s SIZE] [-d DEV] [-D DEV2]\n"
+		"       xib_rc_test -x CMD [-d DEV] [-D DEV2]\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
 	const char *dev_a = "/dev/xib/uverbs0", *dev_b = NULL, *oplist = NULL;
+	const char *exhaust = NULL;
 	int gid_a = -1, gid_b = -1, c, op;
 	uint64_t target = 64u << 20, bench = 0;
 	bool do_bench = false, bench_send = false;
@@ -728,7 +800,7 @@ int main(int argc, char **argv)
 	struct pair p;
 
 	xt_prog = "xib_rc_test";
-	while ((c = getopt(argc, argv, "d:D:g:G:t:o:b:O:s:qv")) != -1) {
+	while ((c = getopt(argc, argv, "d:D:g:G:t:o:b:O:s:x:qv")) != -1) {
 		switch (c) {
 		case 'd': dev_a = optarg; break;
 		case 'D': dev_b = optarg; break;
@@ -740,6 +812,7 @@ int main(int argc, char **argv)
 		case 'O': bench_send = !strcmp(optarg, "send"); break;
 		case 's': size = xt_parse_size(optarg); break;
 		case 'q': refill_rounds = 5; break;
+		case 'x': exhaust = optarg; break;
 		case 'v': xt_verbose++; break;
 		default: usage();
 		}
@@ -753,6 +826,12 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	open_pair(&p, dev_a, dev_b, gid_a, gid_b, 64, 3);
+	if (exhaust) {
+		run_exhaust(&p, exhaust);
+		close_pair(&p);
+		xt_info("PASS");
+		return 0;
+	}
 	for (op = 0; op < OP_N; op++) {
 		if (oplist) {
 			char *l = strdup(oplist), *tok, *save = NULL;

@@ -3,8 +3,11 @@
  * KUnit tests of xib_hca's retransmission arithmetic (hca_retx.c): the
  * local ACK timeout, where go-back-N resumes a WQE, how an RDMA READ is
  * requested again from its first missing response, how the responder
- * classifies a request PSN and replays a duplicate READ, and the UC
- * responder's PSN and message-sequence rules.
+ * classifies a request PSN and replays a duplicate READ, the UC
+ * responder's PSN and message-sequence rules, the requester's retry
+ * budget (IBTA 9.7.6.1: progress restores it, stale and duplicated
+ * responses change nothing) and its timer (RFC 6298's estimator and
+ * backoff, the values worked by hand from the RFC's formulas).
  *
  * The module includes the source under test, as xib_hca_wire_test does.
  */
@@ -283,6 +286,161 @@ static void xib_retx_uc_stream(struct kunit *test)
 	}
 }
 
+/*
+ * The retry budget (IBTA 9.7.6.1): progress restores it, stale and
+ * duplicated responses change nothing, timeouts and sequence NAKs spend it.
+ */
+static void xib_retx_budget_progress(struct kunit *test)
+{
+	struct xib_hca_retx r;
+	int i;
+
+	xib_hca_retx_init(&r, 1000, 3);
+	KUNIT_EXPECT_EQ(test, r.una, 1000U);
+	KUNIT_EXPECT_EQ(test, r.retry_left, 3);
+	/* three expiries spend three retries, the fourth finds none */
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, xib_hca_retx_expiry(&r), XIB_HCA_RETX_RETRY);
+	KUNIT_EXPECT_EQ(test, r.retry_left, 0);
+	/* one PSN acknowledged: the budget is whole again */
+	KUNIT_EXPECT_EQ(test, xib_hca_retx_ack(&r, 1001), XIB_HCA_RETX_PROGRESS);
+	KUNIT_EXPECT_EQ(test, r.una, 1001U);
+	KUNIT_EXPECT_EQ(test, r.retry_left, 3);
+	KUNIT_EXPECT_EQ(test, r.backoff, 0);
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, xib_hca_retx_expiry(&r), XIB_HCA_RETX_RETRY);
+	KUNIT_EXPECT_EQ(test, xib_hca_retx_expiry(&r), XIB_HCA_RETX_EXHAUSTED);
+	/* retry_cnt 0: the first expiry is fatal */
+	xib_hca_retx_init(&r, 5, 0);
+	KUNIT_EXPECT_EQ(test, xib_hca_retx_expiry(&r), XIB_HCA_RETX_EXHAUSTED);
+	/* the attribute has 3 bits */
+	xib_hca_retx_init(&r, 5, 9);
+	KUNIT_EXPECT_EQ(test, r.retry_cnt, 1);
+}
+
+static void xib_retx_budget_stale(struct kunit *test)
+{
+	struct xib_hca_retx r;
+
+	xib_hca_retx_init(&r, 100, 7);
+	KUNIT_EXPECT_EQ(test, xib_hca_retx_ack(&r, 150), XIB_HCA_RETX_PROGRESS);
+	KUNIT_EXPECT_EQ(test, xib_hca_retx_expiry(&r), XIB_HCA_RETX_RETRY);
+	KUNIT_EXPECT_EQ(test, r.retry_left, 6);
+	/* ACKs of what is acknowledged already: a duplicate, a reordered one */
+	KUNIT_EXPECT_EQ(test, xib_hca_retx_ack(&r, 150), XIB_HCA_RETX_IGNORE);
+	KUNIT_EXPECT_EQ(test, xib_hca_retx_ack(&r, 120), XIB_HCA_RETX_IGNORE);
+	/* a sequence NAK older than the oldest unacknowledged PSN */
+	KUNIT_EXPECT_EQ(test, xib_hca_retx_seq_nak(&r, 140), XIB_HCA_RETX_IGNORE);
+	KUNIT_EXPECT_EQ(test, r.una, 150U);
+	KUNIT_EXPECT_EQ(test, r.retry_left, 6);
+	KUNIT_EXPECT_EQ(test, r.backoff, 1);
+	/* an ACK half the PSN space ahead is behind (24-bit serial order) */
+	KUNIT_EXPECT_EQ(test, xib_hca_retx_ack(&r, 150 + 0x800001),
+			XIB_HCA_RETX_IGNORE);
+	KUNIT_EXPECT_EQ(test, r.una, 150U);
+	/* across the wrap: progress */
+	xib_hca_retx_init(&r, 0xfffff0, 7);
+	KUNIT_EXPECT_EQ(test, xib_hca_retx_ack(&r, 0x000004), XIB_HCA_RETX_PROGRESS);
+	KUNIT_EXPECT_EQ(test, r.una, 4U);
+}
+
+static void xib_retx_budget_nak(struct kunit *test)
+{
+	struct xib_hca_retx r;
+
+	xib_hca_retx_init(&r, 100, 7);
+	/* a NAK for 110: 100..109 arrived (progress), resend from 110 */
+	KUNIT_EXPECT_EQ(test, xib_hca_retx_seq_nak(&r, 110), XIB_HCA_RETX_RETRY);
+	KUNIT_EXPECT_EQ(test, r.una, 110U);
+	KUNIT_EXPECT_EQ(test, r.retry_left, 6);
+	/* the same NAK again (the network duplicated it): nothing */
+	KUNIT_EXPECT_EQ(test, xib_hca_retx_seq_nak(&r, 110), XIB_HCA_RETX_IGNORE);
+	KUNIT_EXPECT_EQ(test, r.retry_left, 6);
+	/* the resent packets get through, a later gap is NAKed: progress */
+	KUNIT_EXPECT_EQ(test, xib_hca_retx_seq_nak(&r, 130), XIB_HCA_RETX_RETRY);
+	KUNIT_EXPECT_EQ(test, r.retry_left, 6);
+	/* the resend was lost: the timer, then a NAK for the same PSN is new */
+	KUNIT_EXPECT_EQ(test, xib_hca_retx_expiry(&r), XIB_HCA_RETX_RETRY);
+	KUNIT_EXPECT_EQ(test, xib_hca_retx_seq_nak(&r, 130), XIB_HCA_RETX_RETRY);
+	KUNIT_EXPECT_EQ(test, r.retry_left, 4);
+	/* READ responses missing: a retry, even behind the oldest PSN */
+	KUNIT_EXPECT_EQ(test, xib_hca_retx_read_gap(&r), XIB_HCA_RETX_RETRY);
+	KUNIT_EXPECT_EQ(test, r.retry_left, 3);
+	KUNIT_EXPECT_EQ(test, r.una, 130U);
+	/* a peer that NAKs the same PSN after every timeout runs it out */
+	xib_hca_retx_init(&r, 7, 1);
+	KUNIT_EXPECT_EQ(test, xib_hca_retx_seq_nak(&r, 7), XIB_HCA_RETX_RETRY);
+	KUNIT_EXPECT_EQ(test, xib_hca_retx_expiry(&r), XIB_HCA_RETX_EXHAUSTED);
+}
+
+static void xib_retx_backoff(struct kunit *test)
+{
+	struct xib_hca_rtt e = {};
+	struct xib_hca_retx r;
+	u64 floor = 67108;	/* timeout 14 */
+
+	xib_hca_retx_init(&r, 0, 7);
+	/* no sample: the QP's timeout, doubled per expiry, at most 4x */
+	KUNIT_EXPECT_EQ(test, xib_hca_rto_us(&e, floor, 4000, r.backoff), floor);
+	xib_hca_retx_expiry(&r);
+	KUNIT_EXPECT_EQ(test, xib_hca_rto_us(&e, floor, 4000, r.backoff), 2 * floor);
+	xib_hca_retx_expiry(&r);
+	KUNIT_EXPECT_EQ(test, xib_hca_rto_us(&e, floor, 4000, r.backoff), 4 * floor);
+	xib_hca_retx_expiry(&r);
+	xib_hca_retx_expiry(&r);
+	KUNIT_EXPECT_EQ(test, xib_hca_rto_us(&e, floor, 4000, r.backoff), 4 * floor);
+	/* progress ends the backoff */
+	xib_hca_retx_ack(&r, 1);
+	KUNIT_EXPECT_EQ(test, xib_hca_rto_us(&e, floor, 4000, r.backoff), floor);
+	/* timeout 0: infinite, whatever happened */
+	KUNIT_EXPECT_EQ(test, xib_hca_rto_us(&e, 0, 4000, 2), 0ULL);
+}
+
+/* RFC 6298 2.2, 2.3 with alpha 1/8, beta 1/4, K 4, worked by hand. */
+static void xib_retx_rtt(struct kunit *test)
+{
+	struct xib_hca_rtt e = {};
+
+	xib_hca_rtt_sample(&e, 8000);
+	/* first: SRTT = R, RTTVAR = R/2, RTO = SRTT + 4 RTTVAR = 3 R */
+	KUNIT_EXPECT_EQ(test, e.srtt_us, 8000U);
+	KUNIT_EXPECT_EQ(test, e.rttvar_us, 4000U);
+	KUNIT_EXPECT_EQ(test, xib_hca_rto_us(&e, 1000, 4, 0), 24000ULL);
+	/* below the QP's timeout the estimate changes nothing */
+	KUNIT_EXPECT_EQ(test, xib_hca_rto_us(&e, 67108, 4, 0), 67108ULL);
+	/*
+	 * R' = 16000: RTTVAR = 3/4 * 4000 + 1/4 * |8000 - 16000| = 5000,
+	 * then SRTT = 7/8 * 8000 + 1/8 * 16000 = 9000; RTO = 29000
+	 */
+	xib_hca_rtt_sample(&e, 16000);
+	KUNIT_EXPECT_EQ(test, e.rttvar_us, 5000U);
+	KUNIT_EXPECT_EQ(test, e.srtt_us, 9000U);
+	KUNIT_EXPECT_EQ(test, xib_hca_rto_us(&e, 1000, 4, 0), 29000ULL);
+	/* backed off: doubled */
+	KUNIT_EXPECT_EQ(test, xib_hca_rto_us(&e, 1000, 4, 1), 58000ULL);
+	/* a steady path: SRTT converges on it and RTTVAR shrinks to G */
+	{
+		int i;
+
+		for (i = 0; i < 200; i++)
+			xib_hca_rtt_sample(&e, 2000);
+	}
+	KUNIT_EXPECT_LE(test, e.srtt_us, 2010U);
+	KUNIT_EXPECT_GE(test, e.srtt_us, 2000U);
+	KUNIT_EXPECT_LE(test, e.rttvar_us, 10U);
+	/* RTO = SRTT + max(G, 4 RTTVAR): the clock granularity wins */
+	KUNIT_EXPECT_EQ(test, xib_hca_rto_us(&e, 1, 4000, 0),
+			(u64)e.srtt_us + 4000);
+	/* a huge sample is capped; the timer stays bounded */
+	xib_hca_rtt_sample(&e, U32_MAX);
+	KUNIT_EXPECT_LE(test, xib_hca_rto_us(&e, 1000, 4, 0),
+			(u64)XIB_HCA_RTO_MAX_US);
+	/* a zero sample is one microsecond */
+	memset(&e, 0, sizeof(e));
+	xib_hca_rtt_sample(&e, 0);
+	KUNIT_EXPECT_EQ(test, e.srtt_us, 1U);
+}
+
 static struct kunit_case xib_retx_cases[] = {
 	KUNIT_CASE(xib_retx_timeout),
 	KUNIT_CASE(xib_retx_resume),
@@ -293,6 +451,11 @@ static struct kunit_case xib_retx_cases[] = {
 	KUNIT_CASE(xib_retx_replay_held),
 	KUNIT_CASE(xib_retx_uc_classify),
 	KUNIT_CASE(xib_retx_uc_stream),
+	KUNIT_CASE(xib_retx_budget_progress),
+	KUNIT_CASE(xib_retx_budget_stale),
+	KUNIT_CASE(xib_retx_budget_nak),
+	KUNIT_CASE(xib_retx_backoff),
+	KUNIT_CASE(xib_retx_rtt),
 	{}
 };
 

@@ -1,0 +1,203 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+#
+# RC over a hostile network (issue 15): netem on both ends of each veth,
+#   loss 5% reorder 25% 50% duplicate 1% corrupt 0.1% delay 1ms
+# RC must deliver everything exactly once and in order, with no failed
+# completion and no hang, within its retry budget; and a peer that is
+# really gone must still end in RETRY_EXC_ERR in the time the QP's
+# timeout and retry_cnt imply.
+#
+# Topology (xib-apps.bash): xib0 on xv0 in namespace xibA, xib1 on xv1 in
+# xibB; on the stock kernel also rdma_rxe's rxe0 on xr0 (initial
+# namespace) and xib2 on xr1 (xibB).
+#
+# Volumes (the gate's, chosen to fit its budget; make soak runs the
+# issue's full ones, see the Makefile):
+#   XIB_HOSTILE_PP_ITERS  ibv_rc_pingpong -s 65536 round trips (each moves
+#                         128 KiB): stock 256 (32 MiB); soak 2048 (256 MiB)
+#   XIB_HOSTILE_RXE_ITERS the same against rdma_rxe, each way: a quarter of
+#                         XIB_HOSTILE_PP_ITERS (rxe's side is the slow one)
+#   XIB_HOSTILE_BYTES     xib_rc_test bytes per opcode: stock 4M, debug 1M
+#   XIB_HOSTILE_BW_ITERS  perftest -s 65536 iterations: 100
+# The stock programs (ibv_rc_pingpong, perftest, rdma_rxe) run on the
+# stock kernel only (tagged stock-only, as in tests/check.sh's debug_skip);
+# the C tests run on both.
+
+load helpers
+load xib-apps
+
+IMPAIR=(loss 5% reorder 25% 50% duplicate 1% corrupt 0.1% delay 1ms)
+C=$XIB_BUILD/tests/c
+
+setup_file() {
+	xib_apps_require
+	modprobe sch_netem 2>/dev/null || true
+	xib_apps_topology
+	export GIDA GIDB
+	if [ "${XIB_KERNEL:-}" != debug ]; then
+		xib_apps_rxe_topology
+		export GIDX GIDR XIB_LOADED_RXE
+	fi
+}
+
+teardown_file() {
+	xib_apps_teardown
+}
+
+impair() {	# impair NS IF: the combined impairment on IF ("" = initial ns)
+	if [ -n "$1" ]; then
+		ip netns exec "$1" tc qdisc replace dev "$2" root netem "${IMPAIR[@]}"
+	else
+		tc qdisc replace dev "$2" root netem "${IMPAIR[@]}"
+	fi
+}
+
+setup() {
+	xib_apps_require
+	bg_pid=
+	PP_ITERS=${XIB_HOSTILE_PP_ITERS:-256}
+	BW_ITERS=${XIB_HOSTILE_BW_ITERS:-100}
+	BYTES=${XIB_HOSTILE_BYTES:-4M}
+	QUICK=()
+	if [ "${XIB_KERNEL:-}" = debug ]; then
+		BYTES=${XIB_HOSTILE_BYTES:-1M}
+		QUICK=(-q)
+	fi
+	impair xibA xv0
+	impair xibB xv1
+	if [ "${XIB_KERNEL:-}" != debug ]; then
+		impair "" xr0
+		impair xibB xr1
+	fi
+}
+
+teardown() {
+	xib_bg_stop
+	inA tc qdisc del dev xv0 root 2>/dev/null || true
+	inB tc qdisc del dev xv1 root 2>/dev/null || true
+	tc qdisc del dev xr0 root 2>/dev/null || true
+	inB tc qdisc del dev xr1 root 2>/dev/null || true
+	inB ip link set xv1 up 2>/dev/null || true
+	# what the retransmission did, for the log of a failed test
+	dmesg | grep 'xib_hca: QP' | tail -n 5 || true
+}
+
+# The /dev/xib/uverbsN node of xib device $2 in namespace $1.
+uverbs_in() {
+	ip netns exec "$1" bash -c "$(declare -f uverbs_of); uverbs_of $2"
+}
+
+# pp_pair TIMEOUT SRV_NS CLI_NS BYTES -- SERVER... -- CLIENT...: xib_pair
+# for ibv_rc_pingpong, run again (3 runs at most) in one case only: one
+# side ends in "retry counter exceeded" after the other side received all
+# of its messages and exited.  That is ibv_rc_pingpong's own race, not a
+# transport failure: a program destroys its QP as soon as its own last
+# send is acknowledged and its last receive arrived, so when the
+# acknowledgment of the peer's last message is lost (5% here) the peer's
+# retransmission finds no QP to acknowledge it, and its retries run out
+# (as they would on any RC transport; the peer is gone).
+pp_pair() {
+	local t=$1 sns=$2 cns=$3 bytes=$4 i
+	shift 4
+	for i in 1 2 3; do
+		xib_pair "$t" "$sns" "$cns" "$@"
+		if [ "$cli_status" != 0 ] && [ "$srv_status" = 0 ] &&
+			grep -q "retry counter exceeded" <<<"$cli_out" &&
+			grep -q "^$bytes bytes in" "$srv_out"; then
+			echo "# run $i: the server got everything and exited before its last ACK arrived; again" >&3
+			continue
+		fi
+		if [ "$srv_status" != 0 ] && [ "$cli_status" = 0 ] &&
+			grep -q "retry counter exceeded" "$srv_out" &&
+			grep -q "^$bytes bytes in" <<<"$cli_out"; then
+			echo "# run $i: the client got everything and exited before its last ACK arrived; again" >&3
+			continue
+		fi
+		return 0
+	done
+}
+
+# ibv_rc_pingpong -c (the data of every message checked) moved it all
+pp_ok() {
+	local bytes=$1
+	[ "$cli_status" -eq 0 ]
+	[ "$srv_status" = 0 ]
+	grep -q "^$bytes bytes in" <<<"$cli_out"
+	grep -q "^$bytes bytes in" "$srv_out"
+	echo "# $bytes bytes, goodput $(grep -Eo '[0-9.]+ seconds = [0-9.]+ Mbit/sec' <<<"$cli_out")" >&3
+}
+
+# perftest: success on both sides, a positive average bandwidth
+bw_ok() {
+	local v
+	[ "$cli_status" -eq 0 ]
+	[ "$srv_status" = 0 ]
+	if grep -qi 'completion with error\|failed' <<<"$cli_out" ||
+		grep -qi 'completion with error\|failed' "$srv_out"; then
+		return 1
+	fi
+	v=$(perf_bw "$cli_out")
+	echo "# $1: BW average $v MB/s" >&3
+	awk -v v="$v" 'BEGIN { exit !(v + 0 > 0) }'
+}
+
+# bats test_tags=stock-only
+@test "ibv_rc_pingpong -c -s 65536 xib<->xib" {
+	pp_pair 900 xibB xibA $((65536 * PP_ITERS * 2)) \
+		-- "$XR" ibv_rc_pingpong -d xib1 -g "$GIDB" -c -s 65536 -n "$PP_ITERS" \
+		-- "$XR" ibv_rc_pingpong -d xib0 -g "$GIDA" -c -s 65536 -n "$PP_ITERS" 10.211.0.2
+	pp_ok $((65536 * PP_ITERS * 2))
+}
+
+# bats test_tags=stock-only
+@test "perftest ib_write_bw, ib_read_bw, ib_send_bw -s 65536 xib<->xib" {
+	local t
+	for t in ib_write_bw ib_read_bw ib_send_bw; do
+		perf_pair 600 xibB xibA \
+			-- "$XR" "$t" -d xib1 -x "$GIDB" -s 65536 -n "$BW_ITERS" \
+			-- "$XR" "$t" -d xib0 -x "$GIDA" -s 65536 -n "$BW_ITERS" 10.211.0.2
+		bw_ok "$t"
+	done
+}
+
+# bats test_tags=stock-only
+@test "ibv_rc_pingpong -c -s 65536 xib<->rxe, both directions" {
+	local n=${XIB_HOSTILE_RXE_ITERS:-$((PP_ITERS / 4))}
+	pp_pair 900 xibB "" $((65536 * n * 2)) \
+		-- "$XR" ibv_rc_pingpong -d xib2 -g "$GIDX" -c -s 65536 -n "$n" \
+		-- ibv_rc_pingpong -d rxe0 -g "$GIDR" -c -s 65536 -n "$n" 10.212.0.2
+	pp_ok $((65536 * n * 2))
+	pp_pair 900 "" xibB $((65536 * n * 2)) \
+		-- ibv_rc_pingpong -d rxe0 -g "$GIDR" -c -s 65536 -n "$n" \
+		-- "$XR" ibv_rc_pingpong -d xib2 -g "$GIDX" -c -s 65536 -n "$n" 10.212.0.1
+	pp_ok $((65536 * n * 2))
+}
+
+@test "every RC opcode, checksummed, exact completions (xib_rc_test, xib_atomic_test)" {
+	local d0 d1
+	d0=$(uverbs_in xibA xib0)
+	d1=$(uverbs_in xibB xib1)
+	run timeout 900 ip netns exec xibA "$C/xib_rc_test" -d "$d0" -D "$d1" -t "$BYTES" "${QUICK[@]}"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *PASS* ]]
+	grep 'bytes in .* cycles verified' <<<"$output" | sed 's/^.*: */# /' >&3
+	run timeout 600 ip netns exec xibA "$C/xib_atomic_test" -d "$d0" -D "$d1" -c -n 2 -i 100
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *PASS* ]]
+}
+
+@test "peer interface down: RETRY_EXC_ERR in the time timeout and retry_cnt imply, the rest flushed" {
+	local d0 d1
+	d0=$(uverbs_in xibA xib0)
+	d1=$(uverbs_in xibB xib1)
+	run timeout 120 ip netns exec xibA "$C/xib_rc_test" -d "$d0" -D "$d1" \
+		-x "ip -n xibB link set xv1 down"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"RETRY_EXC_ERR after"* ]]
+	[[ "$output" == *PASS* ]]
+	grep 'RETRY_EXC_ERR after' <<<"$output" | sed 's/^/# /' >&3
+}
