@@ -252,6 +252,24 @@ int xib_detach_mcast(struct xib_qp *qp, const u8 *mgid)
 EXPORT_SYMBOL_GPL(xib_detach_mcast);
 
 /**
+ * xib_mcast_attached() - is @qp attached to a multicast group?
+ * @qp: the QP
+ *
+ * The answer may change right after unless the caller keeps attaches
+ * away.  Context: process context; takes the device's mcast_lock.
+ */
+bool xib_mcast_attached(struct xib_qp *qp)
+{
+	bool attached;
+
+	mutex_lock(&qp->device->mcast_lock);
+	attached = !list_empty(&qp->mcast_list);
+	mutex_unlock(&qp->device->mcast_lock);
+	return attached;
+}
+EXPORT_SYMBOL_GPL(xib_mcast_attached);
+
+/**
  * xib_mcast_detach_all() - detach a QP being destroyed from every group
  * @qp: the QP, already out of the QP table
  *

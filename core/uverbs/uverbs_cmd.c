@@ -843,9 +843,25 @@ static int xib_cmd_query_qp(struct xib_uverbs_ctx *ctx, void *buf,
 	return ret;
 }
 
+/*
+ * The seed: "ibv_destroy_qp() fails if the QP is attached to a multicast
+ * group" (EBUSY, as ib_uverbs).  Only this command refuses: closing the
+ * context or removing the device detaches (xib_destroy_qp()).
+ */
 static int xib_cmd_destroy_qp(struct xib_uverbs_ctx *ctx, void *buf,
 			      struct xib_uverbs_out *out)
 {
+	struct xib_uverbs_destroy_events *cmd = buf;
+	struct xib_uverbs_uobj *uobj;
+	bool attached;
+
+	uobj = xib_uobj_get(ctx, cmd->handle, XIB_UOBJ_QP, false);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	attached = xib_mcast_attached(uobj->object);
+	xib_uobj_put(uobj);
+	if (attached)
+		return -EBUSY;
 	return xib_cmd_destroy_events(ctx, buf, XIB_UOBJ_QP);
 }
 

@@ -794,6 +794,7 @@ struct xib_qp *xib_qp_get_by_num(struct xib_device *dev, u32 qpn);
 /* Multicast (core/mcast.c) */
 int xib_attach_mcast(struct xib_qp *qp, const u8 *mgid);
 int xib_detach_mcast(struct xib_qp *qp, const u8 *mgid);
+bool xib_mcast_attached(struct xib_qp *qp);
 bool xib_gid_is_mcast(const u8 *gid);
 unsigned int xib_mcast_get_qps(struct xib_device *dev, const u8 *mgid,
 			       struct xib_qp **qps, unsigned int max);

@@ -18,10 +18,9 @@
  *  - bad input: an RC QP, a unicast GID, detaching what is not attached
  *    (and detaching twice), a nonzero reserved field, an unknown QP
  *    handle: EINVAL/ENOENT;
- *  - limits: max_mcast_qp_attach QPs in one group, then ENOMEM; the
- *    QPs destroyed (which detaches them) make room again; with -L also
- *    max_mcast_grp groups of one QP, then ENOMEM, and its destruction
- *    leaves them all.
+ *  - limits: max_mcast_qp_attach QPs in one group, then ENOMEM; an
+ *    attached QP's destroy is EBUSY; the QPs detached make room again;
+ *    with -L also max_mcast_grp groups of one QP, then ENOMEM.
  *
  * The device joins the IP group asynchronously (IGMP/MLD), so the first
  * phase sends probes until both QPs got one, and drains them.  With -P,
@@ -214,7 +213,11 @@ static void bad_input(void)
 		"reserved field, unknown handle");
 }
 
-/* max_mcast_qp_attach QPs in one group, one more is ENOMEM; destroy frees. */
+/*
+ * max_mcast_qp_attach QPs in one group, one more is ENOMEM; an attached QP
+ * cannot be destroyed (EBUSY, the seed's ibv_destroy_qp); detached, it
+ * can, and the room is there again.
+ */
 static void qp_limit(const struct xib_uverbs_device_attr *at)
 {
 	uint32_t n = at->max_mcast_qp_attach, i, round;
@@ -232,15 +235,20 @@ static void qp_limit(const struct xib_uverbs_device_attr *at)
 			xt_check(xib_mcast(qps[i], g, 0, 1), "attach up to max_mcast_qp_attach");
 		expect_err(xib_mcast(qps[n], g, 0, 1), ENOMEM,
 			   "attach beyond max_mcast_qp_attach");
-		/* round 0: destroy without detaching; round 1 proves it freed */
+		for (i = 0; i < n; i++) {
+			expect_err(xib_destroy_qp(qps[i]), EBUSY,
+				   "destroy_qp of a QP attached to a group");
+			xt_check(xib_mcast(qps[i], g, 0, 0), "detach");
+		}
+		/* round 1 proves the detaches made room */
 		for (i = 0; i <= n; i++)
 			xt_check(xib_destroy_qp(qps[i]), "destroy_qp");
 	}
 	free(qps);
-	xt_info("%u QPs per group, the next ENOMEM; destroying them detached them", n);
+	xt_info("%u QPs per group, the next ENOMEM; attached QPs cannot be destroyed", n);
 }
 
-/* max_mcast_grp groups for one QP, one more is ENOMEM; destroy leaves all. */
+/* max_mcast_grp groups for one QP, one more is ENOMEM; detaching frees. */
 static void grp_limit(const struct xib_uverbs_device_attr *at)
 {
 	struct xib_qp *qp = xt_create_qp(&a, XIB_QPT_UD, 1, 1, 0, NULL);
@@ -256,11 +264,18 @@ static void grp_limit(const struct xib_uverbs_device_attr *at)
 		else
 			expect_err(xib_mcast(qp, g, 0, 1), ENOMEM, "attach beyond max_mcast_grp");
 	}
+	expect_err(xib_destroy_qp(qp), EBUSY, "destroy_qp of a QP in groups");
+	for (i = 0; i < at->max_mcast_grp; i++) {
+		g[13] = 0x80 | (uint8_t)(i >> 8);
+		g[14] = (uint8_t)i;
+		xt_check(xib_mcast(qp, g, 0, 0), "detach");
+	}
 	xt_check(xib_destroy_qp(qp), "destroy_qp");
 	qp = xt_create_qp(&a, XIB_QPT_UD, 1, 1, 0, NULL);
-	xt_check(xib_mcast(qp, g, 0, 1), "attach after the destroy");
+	xt_check(xib_mcast(qp, g, 0, 1), "attach after the detaches");
+	xt_check(xib_mcast(qp, g, 0, 0), "detach");
 	xt_check(xib_destroy_qp(qp), "destroy_qp");
-	xt_info("%u groups, the next ENOMEM; destroying the QP left them",
+	xt_info("%u groups, the next ENOMEM; detaching them made room",
 		at->max_mcast_grp);
 }
 

@@ -125,8 +125,9 @@
  *	one copy of each message) and succeeds.  Beyond the device's
  *	max_mcast_grp groups, max_mcast_qp_attach QPs in one group or
  *	max_total_mcast_qp_attach attachments in all: -ENOMEM.  Detaching
- *	a QP that is not attached to the group is -EINVAL.  Destroying a
- *	QP detaches it from every group.
+ *	a QP that is not attached to the group is -EINVAL.  DESTROY_QP of
+ *	an attached QP is -EBUSY; closing the file (or removing the device)
+ *	detaches its QPs.
  */
 #ifndef _UAPI_XIB_UVERBS_H
 #define _UAPI_XIB_UVERBS_H
