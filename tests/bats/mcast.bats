@@ -47,19 +47,6 @@ inB() {
 	ip netns exec xibB "$@"
 }
 
-# The /dev/xib/uverbsN node of xib device $1 (in namespace $2).
-uverbs_of() {
-	local d
-	for d in /sys/class/xib/"$1"/uverbs* /sys/class/xib/"$1"/*/uverbs*; do
-		if [ -e "$d" ]; then
-			echo "/dev/xib/${d##*/}"
-			return 0
-		fi
-	done
-	echo "no uverbs node for $1" >&2
-	return 1
-}
-
 two_devices() {
 	inA xibctl link add xib0 netdev xv0
 	inB xibctl link add xib1 netdev xv1

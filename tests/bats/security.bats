@@ -24,19 +24,6 @@ C=${XIB_BUILD:-${XIB_ROOT:-.}/build}/tests/c
 inA() { ip netns exec xibA "$@"; }
 inB() { ip netns exec xibB "$@"; }
 
-# The /dev/xib/uverbsN node of xib device $1.
-uverbs_of() {
-	local d
-	for d in /sys/class/xib/"$1"/uverbs* /sys/class/xib/"$1"/*/uverbs*; do
-		if [ -e "$d" ]; then
-			echo "/dev/xib/${d##*/}"
-			return 0
-		fi
-	done
-	echo "no uverbs node for $1" >&2
-	return 1
-}
-
 setup_file() {
 	xib_require_vm
 	xib-modules load
