@@ -61,6 +61,7 @@ static void xib_device_release(struct device *device)
 	kfree(dev->ports);
 	mutex_destroy(&dev->stats_lock);
 	kfree(dev->stats_base);
+	free_percpu(dev->core_stats);
 	kfree(dev);
 }
 
@@ -84,6 +85,11 @@ struct xib_device *xib_alloc_device(const struct xib_device_ops *ops,
 	dev = kzalloc(size, GFP_KERNEL);
 	if (!dev)
 		return NULL;
+	dev->core_stats = alloc_percpu(struct xib_core_stats);
+	if (!dev->core_stats) {
+		kfree(dev);
+		return NULL;
+	}
 
 	dev->ops = ops;
 	device_initialize(&dev->dev);

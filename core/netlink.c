@@ -36,11 +36,16 @@ static const struct nla_policy xib_nl_policy[XIB_ATTR_MAX + 1] = {
 	[XIB_ATTR_GID]		= { .type = NLA_REJECT },
 	[XIB_ATTR_GID_TYPE]	= { .type = NLA_REJECT },
 	[XIB_ATTR_DEV_RES]	= { .type = NLA_REJECT },
-	[XIB_ATTR_RES_PD ... XIB_ATTR_RES_PID] = { .type = NLA_REJECT },
+	[XIB_ATTR_RES_PD ... XIB_ATTR_RES_MAD_SEND] = { .type = NLA_REJECT },
+	/* a filter of the XIB_CMD_RES_*_GET dumps */
+	[XIB_ATTR_RES_PID]	= { .type = NLA_U32 },
 	[XIB_ATTR_RES_COMM ... XIB_ATTR_RES_CTX_ID] = { .type = NLA_REJECT },
-	/* a filter of XIB_CMD_RES_QP_GET */
+	/* filters of XIB_CMD_RES_QP_GET */
 	[XIB_ATTR_RES_QPN]	= { .type = NLA_U32 },
-	[XIB_ATTR_RES_QP_TYPE ... XIB_ATTR_RES_DGID] = { .type = NLA_REJECT },
+	[XIB_ATTR_RES_QP_TYPE]	= NLA_POLICY_RANGE(NLA_U8, XIB_QPT_RC,
+						   XIB_QPT_UD),
+	[XIB_ATTR_RES_QP_STATE]	= NLA_POLICY_MAX(NLA_U8, XIB_QPS_ERR),
+	[XIB_ATTR_RES_DEST_QPN ... XIB_ATTR_RES_DGID] = { .type = NLA_REJECT },
 	[XIB_ATTR_STATS ... XIB_ATTR_TRACE_PKT] = { .type = NLA_REJECT },
 };
 
@@ -232,31 +237,34 @@ static int xib_nl_dev_get_dumpit(struct sk_buff *skb,
 	return xib_nl_dev_dumpit(skb, cb, xib_nl_fill_dev);
 }
 
+/* One XIB_ATTR_STAT_ENTRY. */
+static int xib_nl_put_stat(struct sk_buff *skb, const char *name, u64 val)
+{
+	struct nlattr *entry = nla_nest_start(skb, XIB_ATTR_STAT_ENTRY);
+
+	if (!entry || nla_put_string(skb, XIB_ATTR_STAT_NAME, name) ||
+	    nla_put_u64_64bit(skb, XIB_ATTR_STAT_VALUE, val, XIB_ATTR_PAD))
+		return -EMSGSIZE;
+	nla_nest_end(skb, entry);
+	return 0;
+}
+
 static int xib_nl_put_stats(struct sk_buff *skb, struct xib_device *dev)
 {
-	const struct xib_device_ops *ops = dev->ops;
-	struct nlattr *stats, *entry;
-	int i, n, ret = 0;
+	struct nlattr *stats;
+	int ret = 0;
+	u32 i, n;
 	u64 *vals;
 
 	stats = nla_nest_start(skb, XIB_ATTR_STATS);
 	if (!stats)
 		return -EMSGSIZE;
-	vals = kmalloc_array(ops->num_stats ?: 1, sizeof(*vals), GFP_KERNEL);
+	vals = kmalloc_array(xib_stats_num(dev), sizeof(*vals), GFP_KERNEL);
 	if (!vals)
 		return -ENOMEM;
 	n = xib_stats_read(dev, vals);
-	for (i = 0; i < n; i++) {
-		entry = nla_nest_start(skb, XIB_ATTR_STAT_ENTRY);
-		if (!entry ||
-		    nla_put_string(skb, XIB_ATTR_STAT_NAME, ops->stat_names[i]) ||
-		    nla_put_u64_64bit(skb, XIB_ATTR_STAT_VALUE, vals[i],
-				      XIB_ATTR_PAD)) {
-			ret = -EMSGSIZE;
-			break;
-		}
-		nla_nest_end(skb, entry);
-	}
+	for (i = 0; i < n && !ret; i++)
+		ret = xib_nl_put_stat(skb, xib_stats_name(dev, i), vals[i]);
 	kfree(vals);
 	if (!ret)
 		nla_nest_end(skb, stats);
@@ -528,6 +536,38 @@ struct xib_nl_caller {
 	struct user_namespace *user_ns;
 };
 
+/*
+ * What a resource dump's request narrows it to, besides the device and
+ * the QP number: the owner's pid (in the caller's pid namespace), the QP
+ * type and state; -1 where the request does not say.
+ */
+struct xib_nl_res_filter {
+	s64 pid;
+	int qp_type;
+	int qp_state;
+};
+
+static bool xib_nl_res_match(const struct xib_nl_res_filter *f,
+			     enum xib_res_type type, void *obj,
+			     const struct xib_res_owner *owner)
+{
+	struct xib_uverbs_qp_attr attr;
+	struct xib_qp *qp = obj;
+
+	if (f->pid >= 0 && (owner->kern || owner->pid != f->pid))
+		return false;
+	if (type != XIB_RES_QP)
+		return true;
+	if (f->qp_type >= 0 && qp->qp_type != f->qp_type)
+		return false;
+	if (f->qp_state >= 0) {
+		xib_query_qp(qp, &attr);
+		if (attr.qp_state != f->qp_state)
+			return false;
+	}
+	return true;
+}
+
 static bool xib_nl_res_visible(const struct xib_nl_caller *who,
 			       const struct xib_res_owner *owner)
 {
@@ -557,6 +597,28 @@ static int xib_nl_put_owner(struct sk_buff *skb,
 static u32 xib_nl_users(const atomic_t *usecnt)
 {
 	return max(atomic_read(usecnt), 0);
+}
+
+/* The driver's counters of @qp: XIB_ATTR_STATS, as XIB_CMD_STAT_GET's. */
+static int xib_nl_put_qp_stats(struct sk_buff *skb, struct xib_qp *qp)
+{
+	const struct xib_device_ops *ops = qp->device->ops;
+	u64 vals[XIB_QP_STATS_MAX];
+	struct nlattr *stats;
+	u32 i;
+
+	if (!ops->qp_stat_names || !ops->get_qp_stats ||
+	    WARN_ON_ONCE(ops->num_qp_stats > XIB_QP_STATS_MAX))
+		return 0;
+	ops->get_qp_stats(qp, vals);
+	stats = nla_nest_start(skb, XIB_ATTR_STATS);
+	if (!stats)
+		return -EMSGSIZE;
+	for (i = 0; i < ops->num_qp_stats; i++)
+		if (xib_nl_put_stat(skb, ops->qp_stat_names[i], vals[i]))
+			return -EMSGSIZE;
+	nla_nest_end(skb, stats);
+	return 0;
 }
 
 static int xib_nl_put_qp(struct sk_buff *skb, const struct xib_nl_caller *who,
@@ -591,7 +653,7 @@ static int xib_nl_put_qp(struct sk_buff *skb, const struct xib_nl_caller *who,
 	    nla_put_u64_64bit(skb, XIB_ATTR_RES_RNR_NAKS, res.rnr_naks,
 			      XIB_ATTR_PAD))
 		return -EMSGSIZE;
-	return 0;
+	return xib_nl_put_qp_stats(skb, qp);
 }
 
 static int xib_nl_put_cq(struct sk_buff *skb, const struct xib_nl_caller *who,
@@ -746,7 +808,8 @@ static int xib_nl_res_dump_dev(struct sk_buff *skb,
 			       struct netlink_callback *cb,
 			       enum xib_res_type type, struct xib_device *dev,
 			       unsigned long max,
-			       const struct xib_nl_caller *who)
+			       const struct xib_nl_caller *who,
+			       const struct xib_nl_res_filter *f)
 {
 	unsigned long id = cb->args[1];
 	struct xib_res_owner owner;
@@ -756,7 +819,8 @@ static int xib_nl_res_dump_dev(struct sk_buff *skb,
 	while (id <= max &&
 	       xib_res_next(dev, type, &id, max, who->pid_ns, &obj, &owner)) {
 		ret = 0;
-		if (xib_nl_res_visible(who, &owner))
+		if (xib_nl_res_visible(who, &owner) &&
+		    xib_nl_res_match(f, type, obj, &owner))
 			ret = xib_nl_fill_res(skb, cb, type, dev, obj, &owner,
 					      who);
 		xib_res_put(type, obj);
@@ -798,16 +862,25 @@ static int xib_nl_res_dumpit(struct sk_buff *skb, struct netlink_callback *cb,
 	struct net *net = sock_net(skb->sk);
 	unsigned long index = cb->args[0];
 	unsigned long max = ULONG_MAX;
+	struct xib_nl_res_filter f = { -1, -1, -1 };
 	struct xib_nl_caller who;
 	struct xib_device *dev;
 	int ret = 0;
 
+	if (type != XIB_RES_QP &&
+	    (tb[XIB_ATTR_RES_QPN] || tb[XIB_ATTR_RES_QP_TYPE] ||
+	     tb[XIB_ATTR_RES_QP_STATE])) {
+		NL_SET_ERR_MSG(cb->extack,
+			       "QP number, type and state filter QP dumps only");
+		return -EINVAL;
+	}
+	if (tb[XIB_ATTR_RES_PID])
+		f.pid = nla_get_u32(tb[XIB_ATTR_RES_PID]);
+	if (tb[XIB_ATTR_RES_QP_TYPE])
+		f.qp_type = nla_get_u8(tb[XIB_ATTR_RES_QP_TYPE]);
+	if (tb[XIB_ATTR_RES_QP_STATE])
+		f.qp_state = nla_get_u8(tb[XIB_ATTR_RES_QP_STATE]);
 	if (tb[XIB_ATTR_RES_QPN]) {
-		if (type != XIB_RES_QP) {
-			NL_SET_ERR_MSG(cb->extack,
-				       "a QP number filters QP dumps only");
-			return -EINVAL;
-		}
 		max = nla_get_u32(tb[XIB_ATTR_RES_QPN]);
 		if (!cb->args[1])
 			cb->args[1] = max;
@@ -829,7 +902,7 @@ static int xib_nl_res_dumpit(struct sk_buff *skb, struct netlink_callback *cb,
 			return -ENODEV;
 		}
 		cb->args[3] = 1;
-		ret = xib_nl_res_dump_dev(skb, cb, type, dev, max, &who);
+		ret = xib_nl_res_dump_dev(skb, cb, type, dev, max, &who, &f);
 		xib_device_release_user(dev);
 		if (!ret)
 			cb->args[2] = 1;
@@ -840,7 +913,7 @@ static int xib_nl_res_dumpit(struct sk_buff *skb, struct netlink_callback *cb,
 				cb->args[1] = max == ULONG_MAX ? 0 : max;
 			}
 			ret = xib_nl_res_dump_dev(skb, cb, type, dev, max,
-						  &who);
+						  &who, &f);
 			xib_device_release_user(dev);
 			if (ret)
 				break;

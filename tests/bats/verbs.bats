@@ -55,6 +55,11 @@ setup() {
 }
 
 teardown() {
+	local p
+	for p in ${more_pids:-}; do
+		kill -9 "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
 	if [ -n "$bg_pid" ]; then
 		kill -9 "$bg_pid" 2>/dev/null || true
 		wait "$bg_pid" 2>/dev/null || true
@@ -304,17 +309,6 @@ uc_loss_msgs() {
 	[ "$status" -eq 0 ]
 }
 
-# Counter $3 of device $2 in namespace $1 (xibctl statistic, -j).
-stat_of() {
-	ip netns exec "$1" xibctl -j statistic show dev "$2" | jq -er ".[0].$3"
-}
-
-# The sum of every counter of device $2 in namespace $1.
-stat_sum() {
-	ip netns exec "$1" xibctl -j statistic show dev "$2" |
-		jq -e '[.[0] | to_entries[] | select(.key != "dev" and .key != "port") | .value] | add'
-}
-
 @test "statistic: exact packets, bytes, drops and completions of a known UD transfer" {
 	local r=3 mtu hdr pkts bytes
 	two_devices
@@ -493,6 +487,34 @@ stop_trace() {
 	echo "$output"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"needs CAP_NET_ADMIN"* ]]
+}
+
+@test "trace qpn N: the packets to QP N and to its peer, none of another QP's" {
+	local pcap=$BATS_TEST_TMPDIR/q.pcap o1=$BATS_TEST_TMPDIR/1.out \
+		o2=$BATS_TEST_TMPDIR/2.out qps n r got
+	two_devices
+	# two RC pairs between xib0 and xib1 writing back to back
+	ip netns exec xibA "$C/xib_rc_test" -d "$dev0" -D "$dev1" -b 0 >"$o1" 2>&1 &
+	more_pids=$!
+	ip netns exec xibA "$C/xib_rc_test" -d "$dev0" -D "$dev1" -b 0 >"$o2" 2>&1 &
+	more_pids+=" $!"
+	bg_pid=${more_pids% *} wait_ready "$o1" 60
+	bg_pid=${more_pids#* } wait_ready "$o2" 60
+	qps=$(inA xibctl -j res show qp dev xib0)
+	echo "$qps"
+	[ "$(jq length <<<"$qps")" -eq 2 ]
+	n=$(jq -e '.[0].lqpn' <<<"$qps")
+	r=$(jq -e '.[0].rqpn' <<<"$qps")
+	start_trace qpn "$n" -c 40 -w "$pcap"
+	stop_trace count
+	# the destination QPs of what was captured, in decimal
+	got=$(tshark -r "$pcap" -T fields -e infiniband.bth.destqp 2>/dev/null |
+		while read -r q; do echo $((q)); done)
+	[ "$(wc -l <<<"$got")" -eq 40 ]
+	# N's WRITEs (to its peer R) and the ACKs to N, nothing else
+	[ "$(grep -cvxE "$n|$r" <<<"$got")" -eq 0 ]
+	grep -qx "$n" <<<"$got"
+	grep -qx "$r" <<<"$got"
 }
 
 # tracefs, mounted if the guest has not yet

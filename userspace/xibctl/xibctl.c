@@ -990,6 +990,7 @@ static int res_attr_cb(const struct nlattr *attr, void *data)
 	case XIB_ATTR_RES_KERN:
 		break;
 	case XIB_ATTR_DEV_RES:
+	case XIB_ATTR_STATS:
 		if (mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0)
 			return MNL_CB_ERROR;
 		break;
@@ -1093,6 +1094,58 @@ static void print_fields(struct xibctl *x, const struct res_field *f, size_t n,
 			print_field(x, &f[i], tb[f[i].attr]);
 }
 
+static int stat_entry_cb(const struct nlattr *attr, void *data)
+{
+	const struct nlattr **tb = data;
+	int type = mnl_attr_get_type(attr);
+
+	if (type == XIB_ATTR_STAT_NAME) {
+		if (mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) < 0)
+			return MNL_CB_ERROR;
+	} else if (type == XIB_ATTR_STAT_VALUE) {
+		if (mnl_attr_validate(attr, MNL_TYPE_U64) < 0)
+			return MNL_CB_ERROR;
+	} else {
+		return MNL_CB_OK;
+	}
+	tb[type] = attr;
+	return MNL_CB_OK;
+}
+
+/*
+ * The entries of an XIB_ATTR_STATS nest, " name value" each, or in JSON
+ * "name":value each, the first preceded by @first (',' after other keys,
+ * 0 at the start of an object).  -1 with errno EBADMSG on a bad entry.
+ */
+static int print_stats(struct xibctl *x, const struct nlattr *nest, char first)
+{
+	const struct nlattr *entry;
+	char sep = first;
+
+	mnl_attr_for_each_nested(entry, nest) {
+		const struct nlattr *e[XIB_ATTR_MAX + 1] = { 0 };
+
+		if (mnl_attr_get_type(entry) != XIB_ATTR_STAT_ENTRY)
+			continue;
+		if (mnl_attr_parse_nested(entry, stat_entry_cb, e) < 0 ||
+		    !e[XIB_ATTR_STAT_NAME] || !e[XIB_ATTR_STAT_VALUE]) {
+			errno = EBADMSG;
+			return -1;
+		}
+		if (x->json) {
+			if (sep)
+				putchar(sep);
+			sep = ',';
+			json_string(mnl_attr_get_str(e[XIB_ATTR_STAT_NAME]));
+			printf(":%" PRIu64, mnl_attr_get_u64(e[XIB_ATTR_STAT_VALUE]));
+		} else {
+			printf(" %s %" PRIu64, mnl_attr_get_str(e[XIB_ATTR_STAT_NAME]),
+			       mnl_attr_get_u64(e[XIB_ATTR_STAT_VALUE]));
+		}
+	}
+	return 0;
+}
+
 static int res_obj_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct nlattr *tb[XIB_ATTR_MAX + 1] = { 0 };
@@ -1106,16 +1159,6 @@ static int res_obj_cb(const struct nlmsghdr *nlh, void *data)
 		errno = EPROTO;
 		return MNL_CB_ERROR;
 	}
-	if (rf->pid >= 0 && (!tb[XIB_ATTR_RES_PID] ||
-			     mnl_attr_get_u32(tb[XIB_ATTR_RES_PID]) != rf->pid))
-		return MNL_CB_OK;
-	if (rf->type >= 0 && (!tb[XIB_ATTR_RES_QP_TYPE] ||
-			      mnl_attr_get_u8(tb[XIB_ATTR_RES_QP_TYPE]) != rf->type))
-		return MNL_CB_OK;
-	if (rf->state >= 0 && (!tb[XIB_ATTR_RES_QP_STATE] ||
-			       mnl_attr_get_u8(tb[XIB_ATTR_RES_QP_STATE]) != rf->state))
-		return MNL_CB_OK;
-
 	if (x->json) {
 		printf("%s{\"ifindex\":%" PRIu32 ",\"ifname\":", x->shown ? "," : "",
 		       mnl_attr_get_u32(tb[XIB_ATTR_DEV_INDEX]));
@@ -1147,6 +1190,14 @@ static int res_obj_cb(const struct nlmsghdr *nlh, void *data)
 		json_string(comm);
 	} else if (comm) {
 		printf(" comm %s", comm);
+	}
+	if (x->details && tb[XIB_ATTR_STATS]) {
+		/* the object's own counters (QPs): "counters" */
+		printf(x->json ? ",\"counters\":{" : "\n    counters");
+		if (print_stats(x, tb[XIB_ATTR_STATS], 0) < 0)
+			return MNL_CB_ERROR;
+		if (x->json)
+			putchar('}');
 	}
 	printf(x->json ? "}" : "\n");
 	x->shown++;
@@ -1223,8 +1274,15 @@ static int cmd_res_object(struct xibctl *x, const struct res_object *obj,
 				  XIB_GENL_VERSION, ++x->seq);
 	if (rf.dev)
 		mnl_attr_put_strz(nlh, XIB_ATTR_DEV_NAME, rf.dev);
+	/* the kernel applies the filters */
 	if (rf.qpn >= 0)
 		mnl_attr_put_u32(nlh, XIB_ATTR_RES_QPN, (uint32_t)rf.qpn);
+	if (rf.pid >= 0)
+		mnl_attr_put_u32(nlh, XIB_ATTR_RES_PID, (uint32_t)rf.pid);
+	if (rf.type >= 0)
+		mnl_attr_put_u8(nlh, XIB_ATTR_RES_QP_TYPE, (uint8_t)rf.type);
+	if (rf.state >= 0)
+		mnl_attr_put_u8(nlh, XIB_ATTR_RES_QP_STATE, (uint8_t)rf.state);
 	if (x->json)
 		putchar('[');
 	ret = talk(x, nlh, res_obj_cb);
@@ -1243,24 +1301,6 @@ bad_value:
 }
 
 /* --- statistic ------------------------------------------------------------- */
-
-static int stat_entry_cb(const struct nlattr *attr, void *data)
-{
-	const struct nlattr **tb = data;
-	int type = mnl_attr_get_type(attr);
-
-	if (type == XIB_ATTR_STAT_NAME) {
-		if (mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) < 0)
-			return MNL_CB_ERROR;
-	} else if (type == XIB_ATTR_STAT_VALUE) {
-		if (mnl_attr_validate(attr, MNL_TYPE_U64) < 0)
-			return MNL_CB_ERROR;
-	} else {
-		return MNL_CB_OK;
-	}
-	tb[type] = attr;
-	return MNL_CB_OK;
-}
 
 static int stat_attr_cb(const struct nlattr *attr, void *data)
 {
@@ -1292,7 +1332,6 @@ static int stat_attr_cb(const struct nlattr *attr, void *data)
 static int stat_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct nlattr *tb[XIB_ATTR_MAX + 1] = { 0 };
-	const struct nlattr *entry;
 	struct xibctl *x = data;
 
 	if (mnl_attr_parse(nlh, sizeof(struct genlmsghdr), stat_attr_cb, tb) < 0 ||
@@ -1310,25 +1349,8 @@ static int stat_cb(const struct nlmsghdr *nlh, void *data)
 		       tb[XIB_ATTR_PORT_INDEX] ?
 		       mnl_attr_get_u32(tb[XIB_ATTR_PORT_INDEX]) : 1);
 	}
-	mnl_attr_for_each_nested(entry, tb[XIB_ATTR_STATS]) {
-		const struct nlattr *e[XIB_ATTR_MAX + 1] = { 0 };
-
-		if (mnl_attr_get_type(entry) != XIB_ATTR_STAT_ENTRY)
-			continue;
-		if (mnl_attr_parse_nested(entry, stat_entry_cb, e) < 0 ||
-		    !e[XIB_ATTR_STAT_NAME] || !e[XIB_ATTR_STAT_VALUE]) {
-			errno = EBADMSG;
-			return MNL_CB_ERROR;
-		}
-		if (x->json) {
-			putchar(',');
-			json_string(mnl_attr_get_str(e[XIB_ATTR_STAT_NAME]));
-			printf(":%" PRIu64, mnl_attr_get_u64(e[XIB_ATTR_STAT_VALUE]));
-		} else {
-			printf(" %s %" PRIu64, mnl_attr_get_str(e[XIB_ATTR_STAT_NAME]),
-			       mnl_attr_get_u64(e[XIB_ATTR_STAT_VALUE]));
-		}
-	}
+	if (print_stats(x, tb[XIB_ATTR_STATS], ',') < 0)
+		return MNL_CB_ERROR;
 	if (x->json)
 		putchar('}');
 	else
