@@ -47,6 +47,7 @@ static const struct nla_policy xib_nl_policy[XIB_ATTR_MAX + 1] = {
 	[XIB_ATTR_RES_QP_STATE]	= NLA_POLICY_MAX(NLA_U8, XIB_QPS_ERR),
 	[XIB_ATTR_RES_DEST_QPN ... XIB_ATTR_RES_DGID] = { .type = NLA_REJECT },
 	[XIB_ATTR_STATS ... XIB_ATTR_TRACE_PKT] = { .type = NLA_REJECT },
+	[XIB_ATTR_SYS_NETNS_SHARED] = NLA_POLICY_MAX(NLA_U8, 1),
 };
 
 static struct genl_family xib_nl_family;
@@ -943,6 +944,43 @@ static int xib_nl_res_get_dumpit(struct sk_buff *skb,
 	return -EOPNOTSUPP;
 }
 
+static int xib_nl_sys_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = nlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put(msg, info->snd_portid, info->snd_seq, &xib_nl_family,
+			  0, XIB_CMD_SYS_GET);
+	if (!hdr ||
+	    nla_put_u8(msg, XIB_ATTR_SYS_NETNS_SHARED, xib_netns_shared())) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+static int xib_nl_sys_set(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *a = info->attrs[XIB_ATTR_SYS_NETNS_SHARED];
+
+	/* a container's admin must not open its devices to the host's */
+	if (!net_eq(sock_net(skb->sk), &init_net)) {
+		NL_SET_ERR_MSG(info->extack,
+			       "only the initial network namespace sets the mode");
+		return -EPERM;
+	}
+	if (!a) {
+		NL_SET_ERR_MSG(info->extack, "nothing to set");
+		return -EINVAL;
+	}
+	xib_set_netns_shared(nla_get_u8(a));
+	return 0;
+}
+
 static const struct genl_ops xib_nl_ops[] = {
 	{
 		.cmd = XIB_CMD_DEV_GET,
@@ -954,15 +992,20 @@ static const struct genl_ops xib_nl_ops[] = {
 		.doit = xib_nl_port_get_doit,
 		.dumpit = xib_nl_port_get_dumpit,
 	},
+	/*
+	 * A device costs a kernel thread, a socket and its own limits:
+	 * CAP_NET_ADMIN of the initial user namespace, not a user
+	 * namespace's root (ib_core's newlink is the same).
+	 */
 	{
 		.cmd = XIB_CMD_LINK_ADD,
 		.doit = xib_nl_link_add,
-		.flags = GENL_UNS_ADMIN_PERM,
+		.flags = GENL_ADMIN_PERM,
 	},
 	{
 		.cmd = XIB_CMD_LINK_DEL,
 		.doit = xib_nl_link_del,
-		.flags = GENL_UNS_ADMIN_PERM,
+		.flags = GENL_ADMIN_PERM,
 	},
 	{ .cmd = XIB_CMD_RES_QP_GET, .dumpit = xib_nl_res_get_dumpit, },
 	{ .cmd = XIB_CMD_RES_CQ_GET, .dumpit = xib_nl_res_get_dumpit, },
@@ -980,6 +1023,12 @@ static const struct genl_ops xib_nl_ops[] = {
 		.cmd = XIB_CMD_STAT_RESET,
 		.doit = xib_nl_stat_reset,
 		.flags = GENL_UNS_ADMIN_PERM,
+	},
+	{ .cmd = XIB_CMD_SYS_GET, .doit = xib_nl_sys_get, },
+	{
+		.cmd = XIB_CMD_SYS_SET,
+		.doit = xib_nl_sys_set,
+		.flags = GENL_ADMIN_PERM,
 	},
 };
 

@@ -529,6 +529,9 @@ static inline void xib_device_put(struct xib_device *dev)
 struct xib_device *xib_device_get_by_name(struct net *net, const char *name);
 struct xib_device *xib_device_get_by_index(struct net *net, u32 index);
 void xib_device_release_user(struct xib_device *dev);
+bool xib_netns_shared(void);
+void xib_set_netns_shared(bool shared);
+bool xib_dev_access_netns(const struct xib_device *dev, struct net *net);
 
 int xib_register_client(struct xib_client *client);
 void xib_unregister_client(struct xib_client *client);

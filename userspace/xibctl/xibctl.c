@@ -13,6 +13,8 @@
  *   xibctl [-j] statistic [show] [dev NAME] [qp N]
  *   xibctl statistic reset [dev NAME]
  *   xibctl [-j] trace NAME [qpn N] [-c COUNT] -w FILE
+ *   xibctl [-j] system [show]
+ *   xibctl system set netns shared|exclusive
  */
 
 #include <errno.h>
@@ -118,8 +120,9 @@ static void usage(FILE *out)
 		"  xibctl statistic [show] [dev NAME] [qp N]\n"
 		"                                 device counters: packets, bytes, drops by\n"
 		"                                 reason, NAKs, retries, completions by\n"
-		"                                 status (see xibctl(8)); with qp N, that\n"
-		"                                 QP's own (retransmits, RNR NAKs)\n"
+		"                                 status, MADs, CM messages (see\n"
+		"                                 xibctl(8)); with qp N, that QP's own\n"
+		"                                 (retransmission counters)\n"
 		"  xibctl statistic reset [dev NAME]\n"
 		"                                 counters start again from zero (all\n"
 		"                                 devices without dev; CAP_NET_ADMIN)\n"
@@ -129,6 +132,13 @@ static void usage(FILE *out)
 		"                                 standard output) until interrupted or\n"
 		"                                 COUNT packets; qpn N: to and from QP N\n"
 		"                                 only (CAP_NET_ADMIN)\n"
+		"  xibctl system [show]           the stack's settings: netns shared\n"
+		"                                 (devices usable from every network\n"
+		"                                 namespace) or exclusive (only from\n"
+		"                                 their interface's)\n"
+		"  xibctl system set netns shared|exclusive\n"
+		"                                 choose it (CAP_NET_ADMIN, from the\n"
+		"                                 initial network namespace)\n"
 		"\n"
 		"Options:\n"
 		"  -j, --json     print JSON\n"
@@ -779,6 +789,88 @@ static int cmd_link_del(struct xibctl *x, int argc, char **argv)
 	mnl_attr_put_strz(nlh, XIB_ATTR_DEV_NAME, argv[0]);
 	if (talk(x, nlh, NULL) < 0) {
 		report(x, "link del", argv[0]);
+		return 1;
+	}
+	return 0;
+}
+
+/* --- system -------------------------------------------------------------- */
+
+static int sys_attr_cb(const struct nlattr *attr, void *data)
+{
+	const struct nlattr **tb = data;
+
+	if (mnl_attr_get_type(attr) != XIB_ATTR_SYS_NETNS_SHARED)
+		return MNL_CB_OK;
+	if (mnl_attr_validate(attr, MNL_TYPE_U8) < 0)
+		return MNL_CB_ERROR;
+	tb[XIB_ATTR_SYS_NETNS_SHARED] = attr;
+	return MNL_CB_OK;
+}
+
+/* "netns shared" (rdma system show's words) or {"netns":"shared"}. */
+static int sys_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[XIB_ATTR_MAX + 1] = { 0 };
+	struct xibctl *x = data;
+	const char *mode;
+
+	if (mnl_attr_parse(nlh, sizeof(struct genlmsghdr), sys_attr_cb, tb) < 0 ||
+	    !tb[XIB_ATTR_SYS_NETNS_SHARED]) {
+		errno = EBADMSG;
+		return MNL_CB_ERROR;
+	}
+	mode = mnl_attr_get_u8(tb[XIB_ATTR_SYS_NETNS_SHARED]) ? "shared" :
+								 "exclusive";
+	if (x->json)
+		printf("{\"netns\":\"%s\"}\n", mode);
+	else
+		printf("netns %s\n", mode);
+	return MNL_CB_OK;
+}
+
+/* "system [show]" and "system set netns shared|exclusive". */
+static int cmd_system(struct xibctl *x, int argc, char **argv)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh;
+	bool set = argc && !strcmp(argv[0], "set");
+	int shared = -1;
+
+	if (argc && !set && strcmp(argv[0], "show")) {
+		fprintf(stderr, "xibctl: system: unknown command '%s' (show, set)\n",
+			argv[0]);
+		return XIBCTL_EXIT_USAGE;
+	}
+	if (!set && argc > 1) {
+		fprintf(stderr, "xibctl: system show: unknown argument '%s'\n",
+			argv[1]);
+		return XIBCTL_EXIT_USAGE;
+	}
+	if (set) {
+		if (argc != 3 || strcmp(argv[1], "netns")) {
+			fprintf(stderr, "xibctl: system set: usage: system set netns shared|exclusive\n");
+			return XIBCTL_EXIT_USAGE;
+		}
+		if (!strcmp(argv[2], "shared")) {
+			shared = 1;
+		} else if (!strcmp(argv[2], "exclusive")) {
+			shared = 0;
+		} else {
+			fprintf(stderr, "xibctl: system set: invalid netns mode '%s' (shared, exclusive)\n",
+				argv[2]);
+			return XIBCTL_EXIT_USAGE;
+		}
+	}
+	if (xibctl_open(x) < 0)
+		return 1;
+	nlh = xib_genl_put_header(buf, x->family, NLM_F_ACK,
+				  set ? XIB_CMD_SYS_SET : XIB_CMD_SYS_GET,
+				  XIB_GENL_VERSION, ++x->seq);
+	if (set)
+		mnl_attr_put_u8(nlh, XIB_ATTR_SYS_NETNS_SHARED, (uint8_t)shared);
+	if (talk(x, nlh, set ? NULL : sys_cb) < 0) {
+		report(x, set ? "system set" : "system show", "netns");
 		return 1;
 	}
 	return 0;
@@ -1830,6 +1922,8 @@ int main(int argc, char **argv)
 		ret = cmd_stat(&x, argc - 1, argv + 1);
 	} else if (is(argv[0], "trace")) {
 		ret = cmd_trace(&x, argc - 1, argv + 1);
+	} else if (is(argv[0], "system") || is(argv[0], "sys")) {
+		ret = cmd_system(&x, argc - 1, argv + 1);
 	} else if (is(argv[0], "link")) {
 		x.links_only = true;
 		if (argc == 1 || is(argv[1], "show"))

@@ -32,7 +32,8 @@
  * XIB_CMD_LINK_ADD
  *	Creates a device of link type XIB_ATTR_LINK_TYPE named
  *	XIB_ATTR_DEV_NAME on top of the network interface XIB_ATTR_NDEV_NAME
- *	of the caller's namespace.  Needs CAP_NET_ADMIN in that namespace.
+ *	of the caller's namespace.  Needs CAP_NET_ADMIN in the initial user
+ *	namespace (not only in a user namespace that owns the caller's).
  *	-EOPNOTSUPP if no driver provides the link type (e.g. xib_hca is not
  *	loaded), -EEXIST if the name is taken, -ENODEV if the interface does
  *	not exist; the driver may refuse with its own errno and an extack
@@ -40,7 +41,8 @@
  *
  * XIB_CMD_LINK_DEL
  *	Removes the device named by XIB_ATTR_DEV_INDEX or XIB_ATTR_DEV_NAME
- *	if it was created by XIB_CMD_LINK_ADD.  Needs CAP_NET_ADMIN.  -ENODEV
+ *	if it was created by XIB_CMD_LINK_ADD.  Needs CAP_NET_ADMIN (initial
+ *	user namespace).  -ENODEV
  *	if no such device, -EOPNOTSUPP if it was not created as a link.
  *
  * XIB_CMD_PORT_GET
@@ -145,6 +147,22 @@
  *	lost (the reader sees ENOBUFS).  Nothing is built while nobody
  *	listens.
  *
+ * XIB_CMD_SYS_GET
+ *	doit: the settings of the whole xib stack.  Reply:
+ *	XIB_ATTR_SYS_NETNS_SHARED: 1 if every device may be used (its
+ *	/dev/xib/uverbsN opened) from every network namespace, 0 if only
+ *	from the namespace of the device's interface (open fails with
+ *	EPERM elsewhere).  Device lists (XIB_CMD_DEV_GET, and so
+ *	libibverbs') always show a namespace its own devices only.  No
+ *	privilege is needed.
+ *
+ * XIB_CMD_SYS_SET
+ *	doit: XIB_ATTR_SYS_NETNS_SHARED (0 or 1) sets the mode; later opens
+ *	follow it, contexts already open stay.  Needs CAP_NET_ADMIN in the
+ *	initial user namespace and a socket of the initial network
+ *	namespace (-EPERM otherwise).  The module parameter netns_shared of
+ *	xib_core gives the mode at load (default 1, as ib_core's).
+ *
  * Every command refuses unknown attributes (strict validation).
  */
 #ifndef _UAPI_XIB_NETLINK_H
@@ -170,6 +188,8 @@ enum xib_nl_cmd {
 	XIB_CMD_STAT_GET,
 	XIB_CMD_STAT_RESET,
 	XIB_CMD_TRACE_PKT,
+	XIB_CMD_SYS_GET,
+	XIB_CMD_SYS_SET,
 
 	__XIB_CMD_MAX,
 	XIB_CMD_MAX = __XIB_CMD_MAX - 1
@@ -246,6 +266,8 @@ enum xib_nl_attr {
 	XIB_ATTR_TRACE_DIR,		/* u8, enum xib_trace_dir */
 	XIB_ATTR_TRACE_TIME,		/* u64, ns since the epoch */
 	XIB_ATTR_TRACE_PKT,		/* binary: IP header to ICRC */
+	/* System settings (XIB_CMD_SYS_GET, XIB_CMD_SYS_SET); see above. */
+	XIB_ATTR_SYS_NETNS_SHARED,	/* u8: 1 shared, 0 exclusive */
 
 	__XIB_ATTR_MAX,
 	XIB_ATTR_MAX = __XIB_ATTR_MAX - 1
