@@ -56,6 +56,11 @@ setup() {
 
 teardown() {
 	local p
+	# a test that lowered the event limit puts it back even if it failed
+	if [ -n "${events_max:-}" ]; then
+		echo "$events_max" >/sys/module/xib_uverbs/parameters/max_events_per_queue
+		events_max=
+	fi
 	for p in ${more_pids:-}; do
 		kill -9 "$p" 2>/dev/null || true
 		wait "$p" 2>/dev/null || true
@@ -545,6 +550,24 @@ tracing_dir() {
 	[ "$(grep -c ' xib_hca_tx: .* opcode 0x65 ' <<<"$trace")" -eq 7 ]
 	[ "$(grep -c ' xib_hca_rx: .* opcode 0x65 ' <<<"$trace")" -eq 7 ]
 	[ "$(grep -c ' xib_hca_qp_state: .* state 2 -> 3' <<<"$trace")" -eq 2 ]
+}
+
+@test "unread completion events: one per arm, repeats merged beyond max_events_per_queue" {
+	local param=/sys/module/xib_uverbs/parameters/max_events_per_queue
+	one_device
+	run inA "$C/xib_rc_test" -d "$dev0" -E 40
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"40 events (expected 40)"* ]]
+	# a queue nobody reads stops growing at the limit
+	events_max=$(cat "$param")
+	echo 16 >"$param"
+	run inA "$C/xib_rc_test" -d "$dev0" -E 40
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"limit 16: 16 events (expected 16)"* ]]
+	echo "$events_max" >"$param"
+	events_max=
 }
 
 @test "bad input gives the documented status or errno, never a crash" {
