@@ -164,7 +164,8 @@ wait_res_zero() {
 # xib_hca's tx_loss parameter: one packet in $1 sent by either device is
 # lost (requests, responses, ACKs and NAKs alike).
 tx_loss() {
-	echo "$1" >/sys/module/xib_hca/parameters/tx_loss
+	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+	echo "$1" >/sys/kernel/debug/xib_hca/tx_loss
 }
 
 @test "RC with 2% of the packets lost: retransmission, data intact" {
