@@ -40,7 +40,9 @@ void xib_mad_exit(void);
 u32 xib_mad_nr_posted(struct xib_device *dev);
 
 /* stats.c */
-int xib_stats_read(struct xib_device *dev, u64 *vals);
+u32 xib_stats_num(const struct xib_device *dev);
+const char *xib_stats_name(const struct xib_device *dev, u32 i);
+u32 xib_stats_read(struct xib_device *dev, u64 *vals);
 int xib_stats_reset(struct xib_device *dev);
 
 /* netlink.c */

@@ -61,6 +61,7 @@ static void xib_device_release(struct device *device)
 	kfree(dev->ports);
 	mutex_destroy(&dev->stats_lock);
 	kfree(dev->stats_base);
+	free_percpu(dev->core_stats);
 	kfree(dev);
 }
 
@@ -84,6 +85,11 @@ struct xib_device *xib_alloc_device(const struct xib_device_ops *ops,
 	dev = kzalloc(size, GFP_KERNEL);
 	if (!dev)
 		return NULL;
+	dev->core_stats = alloc_percpu(struct xib_core_stats);
+	if (!dev->core_stats) {
+		kfree(dev);
+		return NULL;
+	}
 
 	dev->ops = ops;
 	device_initialize(&dev->dev);
@@ -293,6 +299,57 @@ void xib_device_release_user(struct xib_device *dev)
 		complete(&dev->users_done);
 }
 EXPORT_SYMBOL_GPL(xib_device_release_user);
+
+/*
+ * Whether a process may use a device of another network namespace, as
+ * rdma_dev_access_netns() decides for ib_core: in shared mode (the
+ * default, as upstream's) every device is usable from every namespace;
+ * in exclusive mode only from the namespace of its interface.  Enumeration
+ * (netlink, and so libibverbs' device list) always shows a namespace only
+ * its own devices; the mode decides opens of /dev/xib/uverbsN.  Changed
+ * only through XIB_CMD_SYS_SET from the initial namespace (core/netlink.c);
+ * a change applies to later opens, not to contexts already open.
+ */
+static bool netns_shared = true;
+module_param(netns_shared, bool, 0444);
+MODULE_PARM_DESC(netns_shared,
+		 "devices usable from every network namespace (1, default) or only from their own (0) at load; xibctl system set netns changes it");
+
+static bool xib_netns_mode_shared;	/* READ_ONCE/WRITE_ONCE */
+
+/**
+ * xib_netns_shared() - whether devices are shared by all namespaces
+ *
+ * Return: true in shared mode, false in exclusive mode.
+ */
+bool xib_netns_shared(void)
+{
+	return READ_ONCE(xib_netns_mode_shared);
+}
+
+/**
+ * xib_set_netns_shared() - choose the namespace mode of every device
+ * @shared: true for shared, false for exclusive
+ *
+ * The caller checked the privilege (CAP_NET_ADMIN, initial namespace).
+ */
+void xib_set_netns_shared(bool shared)
+{
+	WRITE_ONCE(xib_netns_mode_shared, shared);
+}
+
+/**
+ * xib_dev_access_netns() - may a process of @net use @dev?
+ * @dev: the device
+ * @net: the process's network namespace
+ *
+ * Return: true if the mode is shared or @dev lives in @net.
+ */
+bool xib_dev_access_netns(const struct xib_device *dev, struct net *net)
+{
+	return xib_netns_shared() || net_eq(xib_device_net(dev), net);
+}
+EXPORT_SYMBOL_GPL(xib_dev_access_netns);
 
 static struct xib_device *xib_try_use(struct xib_device *dev, struct net *net)
 {
@@ -540,6 +597,7 @@ EXPORT_SYMBOL_GPL(xib_link_unregister);
 
 int xib_device_init(void)
 {
+	xib_set_netns_shared(netns_shared);
 	return class_register(&xib_class);
 }
 

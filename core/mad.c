@@ -38,13 +38,8 @@
  * @next_hi: the next agent TID space
  * @nr_posted: sends posted and not yet completed (@posted set); read
  *	without the lock by xib_mad_nr_posted()
- * @tx: datagrams handed to the driver
- * @tx_errors: datagrams the driver refused
- * @rx: datagrams received
- * @rx_dropped: datagrams dropped: backlog full, no memory or malformed
- * @rx_unclaimed: datagrams no agent took
- * @timeouts: sends that ended with -ETIMEDOUT
- * @retries: resends
+ *
+ * The layer counts in the device's core counters (XIB_CORE_STAT_MAD_*).
  */
 struct xib_mad_dev {
 	struct xib_device *dev;
@@ -59,8 +54,6 @@ struct xib_mad_dev {
 	unsigned int backlog_len;
 	u32 next_hi;
 	unsigned int nr_posted;
-	atomic64_t tx, tx_errors, rx, rx_dropped, rx_unclaimed, timeouts,
-		   retries;
 };
 
 /**
@@ -100,7 +93,8 @@ static int xib_mad_xmit(struct xib_mad_dev *mdev, const struct xib_mad_addr *add
 
 	if (mdev->dev->ops->post_mad)
 		ret = mdev->dev->ops->post_mad(mdev->dev, addr, mad);
-	atomic64_inc(ret ? &mdev->tx_errors : &mdev->tx);
+	xib_core_stat_inc(mdev->dev, ret ? XIB_CORE_STAT_MAD_TX_ERRORS :
+					   XIB_CORE_STAT_MAD_TX);
 	return ret;
 }
 
@@ -180,7 +174,7 @@ static void xib_mad_deliver(struct xib_mad_dev *mdev,
 	}
 	spin_unlock_irqrestore(&mdev->lock, flags);
 	if (!ap) {
-		atomic64_inc(&mdev->rx_unclaimed);
+		xib_core_stat_inc(mdev->dev, XIB_CORE_STAT_MAD_RX_UNCLAIMED);
 		return;
 	}
 	/* the agent cannot go: unregistration flushes this workqueue */
@@ -244,7 +238,8 @@ static void xib_mad_timeout_work(struct work_struct *work)
 			if (send->sent > send->retries) {
 				xib_mad_complete_locked(mdev, send,
 							-ETIMEDOUT);
-				atomic64_inc(&mdev->timeouts);
+				xib_core_stat_inc(mdev->dev,
+						  XIB_CORE_STAT_MAD_TIMEOUTS);
 				done = true;
 				continue;
 			}
@@ -258,7 +253,7 @@ static void xib_mad_timeout_work(struct work_struct *work)
 		}
 		spin_unlock_irqrestore(&mdev->lock, flags);
 		if (again) {
-			atomic64_inc(&mdev->retries);
+			xib_core_stat_inc(mdev->dev, XIB_CORE_STAT_MAD_RETRIES);
 			xib_mad_xmit(mdev, &addr, &mad);
 		}
 	} while (again);
@@ -575,7 +570,7 @@ void xib_mad_recv(struct xib_device *dev, const struct xib_mad_recv *recv)
 	mdev = rcu_dereference(dev->mad);
 	if (!mdev)
 		goto out;
-	atomic64_inc(&mdev->rx);
+	xib_core_stat_inc(dev, XIB_CORE_STAT_MAD_RX);
 	if (!xib_mad_hdr_valid(&recv->mad.hdr))
 		goto drop;
 	rx = kmalloc(sizeof(*rx), GFP_ATOMIC);
@@ -594,7 +589,7 @@ void xib_mad_recv(struct xib_device *dev, const struct xib_mad_recv *recv)
 	queue_work(mdev->wq, &mdev->work);
 	goto out;
 drop:
-	atomic64_inc(&mdev->rx_dropped);
+	xib_core_stat_inc(dev, XIB_CORE_STAT_MAD_RX_DROPPED);
 out:
 	rcu_read_unlock();
 }

@@ -36,12 +36,18 @@ static const struct nla_policy xib_nl_policy[XIB_ATTR_MAX + 1] = {
 	[XIB_ATTR_GID]		= { .type = NLA_REJECT },
 	[XIB_ATTR_GID_TYPE]	= { .type = NLA_REJECT },
 	[XIB_ATTR_DEV_RES]	= { .type = NLA_REJECT },
-	[XIB_ATTR_RES_PD ... XIB_ATTR_RES_PID] = { .type = NLA_REJECT },
+	[XIB_ATTR_RES_PD ... XIB_ATTR_RES_MAD_SEND] = { .type = NLA_REJECT },
+	/* a filter of the XIB_CMD_RES_*_GET dumps */
+	[XIB_ATTR_RES_PID]	= { .type = NLA_U32 },
 	[XIB_ATTR_RES_COMM ... XIB_ATTR_RES_CTX_ID] = { .type = NLA_REJECT },
-	/* a filter of XIB_CMD_RES_QP_GET */
+	/* filters of XIB_CMD_RES_QP_GET */
 	[XIB_ATTR_RES_QPN]	= { .type = NLA_U32 },
-	[XIB_ATTR_RES_QP_TYPE ... XIB_ATTR_RES_DGID] = { .type = NLA_REJECT },
+	[XIB_ATTR_RES_QP_TYPE]	= NLA_POLICY_RANGE(NLA_U8, XIB_QPT_RC,
+						   XIB_QPT_UD),
+	[XIB_ATTR_RES_QP_STATE]	= NLA_POLICY_MAX(NLA_U8, XIB_QPS_ERR),
+	[XIB_ATTR_RES_DEST_QPN ... XIB_ATTR_RES_DGID] = { .type = NLA_REJECT },
 	[XIB_ATTR_STATS ... XIB_ATTR_TRACE_PKT] = { .type = NLA_REJECT },
+	[XIB_ATTR_SYS_NETNS_SHARED] = NLA_POLICY_MAX(NLA_U8, 1),
 };
 
 static struct genl_family xib_nl_family;
@@ -232,31 +238,34 @@ static int xib_nl_dev_get_dumpit(struct sk_buff *skb,
 	return xib_nl_dev_dumpit(skb, cb, xib_nl_fill_dev);
 }
 
+/* One XIB_ATTR_STAT_ENTRY. */
+static int xib_nl_put_stat(struct sk_buff *skb, const char *name, u64 val)
+{
+	struct nlattr *entry = nla_nest_start(skb, XIB_ATTR_STAT_ENTRY);
+
+	if (!entry || nla_put_string(skb, XIB_ATTR_STAT_NAME, name) ||
+	    nla_put_u64_64bit(skb, XIB_ATTR_STAT_VALUE, val, XIB_ATTR_PAD))
+		return -EMSGSIZE;
+	nla_nest_end(skb, entry);
+	return 0;
+}
+
 static int xib_nl_put_stats(struct sk_buff *skb, struct xib_device *dev)
 {
-	const struct xib_device_ops *ops = dev->ops;
-	struct nlattr *stats, *entry;
-	int i, n, ret = 0;
+	struct nlattr *stats;
+	int ret = 0;
+	u32 i, n;
 	u64 *vals;
 
 	stats = nla_nest_start(skb, XIB_ATTR_STATS);
 	if (!stats)
 		return -EMSGSIZE;
-	vals = kmalloc_array(ops->num_stats ?: 1, sizeof(*vals), GFP_KERNEL);
+	vals = kmalloc_array(xib_stats_num(dev), sizeof(*vals), GFP_KERNEL);
 	if (!vals)
 		return -ENOMEM;
 	n = xib_stats_read(dev, vals);
-	for (i = 0; i < n; i++) {
-		entry = nla_nest_start(skb, XIB_ATTR_STAT_ENTRY);
-		if (!entry ||
-		    nla_put_string(skb, XIB_ATTR_STAT_NAME, ops->stat_names[i]) ||
-		    nla_put_u64_64bit(skb, XIB_ATTR_STAT_VALUE, vals[i],
-				      XIB_ATTR_PAD)) {
-			ret = -EMSGSIZE;
-			break;
-		}
-		nla_nest_end(skb, entry);
-	}
+	for (i = 0; i < n && !ret; i++)
+		ret = xib_nl_put_stat(skb, xib_stats_name(dev, i), vals[i]);
 	kfree(vals);
 	if (!ret)
 		nla_nest_end(skb, stats);
@@ -528,6 +537,38 @@ struct xib_nl_caller {
 	struct user_namespace *user_ns;
 };
 
+/*
+ * What a resource dump's request narrows it to, besides the device and
+ * the QP number: the owner's pid (in the caller's pid namespace), the QP
+ * type and state; -1 where the request does not say.
+ */
+struct xib_nl_res_filter {
+	s64 pid;
+	int qp_type;
+	int qp_state;
+};
+
+static bool xib_nl_res_match(const struct xib_nl_res_filter *f,
+			     enum xib_res_type type, void *obj,
+			     const struct xib_res_owner *owner)
+{
+	struct xib_uverbs_qp_attr attr;
+	struct xib_qp *qp = obj;
+
+	if (f->pid >= 0 && (owner->kern || owner->pid != f->pid))
+		return false;
+	if (type != XIB_RES_QP)
+		return true;
+	if (f->qp_type >= 0 && qp->qp_type != f->qp_type)
+		return false;
+	if (f->qp_state >= 0) {
+		xib_query_qp(qp, &attr);
+		if (attr.qp_state != f->qp_state)
+			return false;
+	}
+	return true;
+}
+
 static bool xib_nl_res_visible(const struct xib_nl_caller *who,
 			       const struct xib_res_owner *owner)
 {
@@ -557,6 +598,28 @@ static int xib_nl_put_owner(struct sk_buff *skb,
 static u32 xib_nl_users(const atomic_t *usecnt)
 {
 	return max(atomic_read(usecnt), 0);
+}
+
+/* The driver's counters of @qp: XIB_ATTR_STATS, as XIB_CMD_STAT_GET's. */
+static int xib_nl_put_qp_stats(struct sk_buff *skb, struct xib_qp *qp)
+{
+	const struct xib_device_ops *ops = qp->device->ops;
+	u64 vals[XIB_QP_STATS_MAX];
+	struct nlattr *stats;
+	u32 i;
+
+	if (!ops->qp_stat_names || !ops->get_qp_stats ||
+	    WARN_ON_ONCE(ops->num_qp_stats > XIB_QP_STATS_MAX))
+		return 0;
+	ops->get_qp_stats(qp, vals);
+	stats = nla_nest_start(skb, XIB_ATTR_STATS);
+	if (!stats)
+		return -EMSGSIZE;
+	for (i = 0; i < ops->num_qp_stats; i++)
+		if (xib_nl_put_stat(skb, ops->qp_stat_names[i], vals[i]))
+			return -EMSGSIZE;
+	nla_nest_end(skb, stats);
+	return 0;
 }
 
 static int xib_nl_put_qp(struct sk_buff *skb, const struct xib_nl_caller *who,
@@ -591,7 +654,7 @@ static int xib_nl_put_qp(struct sk_buff *skb, const struct xib_nl_caller *who,
 	    nla_put_u64_64bit(skb, XIB_ATTR_RES_RNR_NAKS, res.rnr_naks,
 			      XIB_ATTR_PAD))
 		return -EMSGSIZE;
-	return 0;
+	return xib_nl_put_qp_stats(skb, qp);
 }
 
 static int xib_nl_put_cq(struct sk_buff *skb, const struct xib_nl_caller *who,
@@ -746,7 +809,8 @@ static int xib_nl_res_dump_dev(struct sk_buff *skb,
 			       struct netlink_callback *cb,
 			       enum xib_res_type type, struct xib_device *dev,
 			       unsigned long max,
-			       const struct xib_nl_caller *who)
+			       const struct xib_nl_caller *who,
+			       const struct xib_nl_res_filter *f)
 {
 	unsigned long id = cb->args[1];
 	struct xib_res_owner owner;
@@ -756,7 +820,8 @@ static int xib_nl_res_dump_dev(struct sk_buff *skb,
 	while (id <= max &&
 	       xib_res_next(dev, type, &id, max, who->pid_ns, &obj, &owner)) {
 		ret = 0;
-		if (xib_nl_res_visible(who, &owner))
+		if (xib_nl_res_visible(who, &owner) &&
+		    xib_nl_res_match(f, type, obj, &owner))
 			ret = xib_nl_fill_res(skb, cb, type, dev, obj, &owner,
 					      who);
 		xib_res_put(type, obj);
@@ -798,16 +863,25 @@ static int xib_nl_res_dumpit(struct sk_buff *skb, struct netlink_callback *cb,
 	struct net *net = sock_net(skb->sk);
 	unsigned long index = cb->args[0];
 	unsigned long max = ULONG_MAX;
+	struct xib_nl_res_filter f = { -1, -1, -1 };
 	struct xib_nl_caller who;
 	struct xib_device *dev;
 	int ret = 0;
 
+	if (type != XIB_RES_QP &&
+	    (tb[XIB_ATTR_RES_QPN] || tb[XIB_ATTR_RES_QP_TYPE] ||
+	     tb[XIB_ATTR_RES_QP_STATE])) {
+		NL_SET_ERR_MSG(cb->extack,
+			       "QP number, type and state filter QP dumps only");
+		return -EINVAL;
+	}
+	if (tb[XIB_ATTR_RES_PID])
+		f.pid = nla_get_u32(tb[XIB_ATTR_RES_PID]);
+	if (tb[XIB_ATTR_RES_QP_TYPE])
+		f.qp_type = nla_get_u8(tb[XIB_ATTR_RES_QP_TYPE]);
+	if (tb[XIB_ATTR_RES_QP_STATE])
+		f.qp_state = nla_get_u8(tb[XIB_ATTR_RES_QP_STATE]);
 	if (tb[XIB_ATTR_RES_QPN]) {
-		if (type != XIB_RES_QP) {
-			NL_SET_ERR_MSG(cb->extack,
-				       "a QP number filters QP dumps only");
-			return -EINVAL;
-		}
 		max = nla_get_u32(tb[XIB_ATTR_RES_QPN]);
 		if (!cb->args[1])
 			cb->args[1] = max;
@@ -829,7 +903,7 @@ static int xib_nl_res_dumpit(struct sk_buff *skb, struct netlink_callback *cb,
 			return -ENODEV;
 		}
 		cb->args[3] = 1;
-		ret = xib_nl_res_dump_dev(skb, cb, type, dev, max, &who);
+		ret = xib_nl_res_dump_dev(skb, cb, type, dev, max, &who, &f);
 		xib_device_release_user(dev);
 		if (!ret)
 			cb->args[2] = 1;
@@ -840,7 +914,7 @@ static int xib_nl_res_dumpit(struct sk_buff *skb, struct netlink_callback *cb,
 				cb->args[1] = max == ULONG_MAX ? 0 : max;
 			}
 			ret = xib_nl_res_dump_dev(skb, cb, type, dev, max,
-						  &who);
+						  &who, &f);
 			xib_device_release_user(dev);
 			if (ret)
 				break;
@@ -870,6 +944,43 @@ static int xib_nl_res_get_dumpit(struct sk_buff *skb,
 	return -EOPNOTSUPP;
 }
 
+static int xib_nl_sys_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = nlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put(msg, info->snd_portid, info->snd_seq, &xib_nl_family,
+			  0, XIB_CMD_SYS_GET);
+	if (!hdr ||
+	    nla_put_u8(msg, XIB_ATTR_SYS_NETNS_SHARED, xib_netns_shared())) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+static int xib_nl_sys_set(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *a = info->attrs[XIB_ATTR_SYS_NETNS_SHARED];
+
+	/* a container's admin must not open its devices to the host's */
+	if (!net_eq(sock_net(skb->sk), &init_net)) {
+		NL_SET_ERR_MSG(info->extack,
+			       "only the initial network namespace sets the mode");
+		return -EPERM;
+	}
+	if (!a) {
+		NL_SET_ERR_MSG(info->extack, "nothing to set");
+		return -EINVAL;
+	}
+	xib_set_netns_shared(nla_get_u8(a));
+	return 0;
+}
+
 static const struct genl_ops xib_nl_ops[] = {
 	{
 		.cmd = XIB_CMD_DEV_GET,
@@ -881,15 +992,20 @@ static const struct genl_ops xib_nl_ops[] = {
 		.doit = xib_nl_port_get_doit,
 		.dumpit = xib_nl_port_get_dumpit,
 	},
+	/*
+	 * A device costs a kernel thread, a socket and its own limits:
+	 * CAP_NET_ADMIN of the initial user namespace, not a user
+	 * namespace's root (ib_core's newlink is the same).
+	 */
 	{
 		.cmd = XIB_CMD_LINK_ADD,
 		.doit = xib_nl_link_add,
-		.flags = GENL_UNS_ADMIN_PERM,
+		.flags = GENL_ADMIN_PERM,
 	},
 	{
 		.cmd = XIB_CMD_LINK_DEL,
 		.doit = xib_nl_link_del,
-		.flags = GENL_UNS_ADMIN_PERM,
+		.flags = GENL_ADMIN_PERM,
 	},
 	{ .cmd = XIB_CMD_RES_QP_GET, .dumpit = xib_nl_res_get_dumpit, },
 	{ .cmd = XIB_CMD_RES_CQ_GET, .dumpit = xib_nl_res_get_dumpit, },
@@ -907,6 +1023,12 @@ static const struct genl_ops xib_nl_ops[] = {
 		.cmd = XIB_CMD_STAT_RESET,
 		.doit = xib_nl_stat_reset,
 		.flags = GENL_UNS_ADMIN_PERM,
+	},
+	{ .cmd = XIB_CMD_SYS_GET, .doit = xib_nl_sys_get, },
+	{
+		.cmd = XIB_CMD_SYS_SET,
+		.doit = xib_nl_sys_set,
+		.flags = GENL_ADMIN_PERM,
 	},
 };
 

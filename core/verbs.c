@@ -406,9 +406,17 @@ static void xib_mr_release(struct kref *ref)
  */
 void xib_mr_put(struct xib_mr *mr)
 {
-	/* xib_dereg_mr() waits for the other references to go. */
-	if (!kref_put(&mr->ref, xib_mr_release))
+	/*
+	 * xib_dereg_mr() waits for the other references to go.  The
+	 * decrement is only release-ordered and wake_up_var() checks for
+	 * waiters without a lock: the full barrier orders the two, so a
+	 * waiter that has not yet seen the count drop is seen and woken.
+	 * The MR may be freed by then; wake_up_var() only hashes the address.
+	 */
+	if (!kref_put(&mr->ref, xib_mr_release)) {
+		smp_mb(); /* the decrement before the waiter check */
 		wake_up_var(&mr->ref);
+	}
 }
 EXPORT_SYMBOL_GPL(xib_mr_put);
 

@@ -94,8 +94,6 @@ struct xib_cm_port {
  * @nr_ids: entries on @ids
  * @dying: the device is being removed: no new ids
  * @ids_gone: completed when @nr_ids drops to zero while @dying
- * @rx_dropped: messages dropped: malformed, unexpected or unmatched
- * @rx_dups: duplicates answered or ignored
  * @nports: entries of @ports
  * @ports: one per port
  */
@@ -107,8 +105,6 @@ struct xib_cm_dev {
 	unsigned int nr_ids;
 	bool dying;
 	struct completion ids_gone;
-	atomic64_t rx_dropped;
-	atomic64_t rx_dups;
 	u32 nports;
 	struct xib_cm_port ports[];
 };
@@ -610,6 +606,25 @@ static void xib_cm_work(struct work_struct *work)
 
 /* --- sending --------------------------------------------------------------- */
 
+/* The counters by message are in attribute ID order, REQ to SIDR_REP. */
+static_assert(XIB_CORE_STAT_CM_TX_SIDR_REP - XIB_CORE_STAT_CM_TX_REQ ==
+	      XIB_CM_ATTR_SIDR_REP - XIB_CM_ATTR_REQ);
+static_assert(XIB_CORE_STAT_CM_RX_SIDR_REP - XIB_CORE_STAT_CM_RX_REQ ==
+	      XIB_CM_ATTR_SIDR_REP - XIB_CM_ATTR_REQ);
+
+/* Count @mad, sent (@tx) or received, in the device's CM counters. */
+static void xib_cm_count(struct xib_cm_dev *cdev, const struct xib_mad *mad,
+			 bool tx)
+{
+	u16 attr = xib_cm_msg_attr(mad);
+
+	if (attr < XIB_CM_ATTR_REQ || attr > XIB_CM_ATTR_SIDR_REP)
+		return;
+	xib_core_stat_inc(cdev->xdev, (tx ? XIB_CORE_STAT_CM_TX_REQ :
+					    XIB_CORE_STAT_CM_RX_REQ) +
+				      attr - XIB_CM_ATTR_REQ);
+}
+
 static __be64 xib_cm_own_tid(const struct xib_cm_priv *p)
 {
 	/* the MAD layer puts the agent's space in the high half */
@@ -650,6 +665,7 @@ static int xib_cm_post(struct xib_cm_priv *p, const struct xib_mad *mad,
 		xib_mad_free_send(s);
 		return ret;
 	}
+	xib_cm_count(p->port->cdev, mad, true);
 	if (await) {
 		p->msg = s;
 		/* send_done needs @p->lock: @s is still ours to read */
@@ -682,6 +698,8 @@ static void xib_cm_answer(struct xib_cm_port *port,
 	if (xib_mad_addr_reply(port->cdev->xdev, recv, &s->addr) ||
 	    xib_mad_post_send(s))
 		xib_mad_free_send(s);
+	else
+		xib_cm_count(port->cdev, mad, true);
 }
 
 /* Answer a REQ (or anything with comm IDs at 0 and 4) with REJ @reason. */
@@ -954,7 +972,7 @@ static int xib_cm_apply(struct xib_cm_priv *p, enum xib_cm_op op,
 	if ((t.flags & XIB_CM_T_EXTEND) && p->msg)
 		xib_mad_modify(p->msg, xib_cm_wait_ms(ctx->extend_ms));
 	if (t.flags & XIB_CM_T_DUP)
-		atomic64_inc(&p->cdev->rx_dups);
+		xib_core_stat_inc(p->cdev->xdev, XIB_CORE_STAT_CM_RX_DUPS);
 	if ((t.flags & XIB_CM_T_RESEND) && recv && p->reply_to &&
 	    p->reply_to == be16_to_cpu(recv->mad.hdr.attr_id)) {
 		mad = p->reply;
@@ -1085,7 +1103,7 @@ static void xib_cm_done(struct xib_cm_priv *p)
 
 static void xib_cm_dropped(struct xib_cm_port *port)
 {
-	atomic64_inc(&port->cdev->rx_dropped);
+	xib_core_stat_inc(port->cdev->xdev, XIB_CORE_STAT_CM_RX_DROPPED);
 }
 
 /* The receiver's view of a REQ's primary path. */
@@ -1675,6 +1693,7 @@ static void xib_cm_recv(struct xib_mad_agent *agent,
 {
 	struct xib_cm_port *port = agent->context;
 
+	xib_cm_count(port->cdev, &recv->mad, false);
 	switch (xib_cm_msg_attr(&recv->mad)) {
 	case XIB_CM_ATTR_REQ:
 		xib_cm_recv_req(port, recv);
@@ -2452,8 +2471,6 @@ static int xib_cm_add(struct xib_device *xdev)
 	INIT_LIST_HEAD(&cdev->listeners);
 	INIT_LIST_HEAD(&cdev->ids);
 	init_completion(&cdev->ids_gone);
-	atomic64_set(&cdev->rx_dropped, 0);
-	atomic64_set(&cdev->rx_dups, 0);
 	for (i = 0; i < xdev->phys_port_cnt; i++) {
 		cdev->ports[i].cdev = cdev;
 		cdev->ports[i].port_num = i + 1;

@@ -8,6 +8,15 @@
  * An event about an object is also linked to the object, so that
  * destroying the object drops its unread events and reports how many it
  * delivered (the library waits for that many acknowledgements).
+ *
+ * A queue nobody reads must not grow without bound (a program can arm a
+ * CQ and make it complete, or cycle a QP through SQD, for ever).  Once a
+ * queue holds max_events_per_queue events, a new event about an object
+ * that already has the same event unread there (a CQ's completion event;
+ * an async event of the same type) is merged into it: the reader learns
+ * nothing less, and the queue holds at most one event per object and
+ * type beyond the limit, which the per-context object limits bound.
+ * Below the limit every event is queued, as ib_uverbs does.
  */
 
 #include <linux/poll.h>
@@ -16,6 +25,11 @@
 #include <linux/uaccess.h>
 
 #include "uverbs_priv.h"
+
+static unsigned int max_events_per_queue = 4096;
+module_param(max_events_per_queue, uint, 0644);
+MODULE_PARM_DESC(max_events_per_queue,
+		 "unread events of a completion channel or async event fd beyond which repeats of an unread event are merged into it (4096)");
 
 /**
  * xib_uverbs_ev_alloc() - a new, empty event queue with one reference
@@ -63,6 +77,26 @@ static void xib_uverbs_ev_flush_locked(struct xib_uverbs_ev_file *ev)
 		list_del(&e->obj_list);
 		kfree(e);
 	}
+	ev->nr_events = 0;
+}
+
+/*
+ * Does the object's list of unread events on @ev (@obj_list) hold one
+ * that @e would repeat?  Completion events: any (one CQ, one channel);
+ * async events: one of the same type.
+ */
+static bool xib_uverbs_ev_repeats(struct xib_uverbs_ev_file *ev,
+				  const struct xib_uverbs_event *e,
+				  struct list_head *obj_list)
+{
+	const struct xib_uverbs_event *o;
+
+	lockdep_assert_held(&ev->lock);
+	list_for_each_entry(o, obj_list, obj_list)
+		if (!ev->async ||
+		    o->desc.async.event_type == e->desc.async.event_type)
+			return true;
+	return false;
 }
 
 /**
@@ -91,9 +125,17 @@ static void xib_uverbs_queue(struct xib_uverbs_ev_file *ev,
 		kfree(e);
 		return;
 	}
+	if (obj_list && ev->nr_events >= READ_ONCE(max_events_per_queue) &&
+	    xib_uverbs_ev_repeats(ev, e, obj_list)) {
+		/* merged into the unread one: see the file comment */
+		spin_unlock_irqrestore(&ev->lock, flags);
+		kfree(e);
+		return;
+	}
 	e->seq = ev->seq++;
 	e->counter = counter;
 	list_add_tail(&e->list, &ev->events);
+	ev->nr_events++;
 	if (obj_list)
 		list_add_tail(&e->obj_list, obj_list);
 	else
@@ -140,6 +182,7 @@ void xib_uverbs_purge(struct xib_uverbs_ev_file *ev, struct list_head *list,
 	list_for_each_entry_safe(e, tmp, list, obj_list) {
 		list_del(&e->list);
 		list_del(&e->obj_list);
+		ev->nr_events--;
 		kfree(e);
 	}
 	*reported = *counter;
@@ -276,6 +319,7 @@ static ssize_t xib_uverbs_ev_take(struct xib_uverbs_ev_file *ev,
 					     struct xib_uverbs_event, list);
 		if (e && e->seq == seq) {
 			list_del(&e->list);
+			ev->nr_events--;
 			if (e->counter)
 				++*e->counter;
 			list_del(&e->obj_list);

@@ -16,6 +16,7 @@
 #include <linux/fs.h>
 #include <linux/idr.h>
 #include <linux/module.h>
+#include <linux/nsproxy.h>
 #include <linux/slab.h>
 
 #include "uverbs_priv.h"
@@ -121,6 +122,11 @@ static int xib_uverbs_open(struct inode *inode, struct file *filp)
 	mutex_lock(&udev->lock);
 	if (!udev->xdev) {
 		ret = -ENODEV;
+		goto err_unlock;
+	}
+	/* exclusive mode: only from the device's own namespace */
+	if (!xib_dev_access_netns(udev->xdev, current->nsproxy->net_ns)) {
+		ret = -EPERM;
 		goto err_unlock;
 	}
 	ret = xib_ucontext_init(&ctx->uctx, udev->xdev);

@@ -51,12 +51,12 @@ static void xib_uverbs_vm_open(struct vm_area_struct *vma)
 		return;
 	ctx = old->ctx;
 	vma->vm_private_data = NULL;
-	umap = kzalloc(sizeof(*umap), GFP_KERNEL);
-	if (!umap) {
-		/* Untracked: disassociation cannot zap this copy. */
-		pr_warn_ratelimited("xib_uverbs: cannot track a mapping copy\n");
-		return;
-	}
+	/*
+	 * ->open cannot fail (fork, a split of the mapping), and an
+	 * untracked copy could not be zapped when the device goes away: the
+	 * record is small, so wait for it (charged to the process).
+	 */
+	umap = kzalloc(sizeof(*umap), GFP_KERNEL_ACCOUNT | __GFP_NOFAIL);
 	umap->ctx = ctx;
 	umap->vma = vma;
 	mutex_lock(&ctx->umap_lock);

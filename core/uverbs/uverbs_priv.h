@@ -52,9 +52,11 @@ struct xib_uverbs_device {
  * struct xib_uverbs_ev_file - the queue behind an async event fd or a
  *	completion channel fd
  * @ref: one for the file, one for the context of an async queue
- * @lock: protects @events, @released, @dead, @seq and the per-object
- *	event lists (comp_list/async_list) of the objects queueing here
+ * @lock: protects @events, @nr_events, @released, @dead, @seq and the
+ *	per-object event lists (comp_list/async_list) of the objects
+ *	queueing here
  * @events: struct xib_uverbs_event, oldest first
+ * @nr_events: entries of @events
  * @wait: readers and pollers
  * @read_mutex: serialises readers
  * @released: the file was closed: drop new events
@@ -68,6 +70,7 @@ struct xib_uverbs_ev_file {
 	struct kref ref;
 	spinlock_t lock;		/* see above */
 	struct list_head events;
+	unsigned int nr_events;
 	wait_queue_head_t wait;
 	struct mutex read_mutex;	/* one reader at a time */
 	bool released;

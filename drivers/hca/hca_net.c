@@ -24,6 +24,7 @@
  * send a real checksum (RFC 8200), which rdma_rxe verifies and accepts.
  */
 
+#include <linux/debugfs.h>
 #include <linux/if_ether.h>
 #include <linux/inetdevice.h>
 #include <linux/ip.h>
@@ -105,11 +106,12 @@ static unsigned int xib_hca_net_id __read_mostly;
 /*
  * Fault injection for the tests of RC retransmission (tests/bats/verbs.bats):
  * the debug kernel has neither netem nor netfilter to lose packets with.
+ * One sent packet in N is dropped at random (0: none).  A test knob, not
+ * a setting: it lives in debugfs (xib_hca/tx_loss, root only), not among
+ * the module's parameters.
  */
-static unsigned int xib_hca_tx_loss __read_mostly;
-module_param_named(tx_loss, xib_hca_tx_loss, uint, 0644);
-MODULE_PARM_DESC(tx_loss,
-		 "testing: drop one sent packet in N at random (0: none)");
+static u32 xib_hca_tx_loss __read_mostly;
+static struct dentry *xib_hca_debugfs;
 
 static struct xib_hca_net *xib_hca_net(const struct net *net)
 {
@@ -929,11 +931,17 @@ static struct pernet_operations xib_hca_net_ops = {
  */
 int xib_hca_net_init(void)
 {
-	int cpu;
+	int cpu, ret;
 
 	for_each_possible_cpu(cpu)
 		__skb_queue_head_init(&per_cpu_ptr(&xib_hca_loops, cpu)->queue);
-	return register_pernet_subsys(&xib_hca_net_ops);
+	ret = register_pernet_subsys(&xib_hca_net_ops);
+	if (ret)
+		return ret;
+	/* without debugfs the knob is simply absent */
+	xib_hca_debugfs = debugfs_create_dir("xib_hca", NULL);
+	debugfs_create_u32("tx_loss", 0600, xib_hca_debugfs, &xib_hca_tx_loss);
+	return 0;
 }
 
 /**
@@ -941,5 +949,6 @@ int xib_hca_net_init(void)
  */
 void xib_hca_net_exit(void)
 {
+	debugfs_remove(xib_hca_debugfs);
 	unregister_pernet_subsys(&xib_hca_net_ops);
 }

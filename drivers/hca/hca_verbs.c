@@ -650,6 +650,58 @@ static u32 xib_hca_ring_outstanding(const struct xib_hca_ring *ring, u32 cons)
 	       xib_ring_count(prod, cons) : ring->slots;
 }
 
+/* A QP's counters (ops->qp_stat_names); Documentation/counters.rst. */
+enum xib_hca_qp_stat {
+	XIB_HCA_QP_STAT_RETRANSMITS,
+	XIB_HCA_QP_STAT_RNR_NAKS_RCVD,
+	XIB_HCA_QP_STAT_LOCAL_ACK_TIMEOUTS,
+	XIB_HCA_QP_STAT_REWINDS,
+	XIB_HCA_QP_STAT_SEQ_NAKS_RCVD,
+	XIB_HCA_QP_STAT_STALE_NAKS,
+	XIB_HCA_QP_STAT_DUP_NAKS,
+	XIB_HCA_QP_STAT_STALE_RESPONSES,
+	XIB_HCA_QP_STAT_RETRIES,
+	XIB_HCA_QP_STAT_RETRY_RUN,
+	XIB_HCA_QP_STAT_RETRY_RUN_MAX,
+	XIB_HCA_QP_NSTATS
+};
+
+static const char * const xib_hca_qp_stat_names[XIB_HCA_QP_NSTATS] = {
+	[XIB_HCA_QP_STAT_RETRANSMITS]		= "retransmits",
+	[XIB_HCA_QP_STAT_RNR_NAKS_RCVD]		= "rnr_naks_rcvd",
+	[XIB_HCA_QP_STAT_LOCAL_ACK_TIMEOUTS]	= "local_ack_timeouts",
+	[XIB_HCA_QP_STAT_REWINDS]		= "rewinds",
+	[XIB_HCA_QP_STAT_SEQ_NAKS_RCVD]		= "seq_naks_rcvd",
+	[XIB_HCA_QP_STAT_STALE_NAKS]		= "stale_naks",
+	[XIB_HCA_QP_STAT_DUP_NAKS]		= "dup_naks",
+	[XIB_HCA_QP_STAT_STALE_RESPONSES]	= "stale_responses",
+	[XIB_HCA_QP_STAT_RETRIES]		= "retries",
+	[XIB_HCA_QP_STAT_RETRY_RUN]		= "retry_run",
+	[XIB_HCA_QP_STAT_RETRY_RUN_MAX]		= "retry_run_max",
+};
+
+static_assert(XIB_HCA_QP_NSTATS <= XIB_QP_STATS_MAX);
+
+static void xib_hca_get_qp_stats(struct xib_qp *ibqp, u64 *vals)
+{
+	struct xib_hca_qp *qp = to_hca_qp(ibqp);
+	const struct xib_hca_rtx_stats *st = &qp->sq.st;
+
+	spin_lock_bh(&qp->sq.lock);
+	vals[XIB_HCA_QP_STAT_RETRANSMITS] = qp->sq.retransmits;
+	vals[XIB_HCA_QP_STAT_RNR_NAKS_RCVD] = qp->sq.rnr_naks;
+	vals[XIB_HCA_QP_STAT_LOCAL_ACK_TIMEOUTS] = st->timeouts;
+	vals[XIB_HCA_QP_STAT_REWINDS] = st->rewinds;
+	vals[XIB_HCA_QP_STAT_SEQ_NAKS_RCVD] = st->seq_naks;
+	vals[XIB_HCA_QP_STAT_STALE_NAKS] = st->stale_naks;
+	vals[XIB_HCA_QP_STAT_DUP_NAKS] = st->dup_naks;
+	vals[XIB_HCA_QP_STAT_STALE_RESPONSES] = st->stale;
+	vals[XIB_HCA_QP_STAT_RETRIES] = st->retries;
+	vals[XIB_HCA_QP_STAT_RETRY_RUN] = st->retry_run;
+	vals[XIB_HCA_QP_STAT_RETRY_RUN_MAX] = st->retry_run_max;
+	spin_unlock_bh(&qp->sq.lock);
+}
+
 static void xib_hca_query_qp_res(struct xib_qp *ibqp, struct xib_qp_res *res)
 {
 	struct xib_hca_qp *qp = to_hca_qp(ibqp);
@@ -696,6 +748,9 @@ const struct xib_device_ops xib_hca_dev_ops = {
 	.stat_names = xib_hca_stat_names,
 	.num_stats = XIB_HCA_NSTATS,
 	.get_stats = xib_hca_get_stats,
+	.qp_stat_names = xib_hca_qp_stat_names,
+	.num_qp_stats = XIB_HCA_QP_NSTATS,
+	.get_qp_stats = xib_hca_get_qp_stats,
 	.port_violations = xib_hca_port_violations,
 	.size_pd = sizeof(struct xib_hca_pd),
 	.size_mr = sizeof(struct xib_hca_mr),

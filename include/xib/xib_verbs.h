@@ -13,6 +13,7 @@
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/netdevice.h>
+#include <linux/percpu.h>
 #include <linux/refcount.h>
 #include <linux/rwsem.h>
 #include <linux/completion.h>
@@ -38,6 +39,9 @@ struct xib_mad_addr;
 struct xib_mad;
 struct xib_mad_dev;
 struct pid_namespace;
+
+/* The most per-QP counters a driver may keep (ops->qp_stat_names). */
+#define XIB_QP_STATS_MAX	32
 
 /**
  * struct xib_qp_res - a driver's view of a QP, for resource dumps
@@ -212,6 +216,12 @@ struct xib_event_handler {
  * @get_stats: required with @stat_names; fill @vals with the @num_stats
  *	counters' counts since the device was allocated, in @stat_names
  *	order.  Process context, with a user reference on the device.
+ * @qp_stat_names: optional; the names of every QP's @num_qp_stats
+ *	counters (at most XIB_QP_STATS_MAX; names as for @stat_names)
+ * @num_qp_stats: the number of entries of @qp_stat_names
+ * @get_qp_stats: required with @qp_stat_names; fill @vals with @qp's
+ *	counts since it was created, in @qp_stat_names order.  As
+ *	@query_qp_res
  * @port_violations: optional; packets the device dropped since it was
  *	created for a P_Key of another partition (*@pkey) and UD datagrams
  *	for a wrong Q_Key (*@qkey): the port's P_Key and Q_Key violation
@@ -273,6 +283,9 @@ struct xib_device_ops {
 	const char * const *stat_names;
 	u32 num_stats;
 	void (*get_stats)(struct xib_device *dev, u64 *vals);
+	const char * const *qp_stat_names;
+	u32 num_qp_stats;
+	void (*get_qp_stats)(struct xib_qp *qp, u64 *vals);
 	void (*port_violations)(struct xib_device *dev, u64 *pkey, u64 *qkey);
 	int (*mcast_join)(struct xib_device *dev, const u8 *mgid);
 	void (*mcast_leave)(struct xib_device *dev, const u8 *mgid);
@@ -289,6 +302,53 @@ enum xib_res_type {
 	XIB_RES_UCONTEXT,
 	XIB_RES_MAX
 };
+
+/*
+ * enum xib_core_stat: the counters xib_core keeps for every device.
+ * Readers see them after the driver's counters, under the names of
+ * xib_core_stat_names[] (core/stats.c; meanings in
+ * Documentation/counters.rst).  Append, never reorder or rename.
+ */
+enum xib_core_stat {
+	XIB_CORE_STAT_MAD_TX,
+	XIB_CORE_STAT_MAD_TX_ERRORS,
+	XIB_CORE_STAT_MAD_RX,
+	XIB_CORE_STAT_MAD_RX_DROPPED,
+	XIB_CORE_STAT_MAD_RX_UNCLAIMED,
+	XIB_CORE_STAT_MAD_TIMEOUTS,
+	XIB_CORE_STAT_MAD_RETRIES,
+	XIB_CORE_STAT_CM_TX_REQ,
+	XIB_CORE_STAT_CM_TX_MRA,
+	XIB_CORE_STAT_CM_TX_REJ,
+	XIB_CORE_STAT_CM_TX_REP,
+	XIB_CORE_STAT_CM_TX_RTU,
+	XIB_CORE_STAT_CM_TX_DREQ,
+	XIB_CORE_STAT_CM_TX_DREP,
+	XIB_CORE_STAT_CM_TX_SIDR_REQ,
+	XIB_CORE_STAT_CM_TX_SIDR_REP,
+	XIB_CORE_STAT_CM_RX_REQ,
+	XIB_CORE_STAT_CM_RX_MRA,
+	XIB_CORE_STAT_CM_RX_REJ,
+	XIB_CORE_STAT_CM_RX_REP,
+	XIB_CORE_STAT_CM_RX_RTU,
+	XIB_CORE_STAT_CM_RX_DREQ,
+	XIB_CORE_STAT_CM_RX_DREP,
+	XIB_CORE_STAT_CM_RX_SIDR_REQ,
+	XIB_CORE_STAT_CM_RX_SIDR_REP,
+	XIB_CORE_STAT_CM_RX_DROPPED,
+	XIB_CORE_STAT_CM_RX_DUPS,
+	XIB_CORE_NSTATS
+};
+
+/**
+ * struct xib_core_stats - one CPU's counts of enum xib_core_stat
+ * @v: by enum xib_core_stat
+ */
+struct xib_core_stats {
+	u64 v[XIB_CORE_NSTATS];
+};
+
+extern const char * const xib_core_stat_names[XIB_CORE_NSTATS];
 
 /**
  * struct xib_device - one RDMA device
@@ -324,10 +384,13 @@ enum xib_res_type {
  * @mad: the MAD layer's per-device state (core/mad.c): set while the
  *	MAD layer's client is attached to the device, else NULL; read under
  *	RCU
+ * @core_stats: the core's own counters of the device (the MAD layer's and
+ *	the IB CM's; enum xib_core_stat), per CPU; counted with
+ *	xib_core_stat_inc() from any context
  * @stats_lock: protects @stats_base
- * @stats_base: the driver's counts (ops->get_stats) at the last reset of
- *	the counters, which readers see as differences from it; NULL until
- *	the first reset (core/stats.c)
+ * @stats_base: the driver's counts (ops->get_stats) followed by the
+ *	core's at the last reset of the counters, which readers see as
+ *	differences from it; NULL until the first reset (core/stats.c)
  * @mcast_lock: serialises attaching and detaching of multicast groups;
  *	protects @mcast_groups (writers), @mcast_ngroups, @mcast_nattach
  *	and every QP's @mcast_list (core/mcast.c)
@@ -366,6 +429,7 @@ struct xib_device {
 
 	struct xib_mad_dev __rcu *mad;
 
+	struct xib_core_stats __percpu *core_stats;
 	struct mutex stats_lock;	/* protects @stats_base */
 	u64 *stats_base;
 	struct mutex mcast_lock;	/* see above */
@@ -377,6 +441,19 @@ struct xib_device {
 static inline struct xib_device *to_xib_device(struct device *dev)
 {
 	return container_of(dev, struct xib_device, dev);
+}
+
+/**
+ * xib_core_stat_inc() - count one event of the core for a device
+ * @dev: the device
+ * @stat: which counter
+ *
+ * Context: any (one per-CPU add, safe against interrupts).
+ */
+static inline void xib_core_stat_inc(struct xib_device *dev,
+				     enum xib_core_stat stat)
+{
+	this_cpu_inc(dev->core_stats->v[stat]);
 }
 
 static inline struct net *xib_device_net(const struct xib_device *dev)
@@ -452,6 +529,9 @@ static inline void xib_device_put(struct xib_device *dev)
 struct xib_device *xib_device_get_by_name(struct net *net, const char *name);
 struct xib_device *xib_device_get_by_index(struct net *net, u32 index);
 void xib_device_release_user(struct xib_device *dev);
+bool xib_netns_shared(void);
+void xib_set_netns_shared(bool shared);
+bool xib_dev_access_netns(const struct xib_device *dev, struct net *net);
 
 int xib_register_client(struct xib_client *client);
 void xib_unregister_client(struct xib_client *client);

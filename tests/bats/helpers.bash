@@ -126,3 +126,17 @@ uverbs_of() {
 	echo "no uverbs node for $1" >&2
 	return 1
 }
+
+# Counter $3 of device $2 in namespace $1 (xibctl statistic, -j).
+stat_of() {
+	ip netns exec "$1" xibctl -j statistic show dev "$2" | jq -er ".[0].$3"
+}
+
+# The sum of every counter of device $2 in namespace $1 whose name
+# matches the jq regex $3 (default: all of them).
+stat_sum() {
+	ip netns exec "$1" xibctl -j statistic show dev "$2" |
+		jq -e --arg re "${3:-.}" '[.[0] | to_entries[] |
+			select(.key != "dev" and .key != "port" and (.key | test($re))) |
+			.value] | add // 0'
+}

@@ -190,14 +190,27 @@ bw_ok() {
 }
 
 @test "peer interface down: RETRY_EXC_ERR in the time timeout and retry_cnt imply, the rest flushed" {
-	local d0 d1
+	local d0 d1 qps=$BATS_TEST_TMPDIR/qps.json q
 	d0=$(uverbs_in xibA xib0)
 	d1=$(uverbs_in xibB xib1)
+	# -X: the QPs' counters while they still exist, in ERR
 	run timeout 120 ip netns exec xibA "$C/xib_rc_test" -d "$d0" -D "$d1" \
-		-x "ip -n xibB link set xv1 down"
+		-x "ip -n xibB link set xv1 down" \
+		-X "xibctl -j -d res show qp dev xib0 >$qps"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"RETRY_EXC_ERR after"* ]]
 	[[ "$output" == *PASS* ]]
 	grep 'RETRY_EXC_ERR after' <<<"$output" | sed 's/^/# /' >&3
+	# the sender's QP (the only one of xib0 in ERR): retry_cnt 7 spent in
+	# one run without progress, the eighth expiry ended it
+	cat "$qps"
+	q=$(jq -ec '[.[] | select(.state == "ERR")] | .[0].counters' "$qps")
+	echo "$q"
+	[ "$(jq '[.[] | select(.state == "ERR")] | length' "$qps")" -eq 1 ]
+	[ "$(jq .retry_run <<<"$q")" -eq 7 ]
+	[ "$(jq .retry_run_max <<<"$q")" -eq 7 ]
+	[ "$(jq .retries <<<"$q")" -ge 7 ]
+	[ "$(jq .local_ack_timeouts <<<"$q")" -ge 8 ]
+	[ "$(jq .rewinds <<<"$q")" -ge 7 ]
 }

@@ -202,13 +202,41 @@ wait_res() {
 	tap_ok "$(cat "$srv_out")"
 }
 
+# Every MAD device $2 in namespace $1 sent was a CM message, sent once or
+# resent by the MAD layer: mad_tx = the cm_tx_* counters + mad_retries.
+# (One reading of the counters.)
+mads_are_cm() {
+	ip netns exec "$1" xibctl -j statistic show dev "$2" | jq -e '.[0] |
+		([to_entries[] | select(.key | test("^cm_tx_")) | .value] | add) as $cm |
+		"mad_tx \(.mad_tx) = cm_tx_* \($cm) + mad_retries \(.mad_retries)?" as $m |
+		. as $o | ($m | stderr) | $o | .mad_tx == $cm + .mad_retries'
+}
+
 @test "ucmatose: RC connections, data and disconnect, xib <-> xib" {
+	inA xibctl statistic reset dev xib0
+	inB xibctl statistic reset dev xib1
 	cm_pair 60 -- ucmatose -b $B -c $CONNS -C $MSGS -- ucmatose -s $B -c $CONNS -C $MSGS
 	[ "$cli_status" -eq 0 ]
 	[ "$srv_status" -eq 0 ]
 	[[ "$cli_out" == *"data transfers complete"* ]]
 	[[ "$cli_out" == *"test complete"* ]]
 	grep -q "test complete" "$srv_out"
+	# the CM's counters: one REQ, REP and RTU per connection (the
+	# answers may be resent for a duplicate), one DREQ per disconnection
+	inA xibctl statistic show dev xib0
+	inB xibctl statistic show dev xib1
+	[ "$(stat_of xibA xib0 cm_tx_req)" -eq "$CONNS" ]
+	[ "$(stat_of xibB xib1 cm_rx_req)" -ge "$CONNS" ]
+	[ "$(stat_of xibB xib1 cm_tx_rep)" -ge "$CONNS" ]
+	[ "$(stat_of xibA xib0 cm_rx_rep)" -ge "$CONNS" ]
+	[ "$(stat_of xibA xib0 cm_tx_rtu)" -ge "$CONNS" ]
+	[ "$(stat_of xibB xib1 cm_rx_rtu)" -ge "$CONNS" ]
+	[ "$(stat_sum xibA xib0 '^cm_[rt]x_dreq$')" -ge "$CONNS" ]
+	[ "$(stat_of xibB xib1 cm_tx_req)" -eq 0 ]
+	[ "$(stat_of xibA xib0 cm_tx_rej)" -eq 0 ]
+	[ "$(stat_of xibB xib1 cm_tx_rej)" -eq 0 ]
+	mads_are_cm xibA xib0
+	mads_are_cm xibB xib1
 }
 
 @test "rping -v -V -C 10: RDMA read/write ping, validated, xib <-> xib" {
@@ -220,11 +248,21 @@ wait_res() {
 }
 
 @test "udaddy: UD lookup (SIDR) and datagrams, xib <-> xib" {
+	inA xibctl statistic reset dev xib0
+	inB xibctl statistic reset dev xib1
 	cm_pair 60 -- udaddy -b $B -c $CONNS -C $MSGS -- udaddy -s $B -c $CONNS -C $MSGS
 	[ "$cli_status" -eq 0 ]
 	[ "$srv_status" -eq 0 ]
 	[[ "$cli_out" == *"test complete"* ]]
 	grep -q "test complete" "$srv_out"
+	# one SIDR_REQ per id, answered; no connection messages
+	[ "$(stat_of xibA xib0 cm_tx_sidr_req)" -eq "$CONNS" ]
+	[ "$(stat_of xibB xib1 cm_rx_sidr_req)" -ge "$CONNS" ]
+	[ "$(stat_of xibB xib1 cm_tx_sidr_rep)" -ge "$CONNS" ]
+	[ "$(stat_of xibA xib0 cm_rx_sidr_rep)" -ge "$CONNS" ]
+	[ "$(stat_sum xibA xib0 '^cm_[rt]x_(req|rep|rtu|dreq|drep)$')" -eq 0 ]
+	mads_are_cm xibA xib0
+	mads_are_cm xibB xib1
 }
 
 @test "cmtime: many connections set up and torn down, xib <-> xib" {

@@ -12,7 +12,10 @@
 #   set sends the QP's own;
 # - DESTROY_QP racing incoming datagrams (the receive path may drop the
 #   last reference; the release must not sleep there: DEBUG_ATOMIC_SLEEP,
-#   KASAN and lockdep of the debug kernel watch).
+#   KASAN and lockdep of the debug kernel watch);
+# - namespaces: in exclusive mode a device opens only from its interface's
+#   namespace, only the initial namespace's admin sets the mode, and a
+#   user namespace's root cannot create devices.
 #
 # Topology, made once for the file: namespaces xibA (xv0 10.211.0.1, xib0)
 # and xibB (xv1 10.211.0.2, xib1); 10.211.0.3 is nobody's.
@@ -36,6 +39,11 @@ teardown_file() {
 	xib_ns_del xibA xibB
 	xib_wait_gone xib0 xib1
 	xib-modules unload
+}
+
+teardown() {
+	# a failed namespace test must not leave the stack exclusive
+	xibctl system set netns shared 2>/dev/null || true
 }
 
 setup() {
@@ -98,4 +106,64 @@ setup() {
 	done
 	echo "$out"
 	grep -qE ' qp 0( |$)' <<<"$out"
+}
+
+# Open /dev/xib node $2 for reading and writing in namespace $1 (a context
+# is created and dropped); prints the shell's error if it fails.
+open_in() {
+	ip netns exec "$1" bash -c 'exec 3<>"$1"' _ "$2" 2>&1
+}
+
+@test "netns exclusive: a device opens only from its own namespace; only the initial namespace sets it" {
+	local bin
+	[ "$(xibctl system show)" = "netns shared" ]
+	[ "$(xibctl -j system show | jq -r .netns)" = shared ]
+	# shared (the default, as ib_core's): any namespace may open any device
+	open_in xibA "$dev1"
+	# a namespace's admin may not change the mode, nor may nobody
+	run inA xibctl system set netns exclusive
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"only the initial network namespace"* ]]
+	bin=$(mktemp -d /tmp/xib-sys.XXXXXX)
+	chmod 755 "$bin"
+	install -m 755 "$(command -v xibctl)" "$bin/"
+	run setpriv --reuid=65534 --regid=65534 --clear-groups "$bin/xibctl" system set netns exclusive
+	rm -rf "$bin"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"Operation not permitted"* ]]
+	[ "$(xibctl system show)" = "netns shared" ]
+	# exclusive: xib1 (xv1 is in xibB) opens from xibB only
+	xibctl system set netns exclusive
+	[ "$(xibctl system show)" = "netns exclusive" ]
+	run open_in xibA "$dev1"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"Operation not permitted"* ]]
+	open_in xibA "$dev0"
+	open_in xibB "$dev1"
+	# a program still sees and uses its own namespace's device
+	run inA "$C/xib_ud_test" -d "$dev0" -n 1
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# back to shared: the cross-namespace open works again
+	xibctl system set netns shared
+	open_in xibA "$dev1"
+}
+
+@test "a user namespace's root cannot create or delete devices" {
+	command -v unshare >/dev/null || skip "unshare not installed"
+	# root of a new user namespace (and network namespace) has
+	# CAP_NET_ADMIN there, but a device costs the host a thread and a
+	# socket: link add needs the initial user namespace's
+	run unshare --user --map-root-user --net xibctl link add xibu netdev lo
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"Operation not permitted"* ]]
+	run inA unshare --user --map-root-user xibctl link del xib0
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"Operation not permitted"* ]]
+	inA xibctl dev show xib0
 }

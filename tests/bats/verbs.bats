@@ -55,6 +55,16 @@ setup() {
 }
 
 teardown() {
+	local p
+	# a test that lowered the event limit puts it back even if it failed
+	if [ -n "${events_max:-}" ]; then
+		echo "$events_max" >/sys/module/xib_uverbs/parameters/max_events_per_queue
+		events_max=
+	fi
+	for p in ${more_pids:-}; do
+		kill -9 "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
 	if [ -n "$bg_pid" ]; then
 		kill -9 "$bg_pid" 2>/dev/null || true
 		wait "$bg_pid" 2>/dev/null || true
@@ -154,7 +164,8 @@ wait_res_zero() {
 # xib_hca's tx_loss parameter: one packet in $1 sent by either device is
 # lost (requests, responses, ACKs and NAKs alike).
 tx_loss() {
-	echo "$1" >/sys/module/xib_hca/parameters/tx_loss
+	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+	echo "$1" >/sys/kernel/debug/xib_hca/tx_loss
 }
 
 @test "RC with 2% of the packets lost: retransmission, data intact" {
@@ -302,17 +313,6 @@ uc_loss_msgs() {
 	run inA "$C/xib_ud_test" -d "$dev0" -D "$dev1"
 	echo "$output"
 	[ "$status" -eq 0 ]
-}
-
-# Counter $3 of device $2 in namespace $1 (xibctl statistic, -j).
-stat_of() {
-	ip netns exec "$1" xibctl -j statistic show dev "$2" | jq -er ".[0].$3"
-}
-
-# The sum of every counter of device $2 in namespace $1.
-stat_sum() {
-	ip netns exec "$1" xibctl -j statistic show dev "$2" |
-		jq -e '[.[0] | to_entries[] | select(.key != "dev" and .key != "port") | .value] | add'
 }
 
 @test "statistic: exact packets, bytes, drops and completions of a known UD transfer" {
@@ -495,6 +495,34 @@ stop_trace() {
 	[[ "$output" == *"needs CAP_NET_ADMIN"* ]]
 }
 
+@test "trace qpn N: the packets to QP N and to its peer, none of another QP's" {
+	local pcap=$BATS_TEST_TMPDIR/q.pcap o1=$BATS_TEST_TMPDIR/1.out \
+		o2=$BATS_TEST_TMPDIR/2.out qps n r got
+	two_devices
+	# two RC pairs between xib0 and xib1 writing back to back
+	ip netns exec xibA "$C/xib_rc_test" -d "$dev0" -D "$dev1" -b 0 >"$o1" 2>&1 &
+	more_pids=$!
+	ip netns exec xibA "$C/xib_rc_test" -d "$dev0" -D "$dev1" -b 0 >"$o2" 2>&1 &
+	more_pids+=" $!"
+	bg_pid=${more_pids% *} wait_ready "$o1" 60
+	bg_pid=${more_pids#* } wait_ready "$o2" 60
+	qps=$(inA xibctl -j res show qp dev xib0)
+	echo "$qps"
+	[ "$(jq length <<<"$qps")" -eq 2 ]
+	n=$(jq -e '.[0].lqpn' <<<"$qps")
+	r=$(jq -e '.[0].rqpn' <<<"$qps")
+	start_trace qpn "$n" -c 40 -w "$pcap"
+	stop_trace count
+	# the destination QPs of what was captured, in decimal
+	got=$(tshark -r "$pcap" -T fields -e infiniband.bth.destqp 2>/dev/null |
+		while read -r q; do echo $((q)); done)
+	[ "$(wc -l <<<"$got")" -eq 40 ]
+	# N's WRITEs (to its peer R) and the ACKs to N, nothing else
+	[ "$(grep -cvxE "$n|$r" <<<"$got")" -eq 0 ]
+	grep -qx "$n" <<<"$got"
+	grep -qx "$r" <<<"$got"
+}
+
 # tracefs, mounted if the guest has not yet
 tracing_dir() {
 	local t=/sys/kernel/tracing
@@ -523,6 +551,24 @@ tracing_dir() {
 	[ "$(grep -c ' xib_hca_tx: .* opcode 0x65 ' <<<"$trace")" -eq 7 ]
 	[ "$(grep -c ' xib_hca_rx: .* opcode 0x65 ' <<<"$trace")" -eq 7 ]
 	[ "$(grep -c ' xib_hca_qp_state: .* state 2 -> 3' <<<"$trace")" -eq 2 ]
+}
+
+@test "unread completion events: one per arm, repeats merged beyond max_events_per_queue" {
+	local param=/sys/module/xib_uverbs/parameters/max_events_per_queue
+	one_device
+	run inA "$C/xib_rc_test" -d "$dev0" -E 40
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"40 events (expected 40)"* ]]
+	# a queue nobody reads stops growing at the limit
+	events_max=$(cat "$param")
+	echo 16 >"$param"
+	run inA "$C/xib_rc_test" -d "$dev0" -E 40
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"limit 16: 16 events (expected 16)"* ]]
+	echo "$events_max" >"$param"
+	events_max=
 }
 
 @test "bad input gives the documented status or errno, never a crash" {

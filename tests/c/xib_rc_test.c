@@ -4,7 +4,8 @@
  *
  *   xib_rc_test [-d DEV] [-D DEV2] [-g IDX] [-G IDX] [-t BYTES] [-o OPS] [-q]
  *   xib_rc_test -b WRS [-O write|send] [-s SIZE]   (sustained load)
- *   xib_rc_test -x CMD [-d DEV] [-D DEV2]           (retry exhaustion)
+ *   xib_rc_test -x CMD [-X CMD2] [-d DEV] [-D DEV2] (retry exhaustion)
+ *   xib_rc_test -E N [-d DEV] [-D DEV2]            (unread events bound)
  *
  * Without -D both QPs are on DEV (loopback); with -D the second QP is on
  * DEV2 (e.g. a device over the other end of a veth pair).  -g/-G pick the
@@ -36,6 +37,14 @@
  * and retry_cnt 7 the first fails after 8 timer expiries, each at least T
  * and at most 4T (the backoff's cap): between 8T and 32T, plus the
  * scheduling slack of a slow guest (2 s).  It prints the time measured.
+ * With -X it then runs the shell command CMD2 while the QPs still exist
+ * (e.g. to read their counters with xibctl), which must exit with 0.
+ *
+ * With -E it arms the receive CQ and makes it complete N times without
+ * reading the completion channel, then reads it: every arm fired, so it
+ * must find N events, or, if N exceeds xib_uverbs' max_events_per_queue
+ * (read from sysfs), exactly that many (the repeats beyond the limit are
+ * merged into the CQ's unread event).
  *
  * Exit status 0 on success; 1 with a "FAIL: ..." line otherwise.
  */
@@ -720,7 +729,7 @@ static void run_bench(struct pair *p, uint64_t count, uint32_t size, bool send)
 }
 
 /* -x: the peer goes away; RETRY_EXC_ERR in time, the rest flushed. */
-static void run_exhaust(struct pair *p, const char *cmd)
+static void run_exhaust(struct pair *p, const char *cmd, const char *after)
 {
 	const double t_ms = 4.096e-3 * (1 << 14);	/* timeout 14 */
 	const double lo = 8 * t_ms, hi = 32 * t_ms + 2000;
@@ -777,6 +786,37 @@ static void run_exhaust(struct pair *p, const char *cmd)
 	if (xt_qp_state(p->qa) != XIB_QPS_ERR)
 		xt_fail("-x: QP state %u, expected ERR", xt_qp_state(p->qa));
 	xt_info("the other 7 WRs: WR_FLUSH_ERR, in order; QP in ERR");
+	if (after) {
+		ret = system(after);
+		if (ret)
+			xt_fail("-X: '%s' exited with %d", after, ret);
+	}
+}
+
+/* -E: @n armed completions, nobody reading the channel meanwhile. */
+static void run_unread_events(struct pair *p, unsigned int n)
+{
+	const char *param = "/sys/module/xib_uverbs/parameters/max_events_per_queue";
+	unsigned int i, cap, want, got = 0;
+	xib_wc wc;
+	FILE *f;
+
+	f = fopen(param, "r");
+	if (!f || fscanf(f, "%u", &cap) != 1)
+		xt_fail("-E: cannot read %s", param);
+	fclose(f);
+	for (i = 0; i < n; i++) {
+		xt_check(xib_req_notify_cq(p->b.rcq, 0), "req_notify_cq");
+		send_one(p, 0, 8);
+		xt_wait(p->b.rcq, &wc, 1, "receive of an armed CQ");
+	}
+	while (cq_event(&p->b, got ? 200 : 5000))
+		got++;
+	want = n < cap ? n : cap;
+	xt_info("unread    %u armed completions, limit %u: %u events (expected %u)",
+		n, cap, got, want);
+	if (got != want)
+		xt_fail("-E: %u completion events, expected %u", got, want);
 }
 
 static void usage(void)
@@ -784,23 +824,24 @@ static void usage(void)
 	fprintf(stderr, "usage: xib_rc_test [-d DEV] [-D DEV2] [-g IDX] [-G IDX] "
 		"[-t BYTES] [-o send,send_imm,write,write_imm,read] [-q]\n"
 		"       xib_rc_test -b WRS [-O write|send] [-s SIZE] [-d DEV] [-D DEV2]\n"
-		"       xib_rc_test -x CMD [-d DEV] [-D DEV2]\n");
+		"       xib_rc_test -x CMD [-X CMD2] [-d DEV] [-D DEV2]\n"
+		"       xib_rc_test -E N [-d DEV] [-D DEV2]\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
 	const char *dev_a = "/dev/xib/uverbs0", *dev_b = NULL, *oplist = NULL;
-	const char *exhaust = NULL;
+	const char *exhaust = NULL, *after = NULL;
 	int gid_a = -1, gid_b = -1, c, op;
 	uint64_t target = 64u << 20, bench = 0;
 	bool do_bench = false, bench_send = false;
 	uint32_t size = 64;
-	unsigned int refill_rounds = 50;
+	unsigned int refill_rounds = 50, unread = 0;
 	struct pair p;
 
 	xt_prog = "xib_rc_test";
-	while ((c = getopt(argc, argv, "d:D:g:G:t:o:b:O:s:x:qv")) != -1) {
+	while ((c = getopt(argc, argv, "d:D:g:G:t:o:b:O:s:x:X:E:qv")) != -1) {
 		switch (c) {
 		case 'd': dev_a = optarg; break;
 		case 'D': dev_b = optarg; break;
@@ -813,6 +854,8 @@ int main(int argc, char **argv)
 		case 's': size = xt_parse_size(optarg); break;
 		case 'q': refill_rounds = 5; break;
 		case 'x': exhaust = optarg; break;
+		case 'X': after = optarg; break;
+		case 'E': unread = atoi(optarg); break;
 		case 'v': xt_verbose++; break;
 		default: usage();
 		}
@@ -826,8 +869,11 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	open_pair(&p, dev_a, dev_b, gid_a, gid_b, 64, 3);
-	if (exhaust) {
-		run_exhaust(&p, exhaust);
+	if (exhaust || unread) {
+		if (exhaust)
+			run_exhaust(&p, exhaust, after);
+		else
+			run_unread_events(&p, unread);
 		close_pair(&p);
 		xt_info("PASS");
 		return 0;

@@ -20,7 +20,7 @@
  *    in RTS; a WRITE WITH IMM with a bad R_Key is dropped silently (no
  *    completion) and the QP stays in RTS; the next messages arrive whole.
  *    An RDMA READ posted on a UC QP completes with LOC_QP_OP_ERR.
- * 3. With -L N: xib_hca's tx_loss is set to N (one sent packet in N is
+ * 3. With -L N: xib_hca's tx_loss (debugfs) is set to N (one sent packet in N is
  *    lost) and MSGS messages (default 300) of 1 to 4 packets, SENDs,
  *    SENDs with immediate and WRITEs with immediate in turn, each
  *    carrying a header with its sequence number, length and payload
@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <unistd.h>
 
 #include "xib_test.h"
@@ -49,7 +50,7 @@
 #define SLOT_SIZE	(64u << 10)
 #define WSLOT_OFF	(4u << 20)	/* WRITE targets in B's buffer */
 #define MR_ACCESS	(XIB_ACCESS_LOCAL_WRITE | XIB_ACCESS_REMOTE_WRITE)
-#define LOSS_PARAM	"/sys/module/xib_hca/parameters/tx_loss"
+#define LOSS_PARAM	"/sys/kernel/debug/xib_hca/tx_loss"
 #define HDR_MAGIC	0x55434d31u	/* "UCM1" */
 
 /*
@@ -102,6 +103,11 @@ static void usage(void)
 static void set_loss(unsigned int n)
 {
 	FILE *f = fopen(LOSS_PARAM, "w");
+
+	/* "ip netns exec" gives us a fresh /sys without debugfs: mount it */
+	if (!f && errno == ENOENT &&
+	    !mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL))
+		f = fopen(LOSS_PARAM, "w");
 
 	if (!f || fprintf(f, "%u\n", n) < 0 || fclose(f))
 		xt_fail("cannot set %s to %u: %s", LOSS_PARAM, n, strerror(errno));

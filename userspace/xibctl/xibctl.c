@@ -13,6 +13,8 @@
  *   xibctl [-j] statistic [show] [dev NAME] [qp N]
  *   xibctl statistic reset [dev NAME]
  *   xibctl [-j] trace NAME [qpn N] [-c COUNT] -w FILE
+ *   xibctl [-j] system [show]
+ *   xibctl system set netns shared|exclusive
  */
 
 #include <errno.h>
@@ -118,8 +120,9 @@ static void usage(FILE *out)
 		"  xibctl statistic [show] [dev NAME] [qp N]\n"
 		"                                 device counters: packets, bytes, drops by\n"
 		"                                 reason, NAKs, retries, completions by\n"
-		"                                 status (see xibctl(8)); with qp N, that\n"
-		"                                 QP's own (retransmits, RNR NAKs)\n"
+		"                                 status, MADs, CM messages (see\n"
+		"                                 xibctl(8)); with qp N, that QP's own\n"
+		"                                 (retransmission counters)\n"
 		"  xibctl statistic reset [dev NAME]\n"
 		"                                 counters start again from zero (all\n"
 		"                                 devices without dev; CAP_NET_ADMIN)\n"
@@ -129,6 +132,13 @@ static void usage(FILE *out)
 		"                                 standard output) until interrupted or\n"
 		"                                 COUNT packets; qpn N: to and from QP N\n"
 		"                                 only (CAP_NET_ADMIN)\n"
+		"  xibctl system [show]           the stack's settings: netns shared\n"
+		"                                 (devices usable from every network\n"
+		"                                 namespace) or exclusive (only from\n"
+		"                                 their interface's)\n"
+		"  xibctl system set netns shared|exclusive\n"
+		"                                 choose it (CAP_NET_ADMIN, from the\n"
+		"                                 initial network namespace)\n"
 		"\n"
 		"Options:\n"
 		"  -j, --json     print JSON\n"
@@ -784,6 +794,88 @@ static int cmd_link_del(struct xibctl *x, int argc, char **argv)
 	return 0;
 }
 
+/* --- system -------------------------------------------------------------- */
+
+static int sys_attr_cb(const struct nlattr *attr, void *data)
+{
+	const struct nlattr **tb = data;
+
+	if (mnl_attr_get_type(attr) != XIB_ATTR_SYS_NETNS_SHARED)
+		return MNL_CB_OK;
+	if (mnl_attr_validate(attr, MNL_TYPE_U8) < 0)
+		return MNL_CB_ERROR;
+	tb[XIB_ATTR_SYS_NETNS_SHARED] = attr;
+	return MNL_CB_OK;
+}
+
+/* "netns shared" (rdma system show's words) or {"netns":"shared"}. */
+static int sys_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[XIB_ATTR_MAX + 1] = { 0 };
+	struct xibctl *x = data;
+	const char *mode;
+
+	if (mnl_attr_parse(nlh, sizeof(struct genlmsghdr), sys_attr_cb, tb) < 0 ||
+	    !tb[XIB_ATTR_SYS_NETNS_SHARED]) {
+		errno = EBADMSG;
+		return MNL_CB_ERROR;
+	}
+	mode = mnl_attr_get_u8(tb[XIB_ATTR_SYS_NETNS_SHARED]) ? "shared" :
+								 "exclusive";
+	if (x->json)
+		printf("{\"netns\":\"%s\"}\n", mode);
+	else
+		printf("netns %s\n", mode);
+	return MNL_CB_OK;
+}
+
+/* "system [show]" and "system set netns shared|exclusive". */
+static int cmd_system(struct xibctl *x, int argc, char **argv)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh;
+	bool set = argc && !strcmp(argv[0], "set");
+	int shared = -1;
+
+	if (argc && !set && strcmp(argv[0], "show")) {
+		fprintf(stderr, "xibctl: system: unknown command '%s' (show, set)\n",
+			argv[0]);
+		return XIBCTL_EXIT_USAGE;
+	}
+	if (!set && argc > 1) {
+		fprintf(stderr, "xibctl: system show: unknown argument '%s'\n",
+			argv[1]);
+		return XIBCTL_EXIT_USAGE;
+	}
+	if (set) {
+		if (argc != 3 || strcmp(argv[1], "netns")) {
+			fprintf(stderr, "xibctl: system set: usage: system set netns shared|exclusive\n");
+			return XIBCTL_EXIT_USAGE;
+		}
+		if (!strcmp(argv[2], "shared")) {
+			shared = 1;
+		} else if (!strcmp(argv[2], "exclusive")) {
+			shared = 0;
+		} else {
+			fprintf(stderr, "xibctl: system set: invalid netns mode '%s' (shared, exclusive)\n",
+				argv[2]);
+			return XIBCTL_EXIT_USAGE;
+		}
+	}
+	if (xibctl_open(x) < 0)
+		return 1;
+	nlh = xib_genl_put_header(buf, x->family, NLM_F_ACK,
+				  set ? XIB_CMD_SYS_SET : XIB_CMD_SYS_GET,
+				  XIB_GENL_VERSION, ++x->seq);
+	if (set)
+		mnl_attr_put_u8(nlh, XIB_ATTR_SYS_NETNS_SHARED, (uint8_t)shared);
+	if (talk(x, nlh, set ? NULL : sys_cb) < 0) {
+		report(x, set ? "system set" : "system show", "netns");
+		return 1;
+	}
+	return 0;
+}
+
 /* --- res show OBJECT ----------------------------------------------------- */
 
 enum field_kind {
@@ -990,6 +1082,7 @@ static int res_attr_cb(const struct nlattr *attr, void *data)
 	case XIB_ATTR_RES_KERN:
 		break;
 	case XIB_ATTR_DEV_RES:
+	case XIB_ATTR_STATS:
 		if (mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0)
 			return MNL_CB_ERROR;
 		break;
@@ -1093,6 +1186,58 @@ static void print_fields(struct xibctl *x, const struct res_field *f, size_t n,
 			print_field(x, &f[i], tb[f[i].attr]);
 }
 
+static int stat_entry_cb(const struct nlattr *attr, void *data)
+{
+	const struct nlattr **tb = data;
+	int type = mnl_attr_get_type(attr);
+
+	if (type == XIB_ATTR_STAT_NAME) {
+		if (mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) < 0)
+			return MNL_CB_ERROR;
+	} else if (type == XIB_ATTR_STAT_VALUE) {
+		if (mnl_attr_validate(attr, MNL_TYPE_U64) < 0)
+			return MNL_CB_ERROR;
+	} else {
+		return MNL_CB_OK;
+	}
+	tb[type] = attr;
+	return MNL_CB_OK;
+}
+
+/*
+ * The entries of an XIB_ATTR_STATS nest, " name value" each, or in JSON
+ * "name":value each, the first preceded by @first (',' after other keys,
+ * 0 at the start of an object).  -1 with errno EBADMSG on a bad entry.
+ */
+static int print_stats(struct xibctl *x, const struct nlattr *nest, char first)
+{
+	const struct nlattr *entry;
+	char sep = first;
+
+	mnl_attr_for_each_nested(entry, nest) {
+		const struct nlattr *e[XIB_ATTR_MAX + 1] = { 0 };
+
+		if (mnl_attr_get_type(entry) != XIB_ATTR_STAT_ENTRY)
+			continue;
+		if (mnl_attr_parse_nested(entry, stat_entry_cb, e) < 0 ||
+		    !e[XIB_ATTR_STAT_NAME] || !e[XIB_ATTR_STAT_VALUE]) {
+			errno = EBADMSG;
+			return -1;
+		}
+		if (x->json) {
+			if (sep)
+				putchar(sep);
+			sep = ',';
+			json_string(mnl_attr_get_str(e[XIB_ATTR_STAT_NAME]));
+			printf(":%" PRIu64, mnl_attr_get_u64(e[XIB_ATTR_STAT_VALUE]));
+		} else {
+			printf(" %s %" PRIu64, mnl_attr_get_str(e[XIB_ATTR_STAT_NAME]),
+			       mnl_attr_get_u64(e[XIB_ATTR_STAT_VALUE]));
+		}
+	}
+	return 0;
+}
+
 static int res_obj_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct nlattr *tb[XIB_ATTR_MAX + 1] = { 0 };
@@ -1106,16 +1251,6 @@ static int res_obj_cb(const struct nlmsghdr *nlh, void *data)
 		errno = EPROTO;
 		return MNL_CB_ERROR;
 	}
-	if (rf->pid >= 0 && (!tb[XIB_ATTR_RES_PID] ||
-			     mnl_attr_get_u32(tb[XIB_ATTR_RES_PID]) != rf->pid))
-		return MNL_CB_OK;
-	if (rf->type >= 0 && (!tb[XIB_ATTR_RES_QP_TYPE] ||
-			      mnl_attr_get_u8(tb[XIB_ATTR_RES_QP_TYPE]) != rf->type))
-		return MNL_CB_OK;
-	if (rf->state >= 0 && (!tb[XIB_ATTR_RES_QP_STATE] ||
-			       mnl_attr_get_u8(tb[XIB_ATTR_RES_QP_STATE]) != rf->state))
-		return MNL_CB_OK;
-
 	if (x->json) {
 		printf("%s{\"ifindex\":%" PRIu32 ",\"ifname\":", x->shown ? "," : "",
 		       mnl_attr_get_u32(tb[XIB_ATTR_DEV_INDEX]));
@@ -1147,6 +1282,14 @@ static int res_obj_cb(const struct nlmsghdr *nlh, void *data)
 		json_string(comm);
 	} else if (comm) {
 		printf(" comm %s", comm);
+	}
+	if (x->details && tb[XIB_ATTR_STATS]) {
+		/* the object's own counters (QPs): "counters" */
+		printf(x->json ? ",\"counters\":{" : "\n    counters");
+		if (print_stats(x, tb[XIB_ATTR_STATS], 0) < 0)
+			return MNL_CB_ERROR;
+		if (x->json)
+			putchar('}');
 	}
 	printf(x->json ? "}" : "\n");
 	x->shown++;
@@ -1223,8 +1366,15 @@ static int cmd_res_object(struct xibctl *x, const struct res_object *obj,
 				  XIB_GENL_VERSION, ++x->seq);
 	if (rf.dev)
 		mnl_attr_put_strz(nlh, XIB_ATTR_DEV_NAME, rf.dev);
+	/* the kernel applies the filters */
 	if (rf.qpn >= 0)
 		mnl_attr_put_u32(nlh, XIB_ATTR_RES_QPN, (uint32_t)rf.qpn);
+	if (rf.pid >= 0)
+		mnl_attr_put_u32(nlh, XIB_ATTR_RES_PID, (uint32_t)rf.pid);
+	if (rf.type >= 0)
+		mnl_attr_put_u8(nlh, XIB_ATTR_RES_QP_TYPE, (uint8_t)rf.type);
+	if (rf.state >= 0)
+		mnl_attr_put_u8(nlh, XIB_ATTR_RES_QP_STATE, (uint8_t)rf.state);
 	if (x->json)
 		putchar('[');
 	ret = talk(x, nlh, res_obj_cb);
@@ -1243,24 +1393,6 @@ bad_value:
 }
 
 /* --- statistic ------------------------------------------------------------- */
-
-static int stat_entry_cb(const struct nlattr *attr, void *data)
-{
-	const struct nlattr **tb = data;
-	int type = mnl_attr_get_type(attr);
-
-	if (type == XIB_ATTR_STAT_NAME) {
-		if (mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) < 0)
-			return MNL_CB_ERROR;
-	} else if (type == XIB_ATTR_STAT_VALUE) {
-		if (mnl_attr_validate(attr, MNL_TYPE_U64) < 0)
-			return MNL_CB_ERROR;
-	} else {
-		return MNL_CB_OK;
-	}
-	tb[type] = attr;
-	return MNL_CB_OK;
-}
 
 static int stat_attr_cb(const struct nlattr *attr, void *data)
 {
@@ -1292,7 +1424,6 @@ static int stat_attr_cb(const struct nlattr *attr, void *data)
 static int stat_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct nlattr *tb[XIB_ATTR_MAX + 1] = { 0 };
-	const struct nlattr *entry;
 	struct xibctl *x = data;
 
 	if (mnl_attr_parse(nlh, sizeof(struct genlmsghdr), stat_attr_cb, tb) < 0 ||
@@ -1310,25 +1441,8 @@ static int stat_cb(const struct nlmsghdr *nlh, void *data)
 		       tb[XIB_ATTR_PORT_INDEX] ?
 		       mnl_attr_get_u32(tb[XIB_ATTR_PORT_INDEX]) : 1);
 	}
-	mnl_attr_for_each_nested(entry, tb[XIB_ATTR_STATS]) {
-		const struct nlattr *e[XIB_ATTR_MAX + 1] = { 0 };
-
-		if (mnl_attr_get_type(entry) != XIB_ATTR_STAT_ENTRY)
-			continue;
-		if (mnl_attr_parse_nested(entry, stat_entry_cb, e) < 0 ||
-		    !e[XIB_ATTR_STAT_NAME] || !e[XIB_ATTR_STAT_VALUE]) {
-			errno = EBADMSG;
-			return MNL_CB_ERROR;
-		}
-		if (x->json) {
-			putchar(',');
-			json_string(mnl_attr_get_str(e[XIB_ATTR_STAT_NAME]));
-			printf(":%" PRIu64, mnl_attr_get_u64(e[XIB_ATTR_STAT_VALUE]));
-		} else {
-			printf(" %s %" PRIu64, mnl_attr_get_str(e[XIB_ATTR_STAT_NAME]),
-			       mnl_attr_get_u64(e[XIB_ATTR_STAT_VALUE]));
-		}
-	}
+	if (print_stats(x, tb[XIB_ATTR_STATS], ',') < 0)
+		return MNL_CB_ERROR;
 	if (x->json)
 		putchar('}');
 	else
@@ -1808,6 +1922,8 @@ int main(int argc, char **argv)
 		ret = cmd_stat(&x, argc - 1, argv + 1);
 	} else if (is(argv[0], "trace")) {
 		ret = cmd_trace(&x, argc - 1, argv + 1);
+	} else if (is(argv[0], "system") || is(argv[0], "sys")) {
+		ret = cmd_system(&x, argc - 1, argv + 1);
 	} else if (is(argv[0], "link")) {
 		x.links_only = true;
 		if (argc == 1 || is(argv[1], "show"))

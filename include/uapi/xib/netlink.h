@@ -32,7 +32,8 @@
  * XIB_CMD_LINK_ADD
  *	Creates a device of link type XIB_ATTR_LINK_TYPE named
  *	XIB_ATTR_DEV_NAME on top of the network interface XIB_ATTR_NDEV_NAME
- *	of the caller's namespace.  Needs CAP_NET_ADMIN in that namespace.
+ *	of the caller's namespace.  Needs CAP_NET_ADMIN in the initial user
+ *	namespace (not only in a user namespace that owns the caller's).
  *	-EOPNOTSUPP if no driver provides the link type (e.g. xib_hca is not
  *	loaded), -EEXIST if the name is taken, -ENODEV if the interface does
  *	not exist; the driver may refuse with its own errno and an extack
@@ -40,7 +41,8 @@
  *
  * XIB_CMD_LINK_DEL
  *	Removes the device named by XIB_ATTR_DEV_INDEX or XIB_ATTR_DEV_NAME
- *	if it was created by XIB_CMD_LINK_ADD.  Needs CAP_NET_ADMIN.  -ENODEV
+ *	if it was created by XIB_CMD_LINK_ADD.  Needs CAP_NET_ADMIN (initial
+ *	user namespace).  -ENODEV
  *	if no such device, -EOPNOTSUPP if it was not created as a link.
  *
  * XIB_CMD_PORT_GET
@@ -65,8 +67,12 @@
  *	to any number of objects; objects created or destroyed during a dump
  *	may or may not appear.  Optional request attributes narrow it:
  *	XIB_ATTR_DEV_INDEX and/or XIB_ATTR_DEV_NAME (one device; -ENODEV if
- *	there is no such device in the caller's namespace) and, for QPs,
- *	XIB_ATTR_RES_QPN (that QP only).  Any other attribute is refused.
+ *	there is no such device in the caller's namespace), XIB_ATTR_RES_PID
+ *	(objects of user contexts opened by that process, in the caller's
+ *	pid namespace) and, for QPs only (-EINVAL for other dumps),
+ *	XIB_ATTR_RES_QPN (that QP only), XIB_ATTR_RES_QP_TYPE (u8: 2 RC, 3
+ *	UC, 4 UD) and XIB_ATTR_RES_QP_STATE (u8, enum xib_qp_state).  The
+ *	kernel applies them all.  Any other attribute is refused.
  *	Visibility: a caller without CAP_NET_ADMIN sees only the objects of
  *	user contexts opened by its own effective uid; nobody sees objects
  *	whose owner is outside the caller's pid namespace; objects of the
@@ -86,7 +92,9 @@
  *	XIB_ATTR_RES_SQ_PSN (next PSN sent), XIB_ATTR_RES_RQ_PSN (next PSN
  *	expected), XIB_ATTR_RES_SQ_WRS and XIB_ATTR_RES_RQ_WRS (work
  *	requests posted and not completed), XIB_ATTR_RES_RETRANSMITS and
- *	XIB_ATTR_RES_RNR_NAKS (since creation).
+ *	XIB_ATTR_RES_RNR_NAKS (since creation), and XIB_ATTR_STATS: the
+ *	QP's own counters since creation, entries as XIB_CMD_STAT_GET's
+ *	(xib_hca's are listed in Documentation/counters.rst).
  *	CQ: XIB_ATTR_RES_CQN, XIB_ATTR_RES_CQE (depth), XIB_ATTR_RES_USERS
  *	(QPs using it) and, from the driver, XIB_ATTR_RES_CQ_FILL
  *	(completions not yet polled).
@@ -109,12 +117,13 @@
  *	device of the caller's namespace, in index order.  Reply:
  *	XIB_ATTR_DEV_INDEX, XIB_ATTR_DEV_NAME, XIB_ATTR_PORT_INDEX (1) and
  *	XIB_ATTR_STATS: a nest of XIB_ATTR_STAT_ENTRY nests, one per counter
- *	in the driver's order, each with XIB_ATTR_STAT_NAME (the counter's
+ *	(the driver's, in its order, then xib_core's own for the device:
+ *	the MAD layer's and the IB CM's), each with XIB_ATTR_STAT_NAME (the counter's
  *	name: lower case letters, digits and '_'; a name keeps its meaning
  *	for ever, new counters are only added) and XIB_ATTR_STAT_VALUE (u64:
  *	the count since the device was created or since the last
- *	XIB_CMD_STAT_RESET).  A device whose driver keeps no counters has an
- *	empty nest.  The counters of xib_hca are listed in
+ *	XIB_CMD_STAT_RESET).  A device whose driver keeps no counters has
+ *	only the core's.  The counters are listed in
  *	Documentation/counters.rst.  No privilege is needed.
  *
  * XIB_CMD_STAT_RESET
@@ -137,6 +146,22 @@
  *	it would carry).  Messages the listener's socket has no room for are
  *	lost (the reader sees ENOBUFS).  Nothing is built while nobody
  *	listens.
+ *
+ * XIB_CMD_SYS_GET
+ *	doit: the settings of the whole xib stack.  Reply:
+ *	XIB_ATTR_SYS_NETNS_SHARED: 1 if every device may be used (its
+ *	/dev/xib/uverbsN opened) from every network namespace, 0 if only
+ *	from the namespace of the device's interface (open fails with
+ *	EPERM elsewhere).  Device lists (XIB_CMD_DEV_GET, and so
+ *	libibverbs') always show a namespace its own devices only.  No
+ *	privilege is needed.
+ *
+ * XIB_CMD_SYS_SET
+ *	doit: XIB_ATTR_SYS_NETNS_SHARED (0 or 1) sets the mode; later opens
+ *	follow it, contexts already open stay.  Needs CAP_NET_ADMIN in the
+ *	initial user namespace and a socket of the initial network
+ *	namespace (-EPERM otherwise).  The module parameter netns_shared of
+ *	xib_core gives the mode at load (default 1, as ib_core's).
  *
  * Every command refuses unknown attributes (strict validation).
  */
@@ -163,6 +188,8 @@ enum xib_nl_cmd {
 	XIB_CMD_STAT_GET,
 	XIB_CMD_STAT_RESET,
 	XIB_CMD_TRACE_PKT,
+	XIB_CMD_SYS_GET,
+	XIB_CMD_SYS_SET,
 
 	__XIB_CMD_MAX,
 	XIB_CMD_MAX = __XIB_CMD_MAX - 1
@@ -198,14 +225,14 @@ enum xib_nl_attr {
 	XIB_ATTR_RES_CM_ID,		/* u32, RDMA CM ids bound to the device */
 	XIB_ATTR_RES_MAD_SEND,		/* u32, MAD sends not yet completed */
 	/* Resource dumps (XIB_CMD_RES_*_GET); see above. */
-	XIB_ATTR_RES_PID,		/* u32, owner's tgid (caller's pid ns) */
+	XIB_ATTR_RES_PID,		/* u32, owner's tgid (caller's pid ns); filter */
 	XIB_ATTR_RES_COMM,		/* string, owner's command name */
 	XIB_ATTR_RES_UID,		/* u32, owner's effective uid */
 	XIB_ATTR_RES_KERN,		/* flag: owned by the kernel */
 	XIB_ATTR_RES_CTX_ID,		/* u32, the owning user context */
 	XIB_ATTR_RES_QPN,		/* u32; also a QP dump filter */
-	XIB_ATTR_RES_QP_TYPE,		/* u8, enum xib_qp_type */
-	XIB_ATTR_RES_QP_STATE,		/* u8, enum xib_qp_state */
+	XIB_ATTR_RES_QP_TYPE,		/* u8, enum xib_qp_type; filter */
+	XIB_ATTR_RES_QP_STATE,		/* u8, enum xib_qp_state; filter */
 	XIB_ATTR_RES_DEST_QPN,		/* u32 */
 	XIB_ATTR_RES_SQ_PSN,		/* u32 */
 	XIB_ATTR_RES_RQ_PSN,		/* u32 */
@@ -231,7 +258,7 @@ enum xib_nl_attr {
 	XIB_ATTR_RES_AHN,		/* u32 */
 	XIB_ATTR_RES_DGID,		/* binary, 16 bytes, network order */
 	/* Counters (XIB_CMD_STAT_GET); see above. */
-	XIB_ATTR_STATS,			/* nest of XIB_ATTR_STAT_ENTRY */
+	XIB_ATTR_STATS,			/* nest of XIB_ATTR_STAT_ENTRY (also QPs) */
 	XIB_ATTR_STAT_ENTRY,		/* nest */
 	XIB_ATTR_STAT_NAME,		/* string */
 	XIB_ATTR_STAT_VALUE,		/* u64 */
@@ -239,6 +266,8 @@ enum xib_nl_attr {
 	XIB_ATTR_TRACE_DIR,		/* u8, enum xib_trace_dir */
 	XIB_ATTR_TRACE_TIME,		/* u64, ns since the epoch */
 	XIB_ATTR_TRACE_PKT,		/* binary: IP header to ICRC */
+	/* System settings (XIB_CMD_SYS_GET, XIB_CMD_SYS_SET); see above. */
+	XIB_ATTR_SYS_NETNS_SHARED,	/* u8: 1 shared, 0 exclusive */
 
 	__XIB_ATTR_MAX,
 	XIB_ATTR_MAX = __XIB_ATTR_MAX - 1

@@ -97,6 +97,26 @@ CASES
 	[[ "$output" == *"xibctl statistic [show] [dev NAME] [qp N]"* ]]
 	[[ "$output" == *"xibctl statistic reset [dev NAME]"* ]]
 	[[ "$output" == *"xibctl trace NAME [qpn N] [-c COUNT] -w FILE"* ]]
+	[[ "$output" == *"xibctl system [show]"* ]]
+	[[ "$output" == *"xibctl system set netns shared|exclusive"* ]]
+}
+
+@test "system: a bad argument is one line naming it, exit 2" {
+	local args
+	while IFS='|' read -r args want; do
+		# shellcheck disable=SC2086
+		run "$XIBCTL" system $args
+		[ "$status" -eq 2 ] || { echo "$args: status $status"; return 1; }
+		[ "${#lines[@]}" -eq 1 ] || { echo "$args: $output"; return 1; }
+		[[ "$output" == *"$want"* ]] || { echo "$args: $output"; return 1; }
+	done <<'CASES'
+frob|system: unknown command 'frob'
+show netns|system show: unknown argument 'netns'
+set|usage: system set netns shared|exclusive
+set netns|usage: system set netns shared|exclusive
+set mtu 9000|usage: system set netns shared|exclusive
+set netns open|invalid netns mode 'open'
+CASES
 }
 
 @test "trace: a bad argument is one line naming it, exit 2" {
@@ -161,5 +181,9 @@ complete_words() {
 	complete_words res show qp state R
 	[ "$(echo $output)" = "RESET RTR RTS" ]
 	complete_words statistic show dev ""
+	[ "$(echo $output)" = "xib0 xib1" ]
+	complete_words system set netns ""
+	[ "$(echo $output)" = "shared exclusive" ]
+	complete_words trace ""
 	[ "$(echo $output)" = "xib0 xib1" ]
 }
