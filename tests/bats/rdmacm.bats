@@ -348,7 +348,9 @@ mads_are_cm() {
 	local out=$BATS_TEST_TMPDIR/server.out cli
 	xib_bg xibB "$out" "$XR" "$CL" hold $B 7474
 	wait_cm_listen "$bg_pid" 30
-	inA "$XR" "$CL" wait-disconnect $B 7474 30 >"$BATS_TEST_TMPDIR/client.out" 2>&1 &
+	# not through inA: $! must be the client itself (ip netns exec and
+	# xib-run exec it), not a subshell that kill -9 would kill instead
+	ip netns exec xibA "$XR" "$CL" wait-disconnect $B 7474 30 >"$BATS_TEST_TMPDIR/client.out" 2>&1 &
 	cli=$!
 	wait_line "$out" ESTABLISHED 30
 	[ "$(res_count xibA xib0 cm_id)" -eq 1 ]
