@@ -297,6 +297,51 @@ void xib_mcast_detach_all(struct xib_qp *qp)
 }
 
 /**
+ * xib_mcast_ip_join() - receive a multicast group with no QP attached yet
+ * @dev: the device
+ * @mgid: the group's MGID, a multicast GID
+ *
+ * For the RDMA CM's joins (rdma_join_multicast): the device's interface
+ * joins the group's IP group (IGMP/MLD) through the same driver call as
+ * the first attach of a QP; the IP layer counts memberships, so each
+ * successful call is undone by one xib_mcast_ip_leave().  The group's
+ * QPs still come and go with xib_attach_mcast() and xib_detach_mcast().
+ *
+ * Context: process context; takes the device's mcast_lock.
+ * Return: 0; -EINVAL if @mgid is not multicast; -EOPNOTSUPP if the device
+ * has no multicast; or the driver's error.
+ */
+int xib_mcast_ip_join(struct xib_device *dev, const u8 *mgid)
+{
+	int ret;
+
+	if (!dev->ops->mcast_join)
+		return -EOPNOTSUPP;
+	if (!xib_gid_is_mcast(mgid))
+		return -EINVAL;
+	mutex_lock(&dev->mcast_lock);
+	ret = dev->ops->mcast_join(dev, mgid);
+	mutex_unlock(&dev->mcast_lock);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(xib_mcast_ip_join);
+
+/**
+ * xib_mcast_ip_leave() - undo one xib_mcast_ip_join()
+ * @dev: the device
+ * @mgid: the MGID joined
+ *
+ * Context: process context; takes the device's mcast_lock.
+ */
+void xib_mcast_ip_leave(struct xib_device *dev, const u8 *mgid)
+{
+	mutex_lock(&dev->mcast_lock);
+	dev->ops->mcast_leave(dev, mgid);
+	mutex_unlock(&dev->mcast_lock);
+}
+EXPORT_SYMBOL_GPL(xib_mcast_ip_leave);
+
+/**
  * xib_mcast_get_qps() - the QPs of a device attached to a group
  * @dev: the device
  * @mgid: the group's MGID

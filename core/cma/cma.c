@@ -39,7 +39,7 @@
 #define XIB_CMA_MAX_CM_RETRIES		15
 #define XIB_CMA_PACKET_LIFETIME		16
 #define XIB_CMA_DEFAULT_ACK_TIMEOUT	14
-#define XIB_CMA_UDP_QKEY		0x01234567
+#define XIB_CMA_MC_HOP_LIMIT		64	/* IPV6_DEFAULT_HOPLIMIT */
 #define XIB_CMA_SIDR_TIMEOUT_MS		1000
 #define XIB_CMA_SIDR_RETRIES		3
 
@@ -85,6 +85,9 @@
  * @bound: on xib_cma_binds (under xib_cma_bind_lock)
  * @bind_list: on xib_cma_binds
  * @listening: in xib_cma_binds, this id accepts requests
+ * @mc_list: the multicast groups joined (struct xib_cma_mc.list);
+ *	changed with both @handler_mutex and @lock held, so either keeps
+ *	it stable
  */
 struct xib_cma_priv {
 	struct xib_cma_id id;
@@ -123,6 +126,27 @@ struct xib_cma_priv {
 	bool bound;
 	struct list_head bind_list;
 	bool listening;
+
+	struct list_head mc_list;
+};
+
+/**
+ * struct xib_cma_mc - a multicast group an id joined
+ * @list: on the id's @mc_list
+ * @addr: the group's IP address, as joined
+ * @mgid: its MGID (IPv4-mapped for IPv4, the IPv6 address as is)
+ * @context: the consumer's, echoed in the group's events
+ * @ip_dev: the device whose interface holds the IP group for us (one
+ *	xib_mcast_ip_join(), and a reference), or NULL: a send-only join,
+ *	or the device went away.  Changed under the id's handler_mutex
+ *	while @list is on the id, by whoever took it off after.
+ */
+struct xib_cma_mc {
+	struct list_head list;
+	struct sockaddr_storage addr;
+	u8 mgid[16];
+	void *context;
+	struct xib_device *ip_dev;
 };
 
 /* The bound ids of every namespace and port space. */
@@ -421,6 +445,7 @@ static void xib_cma_release_port(struct xib_cma_priv *p)
 /* --- ids ----------------------------------------------------------------- */
 
 static void xib_cma_work(struct work_struct *work);
+static void xib_cma_mc_free_all(struct list_head *mcs);
 
 static struct xib_cma_priv *xib_cma_alloc(struct net *net,
 					  xib_cma_handler handler,
@@ -443,6 +468,7 @@ static struct xib_cma_priv *xib_cma_alloc(struct net *net,
 	p->state = XIB_CMA_IDLE;
 	INIT_LIST_HEAD(&p->dev_list);
 	INIT_LIST_HEAD(&p->bind_list);
+	INIT_LIST_HEAD(&p->mc_list);
 	atomic_set(&p->pending, 0);
 	p->ack_timeout = XIB_CMA_DEFAULT_ACK_TIMEOUT;
 	INIT_DELAYED_WORK(&p->work, xib_cma_work);
@@ -503,19 +529,22 @@ static void xib_cma_unpend(struct xib_cma_priv *p)
  * @id: the id; not from its own handler
  *
  * Ends the connection as the state requires (the IB CM sends REJ or
- * DREQ), releases the port, and returns once the handler is not running
- * and will not be called again.
+ * DREQ), leaves the multicast groups, releases the port, and returns
+ * once the handler is not running and will not be called again.
  */
 void xib_cma_destroy_id(struct xib_cma_id *id)
 {
 	struct xib_cma_priv *p = to_priv(id);
 	struct xib_cm_id *cm_id;
+	LIST_HEAD(mcs);
 
 	mutex_lock(&p->handler_mutex);
 	mutex_lock(&p->lock);
 	xib_cma_move(p, XIB_CMA_OP_DESTROY);
+	list_splice_init(&p->mc_list, &mcs);
 	mutex_unlock(&p->lock);
 	mutex_unlock(&p->handler_mutex);
+	xib_cma_mc_free_all(&mcs);
 
 	/* The work sees DESTROYING and stops. */
 	cancel_delayed_work_sync(&p->work);
@@ -835,9 +864,10 @@ static void xib_cma_addr_work(struct xib_cma_priv *p)
 	if (ret) {
 		/*
 		 * Back to bound; an id bound to the wildcard address gets it
-		 * back and forgets the device.
+		 * back and forgets the device, unless it holds multicast
+		 * groups there.
 		 */
-		if (p->bound_any) {
+		if (p->bound_any && list_empty(&p->mc_list)) {
 			struct sockaddr_storage any = {
 				.ss_family = p->src.ss_family,
 			};
@@ -1771,14 +1801,222 @@ int xib_cma_query(struct xib_cma_id *id, struct xib_cma_info *info)
 }
 EXPORT_SYMBOL_GPL(xib_cma_query);
 
+/* --- multicast (RoCE: IP multicast groups) ----------------------------- */
+
+/*
+ * The MGID of the group @ss names, as the Linux RDMA CM derives it on
+ * RoCEv2: an IPv4 group IPv4-mapped (::ffff:a.b.c.d), an IPv6 group as
+ * it is.  -EINVAL unless the address is an IP multicast address
+ * (224.0.0.0/4, ff00::/8).
+ */
+static int xib_cma_mgid(const struct sockaddr_storage *ss, u8 mgid[16])
+{
+	if (ss->ss_family == AF_INET) {
+		if (!ipv4_is_multicast(((const struct sockaddr_in *)ss)->sin_addr.s_addr))
+			return -EINVAL;
+	} else if (!ipv6_addr_is_multicast(&((const struct sockaddr_in6 *)ss)->sin6_addr)) {
+		return -EINVAL;
+	}
+	xib_cma_ip_gid(ss, mgid);
+	return 0;
+}
+
+static struct xib_cma_mc *xib_cma_mc_find(struct xib_cma_priv *p,
+					  const struct sockaddr_storage *addr)
+{
+	struct xib_cma_mc *mc;
+
+	lockdep_assert_held(&p->lock);
+	list_for_each_entry(mc, &p->mc_list, list)
+		if (mc->addr.ss_family == addr->ss_family &&
+		    xib_cma_addr_eq(&mc->addr, addr))
+			return mc;
+	return NULL;
+}
+
+/* The interface stops holding the group for @mc. */
+static void xib_cma_mc_ip_leave(struct xib_cma_mc *mc)
+{
+	if (!mc->ip_dev)
+		return;
+	xib_mcast_ip_leave(mc->ip_dev, mc->mgid);
+	xib_device_put(mc->ip_dev);
+	mc->ip_dev = NULL;
+}
+
+/* Leave and free the groups on @mcs, taken off their id. */
+static void xib_cma_mc_free_all(struct list_head *mcs)
+{
+	struct xib_cma_mc *mc, *tmp;
+
+	list_for_each_entry_safe(mc, tmp, mcs, list) {
+		list_del(&mc->list);
+		xib_cma_mc_ip_leave(mc);
+		kfree(mc);
+	}
+}
+
+/**
+ * xib_cma_join_multicast() - join an IP multicast group
+ * @id: a UD id (UDP or IPoIB port space), bound to a specific address
+ *	or with its address resolved, so that it has a device
+ * @addr: the group: an IPv4 or IPv6 multicast address of the id's
+ *	family
+ * @join_flags: XIB_CMA_JOIN_FULLMEMBER: the id's interface joins the IP
+ *	group (IGMP/MLD), so the device receives it;
+ *	XIB_CMA_JOIN_SENDONLY_FULLMEMBER: only sends to it (no IP join)
+ * @context: the consumer's, in the group's events
+ *
+ * As the Linux RDMA CM does on RoCE, there is no SA: the join is
+ * complete at once.  Its MULTICAST_JOIN event (struct xib_cma_event says
+ * what it carries) is delivered before this returns; attaching a QP to
+ * the MGID (xib_attach_mcast()) is the consumer's business.  If the
+ * device goes away, each group gets MULTICAST_ERROR (-ENODEV) before
+ * the id's DEVICE_REMOVAL.
+ *
+ * Context: process context, not from the id's handler.
+ * Return: 0; -EAFNOSUPPORT; -EINVAL (not a UD id, the id has no device
+ * or is in another state, unknown flags, a family other than the id's,
+ * not a multicast address); -EADDRINUSE (the id joined @addr already);
+ * -ENOMEM; or the device's error joining the IP group.
+ */
+int xib_cma_join_multicast(struct xib_cma_id *id, const struct sockaddr *addr,
+			   u32 join_flags, void *context)
+{
+	struct xib_cma_event ev = { .event = XIB_CMA_EVENT_MULTICAST_JOIN };
+	struct xib_cma_priv *p = to_priv(id);
+	struct xib_device *xdev;
+	struct xib_cma_mc *mc;
+	u8 sgid[16];
+	int ret, idx;
+
+	if (!xib_cma_addr_ok(addr))
+		return -EAFNOSUPPORT;
+	if (join_flags > XIB_CMA_JOIN_SENDONLY_FULLMEMBER ||
+	    id->qp_type != XIB_QPT_UD)
+		return -EINVAL;
+	mc = kzalloc(sizeof(*mc), GFP_KERNEL_ACCOUNT);
+	if (!mc)
+		return -ENOMEM;
+	memcpy(&mc->addr, addr, xib_cma_addr_len(addr->sa_family));
+	mc->context = context;
+	ret = xib_cma_mgid(&mc->addr, mc->mgid);
+	if (ret)
+		goto err_free;
+
+	mutex_lock(&p->handler_mutex);
+	mutex_lock(&p->lock);
+	ret = xib_cma_check(p, XIB_CMA_OP_JOIN_MCAST);
+	if (!ret && (!p->cdev || p->src.ss_family != addr->sa_family))
+		ret = -EINVAL;
+	if (!ret && xib_cma_mc_find(p, &mc->addr))
+		ret = -EADDRINUSE;
+	if (ret)
+		goto err_unlock;
+	xdev = p->cdev->xdev;
+	xib_cma_ip_gid(&p->src, sgid);
+	idx = xib_cma_gid_index(xdev, p->port_num, sgid);
+	if (idx < 0) {
+		ret = idx;
+		goto err_unlock;
+	}
+	if (join_flags == XIB_CMA_JOIN_FULLMEMBER) {
+		ret = xib_mcast_ip_join(xdev, mc->mgid);
+		if (ret)
+			goto err_unlock;
+		xib_device_get(xdev);
+		mc->ip_dev = xdev;
+	}
+	list_add_tail(&mc->list, &p->mc_list);
+
+	memcpy(ev.ah_attr.dgid, mc->mgid, 16);
+	ev.ah_attr.sgid_index = idx;
+	ev.ah_attr.hop_limit = XIB_CMA_MC_HOP_LIMIT;
+	ev.ah_attr.traffic_class = p->tos;
+	ev.ah_attr.port_num = p->port_num;
+	ev.ah_attr.is_global = 1;
+	ev.ud_qp_num = 0xffffff;
+	ev.ud_qkey = XIB_CMA_UDP_QKEY;
+	ev.mc_context = context;
+	mutex_unlock(&p->lock);
+	xib_cma_deliver(p, &ev);
+	mutex_unlock(&p->handler_mutex);
+	return 0;
+
+err_unlock:
+	mutex_unlock(&p->lock);
+	mutex_unlock(&p->handler_mutex);
+err_free:
+	kfree(mc);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(xib_cma_join_multicast);
+
+/**
+ * xib_cma_leave_multicast() - leave a group xib_cma_join_multicast() joined
+ * @id: the id
+ * @addr: the group's address, as joined
+ *
+ * No event of the group is delivered once this returns.
+ *
+ * Context: process context, not from the id's handler.
+ * Return: 0, -EAFNOSUPPORT, or -EADDRNOTAVAIL if @id did not join @addr.
+ */
+int xib_cma_leave_multicast(struct xib_cma_id *id, const struct sockaddr *addr)
+{
+	struct xib_cma_priv *p = to_priv(id);
+	struct sockaddr_storage ss = {};
+	struct xib_cma_mc *mc;
+
+	if (!xib_cma_addr_ok(addr))
+		return -EAFNOSUPPORT;
+	memcpy(&ss, addr, xib_cma_addr_len(addr->sa_family));
+	mutex_lock(&p->handler_mutex);
+	mutex_lock(&p->lock);
+	mc = xib_cma_mc_find(p, &ss);
+	if (mc)
+		list_del(&mc->list);
+	mutex_unlock(&p->lock);
+	mutex_unlock(&p->handler_mutex);
+	if (!mc)
+		return -EADDRNOTAVAIL;
+	xib_cma_mc_ip_leave(mc);
+	kfree(mc);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(xib_cma_leave_multicast);
+
+/*
+ * The device of @p's groups goes away: each group gets MULTICAST_ERROR
+ * and the interface stops holding it (the group stays on the id until
+ * left or destroyed, as in Linux).
+ */
+static void xib_cma_mc_device_gone(struct xib_cma_priv *p)
+{
+	struct xib_cma_event ev = {
+		.event = XIB_CMA_EVENT_MULTICAST_ERROR,
+		.status = -ENODEV,
+	};
+	struct xib_cma_mc *mc;
+
+	lockdep_assert_held(&p->handler_mutex);
+	/* @mc_list is stable under handler_mutex */
+	list_for_each_entry(mc, &p->mc_list, list) {
+		xib_cma_mc_ip_leave(mc);
+		ev.mc_context = mc->context;
+		xib_cma_deliver(p, &ev);
+	}
+}
+
 /* --- device removal ------------------------------------------------------ */
 
 /**
  * xib_cma_device_removed() - detach every id from a departing device
  * @cdev: the device, already off xib_cma_devices
  *
- * Each id gets DEVICE_REMOVAL and is left in that state (only destroy
- * remains); its IB CM id is destroyed.
+ * Each id gets MULTICAST_ERROR for each group it joined, then
+ * DEVICE_REMOVAL, and is left in that state (only destroy remains); its
+ * IB CM id is destroyed.
  */
 void xib_cma_device_removed(struct xib_cma_device *cdev)
 {
@@ -1801,6 +2039,7 @@ void xib_cma_device_removed(struct xib_cma_device *cdev)
 		if (p->cdev == cdev)
 			xib_cma_detach(p);
 		mutex_unlock(&p->lock);
+		xib_cma_mc_device_gone(p);
 		if (tell)
 			xib_cma_deliver(p, &ev);
 		mutex_unlock(&p->handler_mutex);

@@ -593,35 +593,132 @@ static int xib_ucma_set_option(struct xib_ucma_file *file, void *buf,
 	return ret;
 }
 
-/* Multicast is not part of xib's RDMA CM yet (Documentation/rdma-cm.rst). */
-static int xib_ucma_join_mcast(struct xib_ucma_file *file, void *buf,
-			       void __user *uarg)
-{
-	struct xib_ucma_join_mcast *cmd = buf;
-	struct sockaddr_storage ss;
-	struct xib_ucma_ctx *ctx;
-	int ret;
-
-	if (cmd->mc_id || cmd->reserved || cmd->join_flags > 1)
-		return -EINVAL;
-	ret = xib_ucma_sockaddr(&cmd->addr, &ss, false);
-	if (ret)
-		return ret;
-	ctx = xib_ucma_get(file, cmd->id);
-	if (IS_ERR(ctx))
-		return PTR_ERR(ctx);
-	xib_ucma_ctx_put(ctx);
-	return -EOPNOTSUPP;
-}
-
+/*
+ * LEAVE_MCAST: the membership is taken out of the table and its id's
+ * list under its file's mutex (so that a membership of another channel's
+ * id is never found), its group left, its unread events dropped.
+ */
 static int xib_ucma_leave_mcast(struct xib_ucma_file *file, void *buf,
 				void __user *uarg)
 {
 	struct xib_ucma_leave_mcast *cmd = buf;
+	struct xib_ucma_ctx *ctx = NULL;
+	struct xib_ucma_mc *mc;
+	int ret;
 
 	if (cmd->events_reported)
 		return -EINVAL;
-	return -ENOENT;		/* there are no memberships */
+	mutex_lock(&file->mutex);
+	xa_lock(&xib_ucma_mcs);
+	mc = xa_load(&xib_ucma_mcs, cmd->mc_id);
+	/* the id cannot be freed while its membership is in the table */
+	if (mc && mc->ctx->file == file && mc->ctx->visible) {
+		__xa_erase(&xib_ucma_mcs, cmd->mc_id);
+		ctx = mc->ctx;
+	}
+	xa_unlock(&xib_ucma_mcs);
+	if (ctx) {
+		list_del_init(&mc->list);
+		ctx->nr_mcs--;
+		refcount_inc(&ctx->ref);
+	}
+	mutex_unlock(&file->mutex);
+	if (!ctx)
+		return -ENOENT;
+
+	ret = xib_cma_leave_multicast(ctx->cm_id, (struct sockaddr *)&mc->addr);
+	WARN_ON_ONCE(ret);
+	cmd->events_reported = xib_ucma_mc_unqueue(mc);
+	xib_ucma_ctx_put(ctx);
+	kfree(mc);
+	return 0;
+}
+
+/*
+ * JOIN_MCAST: the membership gets its handle before xib_cma joins (the
+ * join's event, queued meanwhile, names it) but can be found by it only
+ * once joined; the structure is copied out here, so that a failed copy
+ * leaves the group again and the command changes nothing.
+ */
+static int xib_ucma_join_mcast(struct xib_ucma_file *file, void *buf,
+			       void __user *uarg)
+{
+	struct xib_ucma_join_mcast *cmd = buf;
+	struct xib_ucma_file *f;
+	struct xib_ucma_ctx *ctx;
+	struct xib_ucma_mc *mc;
+	int ret;
+
+	if (cmd->mc_id || cmd->reserved ||
+	    cmd->join_flags > XIB_CMA_JOIN_SENDONLY_FULLMEMBER)
+		return -EINVAL;
+	mc = kzalloc(sizeof(*mc), GFP_KERNEL_ACCOUNT);
+	if (!mc)
+		return -ENOMEM;
+	INIT_LIST_HEAD(&mc->list);
+	mc->uid = cmd->uid;
+	ret = xib_ucma_sockaddr(&cmd->addr, &mc->addr, false);
+	if (ret)
+		goto err_free;
+	ctx = xib_ucma_get(file, cmd->id);
+	if (IS_ERR(ctx)) {
+		ret = PTR_ERR(ctx);
+		goto err_free;
+	}
+	mc->ctx = ctx;
+
+	/* Reserve the id's place under the limit and a handle. */
+	mutex_lock(&file->mutex);
+	if (ctx->nr_mcs >= READ_ONCE(xib_ucma_max_mcs)) {
+		mutex_unlock(&file->mutex);
+		ret = -ENOMEM;
+		goto err_put;
+	}
+	ctx->nr_mcs++;
+	mutex_unlock(&file->mutex);
+	ret = xa_alloc(&xib_ucma_mcs, &mc->handle, NULL, xa_limit_31b,
+		       GFP_KERNEL_ACCOUNT);
+	if (ret)
+		goto err_unreserve;
+
+	ret = xib_ucma_room(file) ?
+		xib_cma_join_multicast(ctx->cm_id,
+				       (struct sockaddr *)&mc->addr,
+				       cmd->join_flags, mc) : -ENOMEM;
+	if (ret)
+		goto err_erase;
+
+	/* Joined: LEAVE_MCAST and the id's destroy find it from now on. */
+	down_read(&xib_ucma_move_rwsem);
+	f = ctx->file;
+	mutex_lock(&f->mutex);
+	xa_store(&xib_ucma_mcs, mc->handle, mc, GFP_KERNEL);
+	list_add_tail(&mc->list, &ctx->mcs);
+	mutex_unlock(&f->mutex);
+	up_read(&xib_ucma_move_rwsem);
+	xib_ucma_ctx_put(ctx);
+
+	cmd->mc_id = mc->handle;
+	if (copy_to_user(uarg, cmd, sizeof(*cmd))) {
+		struct xib_ucma_leave_mcast leave = { .mc_id = mc->handle };
+
+		/* nobody learnt of the membership: it goes again */
+		xib_ucma_leave_mcast(file, &leave, NULL);
+		return -EFAULT;
+	}
+	return 0;
+
+err_erase:
+	xa_erase(&xib_ucma_mcs, mc->handle);
+err_unreserve:
+	mutex_lock(&file->mutex);
+	ctx->nr_mcs--;
+	mutex_unlock(&file->mutex);
+err_put:
+	xib_ucma_ctx_put(ctx);
+err_free:
+	kfree(mc);
+	return ret;
 }
 
 /* Both files' mutexes, the lower address first. */
@@ -790,7 +887,7 @@ static const struct xib_ucma_cmd xib_ucma_cmds[] = {
 	XIB_UCMA_CMD(INIT_QP_ATTR, xib_ucma_init_qp_attr, true),
 	XIB_UCMA_CMD(NOTIFY, xib_ucma_notify, false),
 	XIB_UCMA_CMD(SET_OPTION, xib_ucma_set_option, false),
-	XIB_UCMA_CMD(JOIN_MCAST, xib_ucma_join_mcast, true),
+	XIB_UCMA_CMD(JOIN_MCAST, xib_ucma_join_mcast, false),
 	XIB_UCMA_CMD(LEAVE_MCAST, xib_ucma_leave_mcast, true),
 	XIB_UCMA_CMD(MIGRATE_ID, xib_ucma_migrate_id, true),
 };

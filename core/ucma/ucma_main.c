@@ -35,6 +35,14 @@ module_param_named(max_events_per_file, xib_ucma_max_events, uint, 0644);
 MODULE_PARM_DESC(max_events_per_file,
 		 "Queued events beyond which commands that start an operation fail with ENOMEM and connection requests are refused (4096)");
 
+unsigned int xib_ucma_max_mcs = 64;
+module_param_named(max_mcast_per_id, xib_ucma_max_mcs, uint, 0644);
+MODULE_PARM_DESC(max_mcast_per_id,
+		 "Multicast groups one RDMA CM id may join (JOIN_MCAST beyond: ENOMEM) (64)");
+
+/* Every multicast membership, by handle (struct xib_ucma_mc). */
+DEFINE_XARRAY_ALLOC(xib_ucma_mcs);
+
 /* Queueing an event (read) against MIGRATE_ID moving ids (write). */
 DECLARE_RWSEM(xib_ucma_move_rwsem);
 
@@ -70,6 +78,7 @@ struct xib_ucma_ctx *xib_ucma_ctx_alloc(void)
 	if (!ctx)
 		return NULL;
 	INIT_LIST_HEAD(&ctx->list);
+	INIT_LIST_HEAD(&ctx->mcs);
 	refcount_set(&ctx->ref, 1);
 	init_completion(&ctx->unused);
 	return ctx;
@@ -103,7 +112,8 @@ static void xib_ucma_unqueue(struct xib_ucma_file *file,
  * @ctx: the id, already out of its file's @handles (or never in them)
  *
  * Waits for the commands using the id, destroys the RDMA CM id (after
- * which its handler is not called again), drops the id's unread events
+ * which its handler is not called again; it leaves the id's multicast
+ * groups), frees the memberships, drops the id's unread events
  * and destroys the new ids of the unread connection requests it got as a
  * listener (user space never learnt of them).  Frees @ctx.
  *
@@ -113,6 +123,7 @@ u32 xib_ucma_ctx_destroy(struct xib_ucma_ctx *ctx)
 {
 	struct xib_ucma_kevent *e, *tmp;
 	struct xib_ucma_ctx *c, *ctmp;
+	struct xib_ucma_mc *mc, *mtmp;
 	struct xib_ucma_file *file;
 	LIST_HEAD(orphans);
 	u32 reported;
@@ -135,6 +146,12 @@ u32 xib_ucma_ctx_destroy(struct xib_ucma_ctx *ctx)
 			list_move_tail(&e->ctx->list, &orphans);
 		xib_ucma_unqueue(file, e);
 	}
+	/* xib_cma left the groups; their events went with the id's */
+	list_for_each_entry_safe(mc, mtmp, &ctx->mcs, list) {
+		xa_erase(&xib_ucma_mcs, mc->handle);
+		list_del(&mc->list);
+		kfree(mc);
+	}
 	list_del(&ctx->list);
 	file->nr_ids--;
 	reported = ctx->events_reported;
@@ -144,6 +161,32 @@ u32 xib_ucma_ctx_destroy(struct xib_ucma_ctx *ctx)
 	list_for_each_entry_safe(c, ctmp, &orphans, list)
 		xib_ucma_ctx_destroy(c);
 	kfree(ctx);
+	return reported;
+}
+
+/**
+ * xib_ucma_mc_unqueue() - drop the unread events of a membership being left
+ * @mc: the membership, out of xib_ucma_mcs and its id's list; xib_cma
+ *	left its group, so no event of it is queued any more
+ *
+ * Context: not under any file's mutex.
+ * Return: the membership's events_reported.
+ */
+u32 xib_ucma_mc_unqueue(struct xib_ucma_mc *mc)
+{
+	struct xib_ucma_kevent *e, *tmp;
+	struct xib_ucma_file *file;
+	u32 reported;
+
+	down_read(&xib_ucma_move_rwsem);
+	file = mc->ctx->file;
+	mutex_lock(&file->mutex);
+	list_for_each_entry_safe(e, tmp, &file->events, list)
+		if (e->mc == mc)
+			xib_ucma_unqueue(file, e);
+	reported = mc->events_reported;
+	mutex_unlock(&file->mutex);
+	up_read(&xib_ucma_move_rwsem);
 	return reported;
 }
 
@@ -295,8 +338,15 @@ int xib_ucma_handler(struct xib_cma_id *id, const struct xib_cma_event *ev)
 		pr_warn_ratelimited("event %u lost: out of memory\n", ev->event);
 		goto out;
 	}
-	xib_ucma_fill(e, ev, READ_ONCE(ctx->uid));
 	e->ctx = ctx;
+	if (ev->event == XIB_CMA_EVENT_MULTICAST_JOIN ||
+	    ev->event == XIB_CMA_EVENT_MULTICAST_ERROR) {
+		/* the membership lives until xib_cma left its group */
+		e->mc = ev->mc_context;
+		xib_ucma_fill(e, ev, e->mc->uid);
+	} else {
+		xib_ucma_fill(e, ev, READ_ONCE(ctx->uid));
+	}
 	mutex_lock(&file->mutex);
 	if (file->closing)
 		kfree(e);
@@ -386,6 +436,7 @@ int xib_ucma_get_event(struct file *filp, struct xib_ucma_event *ev,
 	*ev = e->ev;
 	ev->id = ctx->handle;
 	ev->listen_id = e->listen ? e->listen->handle : 0;
+	ev->mc_id = e->mc ? e->mc->handle : 0;
 	e->reading = true;
 	mutex_unlock(&file->mutex);
 
@@ -401,6 +452,9 @@ int xib_ucma_get_event(struct file *filp, struct xib_ucma_event *ev,
 			e->listen->events_reported++;
 		else
 			ctx->events_reported++;
+		/* a group's events count for it too, as in Linux */
+		if (e->mc)
+			e->mc->events_reported++;
 		xib_ucma_unqueue(file, e);
 	}
 	mutex_unlock(&file->mutex);

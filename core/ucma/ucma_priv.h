@@ -4,13 +4,15 @@
  *
  * Objects: one struct xib_ucma_file per open() of /dev/xib/rdma_cm (an
  * event channel), one struct xib_ucma_ctx per RDMA CM id it owns, one
- * struct xib_ucma_kevent per queued event.
+ * struct xib_ucma_mc per multicast group an id joined, one struct
+ * xib_ucma_kevent per queued event.
  *
  * Lock order (outer first):
  *   the xib_cma id's handler lock (held by xib_cma around our handler)
  *   -> xib_ucma_move_rwsem (read: queueing an event; write: MIGRATE_ID)
  *   -> file->read_mutex (GET_EVENT past its wait)
  *   -> file->mutex (two files: the lower address first)
+ *   -> the lock of xib_ucma_mcs (the xarray's spinlock)
  * No command calls into xib_cma, sleeps for an event or copies to or
  * from user space with file->mutex held, so the RDMA CM's handlers (which
  * take it) never wait for user space.
@@ -78,6 +80,10 @@ struct xib_ucma_file {
  *	listener: its CONNECT_REQUESTs), on every channel it was on
  * @ref: one for being findable by handle, one per command using the id
  * @unused: completed when @ref drops to zero: no command uses the id
+ * @mcs: the multicast groups joined (struct xib_ucma_mc.list), under
+ *	@file->mutex
+ * @nr_mcs: entries of @mcs and joins under way, bounded by
+ *	max_mcast_per_id; under @file->mutex
  */
 struct xib_ucma_ctx {
 	struct xib_cma_id *cm_id;
@@ -90,6 +96,31 @@ struct xib_ucma_ctx {
 	u32 events_reported;
 	refcount_t ref;
 	struct completion unused;
+	struct list_head mcs;
+	unsigned int nr_mcs;
+};
+
+/**
+ * struct xib_ucma_mc - a multicast group an id joined (JOIN_MCAST)
+ * @ctx: the id
+ * @list: on @ctx->mcs
+ * @handle: the membership's handle in xib_ucma_mcs (the ABI's mc_id)
+ * @uid: echoed in the group's events
+ * @addr: the group's address
+ * @events_reported: the group's events GET_EVENT returned
+ *
+ * Found by handle in xib_ucma_mcs (global, as a membership follows its id
+ * from channel to channel); taken out of it, under its file's mutex, by
+ * whoever frees it: LEAVE_MCAST or the id's destroy.  @list and
+ * @events_reported are under @ctx->file->mutex.
+ */
+struct xib_ucma_mc {
+	struct xib_ucma_ctx *ctx;
+	struct list_head list;
+	u32 handle;
+	u64 uid;
+	struct sockaddr_storage addr;
+	u32 events_reported;
 };
 
 /**
@@ -97,6 +128,7 @@ struct xib_ucma_ctx {
  * @list: on the file's @events
  * @ctx: the event's id (CONNECT_REQUEST: the new id)
  * @listen: CONNECT_REQUEST: the listener, else NULL
+ * @mc: multicast events: the membership, else NULL
  * @reading: GET_EVENT copies it to user space (file->read_mutex held)
  * @purged: its id went while @reading: it is off the queue, and the
  *	reader frees it
@@ -106,6 +138,7 @@ struct xib_ucma_kevent {
 	struct list_head list;
 	struct xib_ucma_ctx *ctx;
 	struct xib_ucma_ctx *listen;
+	struct xib_ucma_mc *mc;
 	bool reading;
 	bool purged;
 	struct xib_ucma_event ev;
@@ -114,12 +147,15 @@ struct xib_ucma_kevent {
 extern struct rw_semaphore xib_ucma_move_rwsem;
 extern unsigned int xib_ucma_max_ids;
 extern unsigned int xib_ucma_max_events;
+extern unsigned int xib_ucma_max_mcs;
+extern struct xarray xib_ucma_mcs;
 extern const struct file_operations xib_ucma_fops;
 
 bool xib_ucma_room(struct xib_ucma_file *file);
 struct xib_ucma_ctx *xib_ucma_ctx_alloc(void);
 void xib_ucma_ctx_put(struct xib_ucma_ctx *ctx);
 u32 xib_ucma_ctx_destroy(struct xib_ucma_ctx *ctx);
+u32 xib_ucma_mc_unqueue(struct xib_ucma_mc *mc);
 int xib_ucma_handler(struct xib_cma_id *id, const struct xib_cma_event *ev);
 int xib_ucma_get_event(struct file *filp, struct xib_ucma_event *ev,
 		       struct xib_ucma_event __user *uev);

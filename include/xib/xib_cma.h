@@ -91,6 +91,7 @@ enum xib_cma_op {
 	XIB_CMA_OP_DISCONNECTED,	/* the peer's DREQ, or DREP/timeout */
 	XIB_CMA_OP_DEVICE_REMOVAL,
 	XIB_CMA_OP_DESTROY,
+	XIB_CMA_OP_JOIN_MCAST,		/* join or leave a multicast group */
 	XIB_CMA_OP_MAX
 };
 
@@ -156,6 +157,12 @@ struct xib_cma_conn_param {
  * @ah_attr: UD events: the peer's address
  * @ud_qp_num: UD events: the peer's QP number
  * @ud_qkey: UD events: the peer's Q_Key
+ * @mc_context: multicast events: the context of the membership, as
+ *	given to xib_cma_join_multicast()
+ *
+ * A MULTICAST_JOIN carries the group's address in @ah_attr (the MGID as
+ * destination GID, the id's source GID index, hop limit and traffic
+ * class), @ud_qp_num 0xffffff and the Q_Key in @ud_qkey.
  */
 struct xib_cma_event {
 	enum xib_cma_event_type event;
@@ -165,6 +172,7 @@ struct xib_cma_event {
 	struct xib_uverbs_ah_attr ah_attr;
 	u32 ud_qp_num;
 	u32 ud_qkey;
+	void *mc_context;
 };
 
 struct xib_cma_id;
@@ -208,6 +216,15 @@ struct xib_cma_info {
 	u32 num_paths;
 };
 
+/* Join flags of xib_cma_join_multicast() (RDMA_MC_JOIN_FLAG_*). */
+enum xib_cma_join_flag {
+	XIB_CMA_JOIN_FULLMEMBER			= 0,
+	XIB_CMA_JOIN_SENDONLY_FULLMEMBER	= 1,
+};
+
+/* The Q_Key of the UDP and IPoIB port spaces (RDMA_UDP_QKEY). */
+#define XIB_CMA_UDP_QKEY		0x01234567
+
 /* Options of xib_cma_set_option() (RDMA_OPTION_ID_*). */
 enum xib_cma_option {
 	XIB_CMA_OPT_TOS		= 0,
@@ -239,6 +256,9 @@ int xib_cma_notify(struct xib_cma_id *id, enum xib_event_type event);
 int xib_cma_set_option(struct xib_cma_id *id, enum xib_cma_option opt,
 		       u64 value);
 int xib_cma_query(struct xib_cma_id *id, struct xib_cma_info *info);
+int xib_cma_join_multicast(struct xib_cma_id *id, const struct sockaddr *addr,
+			   u32 join_flags, void *context);
+int xib_cma_leave_multicast(struct xib_cma_id *id, const struct sockaddr *addr);
 void xib_cma_lock_handler(struct xib_cma_id *id);
 void xib_cma_unlock_handler(struct xib_cma_id *id);
 

@@ -876,6 +876,8 @@ int xib_attach_mcast(struct xib_qp *qp, const u8 *mgid);
 int xib_detach_mcast(struct xib_qp *qp, const u8 *mgid);
 bool xib_mcast_attached(struct xib_qp *qp);
 bool xib_gid_is_mcast(const u8 *gid);
+int xib_mcast_ip_join(struct xib_device *dev, const u8 *mgid);
+void xib_mcast_ip_leave(struct xib_device *dev, const u8 *mgid);
 unsigned int xib_mcast_get_qps(struct xib_device *dev, const u8 *mgid,
 			       struct xib_qp **qps, unsigned int max);
 struct xib_mr *xib_mr_get_by_key(struct xib_device *dev, u32 key);

@@ -12,7 +12,8 @@
 # rdma-core's rdmacm-utils, unmodified, each way: rping (RC, RDMA read and
 # write, validated), ucmatose (several RC connections), udaddy (SIDR and
 # UD datagrams), rdma_server/rdma_client (the synchronous API), cmtime
-# (50 connections at once, an event thread); and a
+# (50 connections at once, an event thread), mckey (a multicast group of
+# IPv4: the RDMA CM's join on each side, datagrams from the other); and a
 # connect where nobody listens, which must be REJECTED (invalid service
 # ID) quickly, not time out.
 #
@@ -183,6 +184,48 @@ udaddy_ok() {
 @test "udaddy -c 2 -C 10: SIDR and UD datagrams, rxe server, xib client" {
 	xr_pair rxe-server 30 -- udaddy -b $R -c 2 -C 10 -- udaddy -s $R -c 2 -C 10
 	udaddy_ok
+}
+
+# xr_mckey xib-recv|rxe-recv GROUP: mckey joins GROUP and waits for 10
+# datagrams on one side (its interface a member of the IP group while it
+# waits), mckey -s joins it and sends them from the other.
+xr_mckey() {
+	local who=$1 g=$2 out=$BATS_TEST_TMPDIR/mckey.out i rns=() sns=() rif sb
+	if [ "$who" = xib-recv ]; then
+		xib_bg xibB "$out" "$XR" stdbuf -oL mckey -m "$g" -b $X -C 10
+		rns=(ip netns exec xibB) rif=xr1 sb=$R
+	else
+		xib_bg "" "$out" stdbuf -oL mckey -m "$g" -b $R -C 10
+		sns=(ip netns exec xibB "$XR") rif=xr0 sb=$X
+	fi
+	for ((i = 0; i < 200; i++)); do
+		grep -q "^mckey: joined" "$out" && break
+		kill -0 "$bg_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	for ((i = 0; i < 50; i++)); do
+		"${rns[@]}" ip maddr show dev $rif | grep -qw "$g" && break
+		sleep 0.1
+	done
+	cat "$out"
+	grep -q "^mckey: joined" "$out"
+	"${rns[@]}" ip maddr show dev $rif | grep -qw "$g"
+	run timeout 30 "${sns[@]}" mckey -m "$g" -b $sb -s -C 10
+	echo "--- sender: $output"
+	[ "$status" -eq 0 ]
+	xib_bg_wait 30
+	echo "--- receiver -> $bg_status"
+	cat "$out"
+	[ "$bg_status" -eq 0 ]
+	grep -q "data transfers complete" "$out"
+}
+
+@test "mckey -C 10: a multicast group, xib receiver, rxe sender" {
+	xr_mckey xib-recv 239.1.4.1
+}
+
+@test "mckey -C 10: a multicast group, rxe receiver, xib sender" {
+	xr_mckey rxe-recv 239.1.4.2
 }
 
 rdma_ok() {

@@ -10,7 +10,9 @@
 #   answers, the per-file limits, then both sides of the connection
 #   scenarios;
 # - rdmacm-utils run unmodified through xib-run, xib <-> xib across the
-#   namespaces: ucmatose, rping, udaddy, cmtime, rdma_server/rdma_client;
+#   namespaces: ucmatose, rping, udaddy, cmtime, rdma_server/rdma_client,
+#   mckey (a multicast group, IPv4 and IPv6; the interface a member of
+#   the IP group while joined only);
 # - tests/c/rdmacm_race: an event thread against rdma_destroy_qp on the
 #   same ids (cmtime's client), on one device;
 # - failure paths: nobody listens (REJECTED in bounded time), the peer
@@ -65,6 +67,10 @@ setup() {
 
 teardown() {
 	xib_bg_stop
+	if [ -n "${v6_added:-}" ]; then
+		inA ip -6 addr del fd11::1/64 dev xv0 || true
+		inB ip -6 addr del fd11::2/64 dev xv1 || true
+	fi
 }
 
 # The checklist's TAP output: print it, fail on any "not ok" or on exit
@@ -263,6 +269,66 @@ mads_are_cm() {
 	[ "$(stat_sum xibA xib0 '^cm_[rt]x_(req|rep|rtu|dreq|drep)$')" -eq 0 ]
 	mads_are_cm xibA xib0
 	mads_are_cm xibB xib1
+}
+
+# mckey_pair GROUP RECV_ADDR SEND_ADDR: mckey in xibB joins GROUP (bound
+# to RECV_ADDR) and waits for MSGS datagrams; xv1 must be a member of the
+# IP group while it is joined and not before or after; mckey -s in xibA
+# (bound to SEND_ADDR) joins and sends them.
+mckey_pair() {
+	local g=$1 rb=$2 sb=$3 out=$BATS_TEST_TMPDIR/mckey.out i
+	! inB ip maddr show dev xv1 | grep -qw "$g"
+	xib_bg xibB "$out" "$XR" stdbuf -oL mckey -m "$g" -b "$rb" -C $MSGS
+	wait_line "$out" "mckey: joined" 20
+	# the IGMP/MLD join is carried out by a work item: give it a moment
+	for ((i = 0; i < 50; i++)); do
+		inB ip maddr show dev xv1 | grep -qw "$g" && break
+		sleep 0.1
+	done
+	inB ip maddr show dev xv1
+	inB ip maddr show dev xv1 | grep -qw "$g"
+	run inA timeout 30 "$XR" mckey -m "$g" -b "$sb" -s -C $MSGS
+	echo "--- sender (xibA): $output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"data transfers complete"* ]]
+	xib_bg_wait 30
+	echo "--- receiver (xibB) -> $bg_status"
+	cat "$out"
+	[ "$bg_status" -eq 0 ]
+	grep -q "receiving data transfers" "$out"
+	grep -q "data transfers complete" "$out"
+	for ((i = 0; i < 50; i++)); do
+		inB ip maddr show dev xv1 | grep -qw "$g" || break
+		sleep 0.1
+	done
+	! inB ip maddr show dev xv1 | grep -qw "$g"
+}
+
+@test "mckey: a multicast group over IPv4, xib <-> xib, the IP group joined while joined only" {
+	mckey_pair 239.1.3.1 $B $A
+}
+
+@test "mckey: a multicast group over IPv6 (MLD), xib <-> xib" {
+	local i
+	v6_added=1	# teardown takes them away
+	inA ip -6 addr add fd11::1/64 dev xv0 nodad
+	inB ip -6 addr add fd11::2/64 dev xv1 nodad
+	for ((i = 0; i < 50; i++)); do
+		inB xibctl port show xib1/1 | grep -q 'fd11::2' &&
+			inA xibctl port show xib0/1 | grep -q 'fd11::1' && break
+		sleep 0.1
+	done
+	mckey_pair ff0e::1:3 fd11::2 fd11::1
+}
+
+@test "checklist: multicast joins per id bounded (max_mcast_per_id)" {
+	local p=/sys/module/xib_ucma/parameters
+	[ "$(cat $p/max_mcast_per_id)" = 64 ]
+	echo 1 >$p/max_mcast_per_id
+	run inA "$XR" "$CL" mc-limit $A $B
+	echo 64 >$p/max_mcast_per_id
+	tap_ok "$output"
+	[ "$status" -eq 0 ]
 }
 
 @test "cmtime: many connections set up and torn down, xib <-> xib" {

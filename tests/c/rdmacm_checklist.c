@@ -659,26 +659,167 @@ static void t_options(const char *local)
 	rdma_destroy_event_channel(ch);
 }
 
-static void t_mcast(const char *peer)
+/* Does "ip maddr" list @grp (within @ms, or still after @ms if !@want)? */
+static int maddr_has(const char *grp, int want, int ms)
+{
+	char cmd[128], line[256];
+	int i, found = 0;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "ip maddr show 2>/dev/null");
+	for (i = 0; i <= ms / 50; i++) {
+		found = 0;
+		f = popen(cmd, "r");
+		if (!f)
+			return -1;
+		while (fgets(line, sizeof(line), f))
+			if (strstr(line, grp))
+				found = 1;
+		pclose(f);
+		if (found == want)
+			break;
+		usleep(50 * 1000);
+	}
+	return found;
+}
+
+/* The MULTICAST_JOIN of @grp on @u: its fields as rdma_cm gives them on RoCE. */
+static void check_join(struct rdma_cm_id *u, const char *grp, void *context, const char *local)
+{
+	struct rdma_cm_event *ev = expect(u->channel, RDMA_CM_EVENT_MULTICAST_JOIN, EV_MS,
+					  "#176 join");
+	struct rdma_ud_param *ud;
+	union ibv_gid sgid;
+
+	if (!ev)
+		return;
+	ud = &ev->param.ud;
+	ok(ev->id == u && ev->status == 0, "#176 MULTICAST_JOIN on the id, status 0");
+	ok(ud->private_data == context, "#176 the event carries the join's context");
+	ok(ud->qp_num == 0xffffff, "#176 ud qp_num 0xffffff (%#x)", ud->qp_num);
+	ok(ud->qkey == 0x01234567, "#176 ud qkey RDMA_UDP_QKEY 0x01234567 (%#x)", ud->qkey);
+	ok(ud->ah_attr.is_global && is_gid_of(&ud->ah_attr.grh.dgid, grp),
+	   "#176 ah_attr: GRH, dgid the MGID ::ffff:%s", grp);
+	ok(ud->ah_attr.port_num == u->port_num && ud->ah_attr.grh.hop_limit > 0,
+	   "#176 ah_attr: the id's port, hop limit %u", ud->ah_attr.grh.hop_limit);
+	ok(!ibv_query_gid(u->verbs, u->port_num, ud->ah_attr.grh.sgid_index, &sgid) &&
+	   is_gid_of(&sgid, local), "#176 ah_attr: sgid index %u is the id's address %s",
+	   ud->ah_attr.grh.sgid_index, local);
+	rdma_ack_cm_event(ev);
+}
+
+static void t_mcast(const char *local, const char *peer)
 {
 	struct rdma_event_channel *ch = channel();
-	struct rdma_cm_id *u = new_id(ch, RDMA_PS_UDP);
-	struct sockaddr_in grp = sin_of("239.1.2.3", 0);
+	struct rdma_cm_id *u = new_id(ch, RDMA_PS_UDP), *t = new_id(ch, RDMA_PS_TCP);
+	struct rdma_cm_id *idle = new_id(ch, RDMA_PS_UDP), *d = new_id(ch, RDMA_PS_UDP);
+	struct sockaddr_in grp = sin_of("239.1.2.177", 0), grp2 = sin_of("239.1.2.178", 0);
+	struct sockaddr_in so = sin_of("239.1.2.179", 0), uni = sin_of(peer, 0);
+	struct rdma_cm_join_mc_attr_ex ex;
+	static int ctx1, ctx2;
 	int r;
 
-	if (resolve(u, peer, 7174, 0)) {
-		ok(0, "a resolved UD id for multicast");
+	errno = 0;
+	r = rdma_join_multicast(idle, SA(grp), NULL);
+	ok(r == -1 && errno == EINVAL, "#176 join on an id without an address: EINVAL (%s)",
+	   strerror(errno));
+	if (resolve(u, peer, 7174, 0) || resolve(t, peer, 7175, 0) || resolve(d, peer, 7176, 0)) {
+		ok(0, "resolved ids for multicast");
 		goto out;
 	}
 	errno = 0;
-	r = rdma_join_multicast(u, SA(grp), NULL);
-	ok(r == -1 && errno == EOPNOTSUPP,
-	   "#176 multicast is not supported yet (Documentation/rdma-cm.rst): join fails, EOPNOTSUPP (%s)",
+	r = rdma_join_multicast(t, SA(grp), NULL);
+	ok(r == -1 && errno == EINVAL, "#176 join on a TCP (RC) id: EINVAL (%s)", strerror(errno));
+	errno = 0;
+	r = rdma_join_multicast(u, SA(uni), NULL);
+	ok(r == -1 && errno == EINVAL, "#176 join of a unicast address: EINVAL (%s)",
 	   strerror(errno));
+	memset(&ex, 0, sizeof(ex));
+	ex.comp_mask = RDMA_CM_JOIN_MC_ATTR_ADDRESS | RDMA_CM_JOIN_MC_ATTR_JOIN_FLAGS;
+	ex.addr = SA(grp);
+	ex.join_flags = RDMA_MC_JOIN_FLAG_RESERVED;
+	errno = 0;
+	r = rdma_join_multicast_ex(u, &ex, NULL);
+	ok(r == -1 && errno == EINVAL, "#176 unknown join flags: EINVAL (%s)", strerror(errno));
+	ok(quiet(ch), "#177 no event follows a refused join");
+	ok(maddr_has("239.1.2.177", 0, 0) == 0, "#176 the group is not joined before");
+
+	r = rdma_join_multicast(u, SA(grp), &ctx1);
+	ok(r == 0, "#176 rdma_join_multicast 239.1.2.177 on a resolved UDP id (%s)",
+	   r ? strerror(errno) : "ok");
+	check_join(u, "239.1.2.177", &ctx1, local);
+	ok(maddr_has("239.1.2.177", 1, 2000) == 1,
+	   "#176 ip maddr: the interface joined 239.1.2.177 (IGMP)");
+	errno = 0;
+	r = rdma_join_multicast(u, SA(grp), NULL);
+	ok(r == -1 && errno == EADDRINUSE, "#176 the same group twice on one id: EADDRINUSE (%s)",
+	   strerror(errno));
+	ok(quiet(ch), "#177 no event follows the refused second join");
+
+	r = rdma_join_multicast(u, SA(grp2), &ctx2);
+	ok(r == 0, "#176 a second group on the same id");
+	check_join(u, "239.1.2.178", &ctx2, local);
+
+	r = rdma_leave_multicast(u, SA(grp));
+	ok(r == 0, "#178 rdma_leave_multicast (%s)", r ? strerror(errno) : "ok");
+	ok(maddr_has("239.1.2.177", 0, 2000) == 0,
+	   "#178 ip maddr: 239.1.2.177 left");
+	ok(maddr_has("239.1.2.178", 1, 0) == 1, "#178 the other group stays joined");
 	errno = 0;
 	r = rdma_leave_multicast(u, SA(grp));
-	ok(r == -1 && errno == EADDRNOTAVAIL, "#178 leaving a group never joined: -1, EADDRNOTAVAIL");
-	ok(quiet(ch), "#177 no multicast event follows the refused join");
+	ok(r == -1 && errno == EADDRNOTAVAIL, "#178 leaving a group no longer joined: -1, EADDRNOTAVAIL");
+
+	/* send-only: the event, and no IP membership */
+	ex.addr = SA(so);
+	ex.join_flags = RDMA_MC_JOIN_FLAG_SENDONLY_FULLMEMBER;
+	r = rdma_join_multicast_ex(d, &ex, &ctx1);
+	ok(r == 0, "#176 send-only full member join (%s)", r ? strerror(errno) : "ok");
+	check_join(d, "239.1.2.179", &ctx1, local);
+	usleep(300 * 1000);
+	ok(maddr_has("239.1.2.179", 0, 0) == 0, "#176 a send-only join does not join the IP group");
+	ok(rdma_leave_multicast(d, SA(so)) == 0, "#178 leaving the send-only join");
+
+	/* destroying an id leaves its groups */
+	rdma_destroy_id(u);
+	u = NULL;
+	ok(maddr_has("239.1.2.178", 0, 2000) == 0,
+	   "#178 destroying the id left its group 239.1.2.178");
+	ok(quiet(ch), "#177 no event left over");
+out:
+	if (u)
+		rdma_destroy_id(u);
+	rdma_destroy_id(t);
+	rdma_destroy_id(idle);
+	rdma_destroy_id(d);
+	rdma_destroy_event_channel(ch);
+}
+
+/* max_mcast_per_id is 1: a second group on one id is refused. */
+static void t_mc_limit(const char *peer)
+{
+	struct rdma_event_channel *ch = channel();
+	struct rdma_cm_id *u = new_id(ch, RDMA_PS_UDP);
+	struct sockaddr_in g1 = sin_of("239.1.2.181", 0), g2 = sin_of("239.1.2.182", 0);
+	struct rdma_cm_event *ev;
+	int r;
+
+	if (resolve(u, peer, 7177, 0)) {
+		ok(0, "a resolved UD id for multicast");
+		goto out;
+	}
+	ok(rdma_join_multicast(u, SA(g1), NULL) == 0, "mc-limit: the first group joins");
+	ev = expect(ch, RDMA_CM_EVENT_MULTICAST_JOIN, EV_MS, "mc-limit: first join");
+	if (ev)
+		rdma_ack_cm_event(ev);
+	errno = 0;
+	r = rdma_join_multicast(u, SA(g2), NULL);
+	ok(r == -1 && errno == ENOMEM, "mc-limit: a second group on the id: ENOMEM (%s)",
+	   strerror(errno));
+	ok(rdma_leave_multicast(u, SA(g1)) == 0, "mc-limit: leave");
+	ok(rdma_join_multicast(u, SA(g2), NULL) == 0, "mc-limit: after leaving, another joins");
+	ev = expect(ch, RDMA_CM_EVENT_MULTICAST_JOIN, EV_MS, "mc-limit: join after leave");
+	if (ev)
+		rdma_ack_cm_event(ev);
 out:
 	rdma_destroy_id(u);
 	rdma_destroy_event_channel(ch);
@@ -790,6 +931,7 @@ static void t_abi(const char *local, const char *peer)
 	struct xib_ucma_connect cn;
 	struct xib_ucma_set_option so;
 	struct xib_ucma_leave_mcast lm;
+	struct xib_ucma_join_mcast jm;
 	struct xib_ucma_migrate_id mi;
 	struct xib_ucma_init_qp_attr qa;
 	struct xib_ucma_event ev;
@@ -891,6 +1033,24 @@ static void t_abi(const char *local, const char *peer)
 
 	memset(&lm, 0, sizeof(lm));
 	ok(kcmd(fd, XIB_UCMA_LEAVE_MCAST, &lm) == ENOENT, "ABI: LEAVE_MCAST of an unknown membership: ENOENT");
+	lm.events_reported = 1;
+	ok(kcmd(fd, XIB_UCMA_LEAVE_MCAST, &lm) == EINVAL, "ABI: LEAVE_MCAST with its out field set: EINVAL");
+	memset(&jm, 0, sizeof(jm));
+	jm.id = id2;
+	kaddr(&jm.addr, "239.1.2.180", 0);
+	jm.join_flags = 2;
+	ok(kcmd(fd, XIB_UCMA_JOIN_MCAST, &jm) == EINVAL, "ABI: JOIN_MCAST with unknown join flags: EINVAL");
+	jm.join_flags = 0;
+	jm.reserved = 1;
+	ok(kcmd(fd, XIB_UCMA_JOIN_MCAST, &jm) == EINVAL, "ABI: JOIN_MCAST with reserved set: EINVAL");
+	jm.reserved = 0;
+	jm.mc_id = 3;
+	ok(kcmd(fd, XIB_UCMA_JOIN_MCAST, &jm) == EINVAL, "ABI: JOIN_MCAST with the out field set: EINVAL");
+	jm.mc_id = 0;
+	jm.id = 0x7fff0000;
+	ok(kcmd(fd, XIB_UCMA_JOIN_MCAST, &jm) == ENOENT, "ABI: JOIN_MCAST on an unknown id: ENOENT");
+	jm.id = id2;
+	ok(kcmd(fd, XIB_UCMA_JOIN_MCAST, &jm) == EINVAL, "ABI: JOIN_MCAST on an id with no address: EINVAL");
 
 	memset(&mi, 0, sizeof(mi));
 	mi.id = id;
@@ -1613,13 +1773,22 @@ static void run_wait_removal(const char *local, const char *peer, int secs)
 	struct rdma_cm_event *ev;
 	struct side c = { 0 };
 	int i, got_id = 0, got_l = 0;
+	/* a UD id with a multicast group, on a channel of its own */
+	struct rdma_event_channel *mch = channel();
+	struct rdma_cm_id *mid = new_id(mch, RDMA_PS_UDP);
+	struct sockaddr_in g = sin_of("239.1.2.190", 0);
+	static int mctx;
 
 	c.id = new_id(ch, RDMA_PS_TCP);
 	if (resolve(c.id, peer, 7174, 1) || side_qp(&c, IBV_QPT_RC) ||
-	    rdma_bind_addr(lid, SA(s)) || rdma_listen(lid, 4)) {
+	    rdma_bind_addr(lid, SA(s)) || rdma_listen(lid, 4) ||
+	    resolve(mid, peer, 7175, 0) || rdma_join_multicast(mid, SA(g), &mctx)) {
 		printf("Bail out! wait-removal: setup: %s\n", strerror(errno));
 		exit(2);
 	}
+	ev = expect(mch, RDMA_CM_EVENT_MULTICAST_JOIN, EV_MS, "wait-removal: the group joined");
+	if (ev)
+		rdma_ack_cm_event(ev);
 	printf("READY\n");
 	fflush(stdout);
 	for (i = 0; i < 2; i++) {
@@ -1633,6 +1802,20 @@ static void run_wait_removal(const char *local, const char *peer, int secs)
 		rdma_ack_cm_event(ev);
 	}
 	ok(got_id && got_l, "#139 DEVICE_REMOVAL for the resolved id and for the bound listener");
+	ev = expect(mch, RDMA_CM_EVENT_MULTICAST_ERROR, secs * 1000,
+		    "#176 the joined group, its device removed");
+	if (ev) {
+		ok(ev->id == mid && ev->status == -ENODEV && ev->param.ud.private_data == &mctx,
+		   "#176 MULTICAST_ERROR: the id, status -ENODEV (%d), the join's context",
+		   ev->status);
+		rdma_ack_cm_event(ev);
+	}
+	ev = expect(mch, RDMA_CM_EVENT_DEVICE_REMOVAL, EV_MS, "#139 then the UD id's DEVICE_REMOVAL");
+	if (ev)
+		rdma_ack_cm_event(ev);
+	ok(rdma_leave_multicast(mid, SA(g)) == 0, "#178 the group can still be left");
+	ok(rdma_destroy_id(mid) == 0, "#139 and the UD id destroyed");
+	rdma_destroy_event_channel(mch);
 	errno = 0;
 	ok(rdma_resolve_route(c.id, 1000) == -1, "#139 after DEVICE_REMOVAL only destroy remains (%s)",
 	   strerror(errno));
@@ -1793,6 +1976,7 @@ static void run_cycles(const char *server, int port, int n)
 static void usage(void)
 {
 	fprintf(stderr, "usage: rdmacm_checklist local LOCAL PEER | limits LOCAL PEER IDS EVENTS |\n"
+		"  mc-limit LOCAL PEER |\n"
 		"  server LOCAL PORT | client SERVER PORT | hold LOCAL PORT |\n"
 		"  wait-disconnect SERVER PORT SECS | no-listener SERVER PORT SECS |\n"
 		"  wait-removal LOCAL PEER SECS | cycles-server LOCAL PORT N |\n"
@@ -1818,10 +2002,12 @@ int main(int argc, char **argv)
 		t_listen(argv[2]);
 		t_migrate(argv[3]);
 		t_options(argv[2]);
-		t_mcast(argv[3]);
+		t_mcast(argv[2], argv[3]);
 		t_devices();
 		t_qp(argv[3]);
 		t_abi(argv[2], argv[3]);
+	} else if (!strcmp(mode, "mc-limit") && argc == 4) {
+		t_mc_limit(argv[3]);
 	} else if (!strcmp(mode, "limits") && argc == 6) {
 		t_limits(argv[3], atoi(argv[4]), atoi(argv[5]));
 	} else if (!strcmp(mode, "server") && argc == 4) {

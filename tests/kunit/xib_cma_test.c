@@ -80,6 +80,13 @@ static int xib_test_oracle(enum xib_cma_state s, enum xib_cma_op op)
 		 * REP_SENT (the RTU lost), which ends the connection too
 		 */
 		return xib_test_connected(s) ? XIB_CMA_DISCONNECT : -EINVAL;
+	case XIB_CMA_OP_JOIN_MCAST:
+		/*
+		 * rdma_join_multicast: on a bound or resolved id, which
+		 * stays where it is (a joined id may still resolve again)
+		 */
+		return s == XIB_CMA_ADDR_BOUND || s == XIB_CMA_ADDR_RESOLVED ?
+			s : -EINVAL;
 	default:
 		return -EINVAL;
 	}

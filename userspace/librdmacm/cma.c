@@ -773,15 +773,20 @@ out:
 	pthread_mutex_unlock(&xid->qp_lock);
 }
 
-/* MULTICAST_JOIN: the QP, if any, joins the group (once); under qp_lock. */
+/*
+ * MULTICAST_JOIN: the QP, if any, joins the group (once), unless the join
+ * was send-only (as rdma-core: a send-only member receives nothing);
+ * under qp_lock.
+ */
 static void xcm_mc_attach(struct xcm_id *xid, struct xcm_event *evt)
 {
 	struct rdma_cm_event *ev = &evt->ev;
 
 	pthread_mutex_lock(&xid->qp_lock);
-	if (xid->id.qp && !evt->mc->attached) {
-		evt->mc->mgid = ev->param.ud.ah_attr.grh.dgid;
-		evt->mc->mlid = ev->param.ud.ah_attr.dlid;
+	evt->mc->mgid = ev->param.ud.ah_attr.grh.dgid;
+	evt->mc->mlid = ev->param.ud.ah_attr.dlid;
+	if (xid->id.qp && !evt->mc->attached &&
+	    evt->mc->join_flags != RDMA_MC_JOIN_FLAG_SENDONLY_FULLMEMBER) {
 		if (ibv_attach_mcast(xid->id.qp, &evt->mc->mgid, evt->mc->mlid) == 0) {
 			evt->mc->attached = 1;
 		} else {
@@ -1777,6 +1782,7 @@ XCM_EXPORT int rdma_join_multicast_ex(struct rdma_cm_id *id,
 	cmd.uid = (uintptr_t)mc;
 	cmd.id = xid->handle;
 	cmd.join_flags = mc_join_attr->join_flags;
+	mc->join_flags = mc_join_attr->join_flags;
 	/* under the id's lock: the join's event must find the membership */
 	pthread_mutex_lock(&xid->lock);
 	if (xcm_ioctl(xid->chan->ch.fd, XIB_UCMA_JOIN_MCAST, &cmd)) {

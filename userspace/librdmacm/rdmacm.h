@@ -44,6 +44,7 @@ struct xcm_mc {
 	void *context;
 	struct sockaddr_storage addr;
 	uint32_t handle;		/* the kernel's mc_id */
+	uint32_t join_flags;		/* RDMA_MC_JOIN_FLAG_* */
 	union ibv_gid mgid;		/* attached to the id's QP */
 	uint16_t mlid;
 	int attached;

@@ -113,13 +113,25 @@
  *	ACK_TIMEOUT (u8); value in @value, its size in @optlen.
  *	RDMA_OPTION_IB_PATH is -EOPNOTSUPP on RoCE.
  * XIB_UCMA_JOIN_MCAST
- *	Joins the multicast group of addr (IP multicast; the MGID is
- *	derived as rdma_cm does) with join_flags (FULLMEMBER or
- *	SENDONLY_FULLMEMBER): MULTICAST_JOIN with the UD parameters (MGID,
- *	QPN 0xffffff, Q_Key) or MULTICAST_ERROR.  Returns a membership
- *	handle; uid is echoed in the events.
+ *	Joins the IP multicast group addr (224.0.0.0/4 or ff00::/8, of the
+ *	id's family) with a UD id that has a device (bound to a specific
+ *	address, or its address resolved), with join_flags 0 (FULLMEMBER:
+ *	the id's interface joins the IP group, IGMP/MLD) or 1
+ *	(SENDONLY_FULLMEMBER: it does not).  The MGID is derived as the
+ *	Linux RDMA CM does on RoCEv2: IPv4 groups IPv4-mapped, IPv6 groups
+ *	as they are.  MULTICAST_JOIN follows at once with the UD
+ *	parameters (ah_attr with a GRH whose dgid is the MGID, the id's
+ *	sgid index, hop limit 64 and TOS; qp_num 0xffffff; qkey 0x01234567)
+ *	and the membership's handle in mc_id; MULTICAST_ERROR (-ENODEV)
+ *	if the device goes away later.  Returns the membership's handle;
+ *	uid is echoed in its events.  -EINVAL: unknown flags, no device, a
+ *	non-UD id, another family, not a multicast address; -EADDRINUSE:
+ *	the id joined addr already; -ENOMEM: the id has max_mcast_per_id
+ *	groups (a module parameter of xib_ucma).
  * XIB_UCMA_LEAVE_MCAST
- *	Leaves; returns the membership's events_reported.
+ *	Leaves the group (the id's interface leaves the IP group) and drops
+ *	its unread events; returns the membership's events_reported.
+ *	Destroying the id leaves its groups.
  * XIB_UCMA_MIGRATE_ID
  *	Moves the id (and its unread events) to the event channel open as
  *	fd; returns events_reported on the old channel.  Issued on the new
