@@ -36,6 +36,9 @@
  *   hca_trace.c  the tracepoints (hca_trace.h)
  *   hca_wire.c   header formats, the opcode table and the requester's
  *                [WR opcode][position] table
+ *   pci.c        the PCI front end: a pci_driver for a function that
+ *                carries xib's signature (pci.h, Documentation/pcie.rst)
+ *   pci_sig.c    the signature check (a pure function)
  *
  * Concurrency
  * -----------

@@ -7,6 +7,7 @@
  * interface is unregistered or until this module is unloaded, whichever
  * comes first.  Each HCA has a doorbell page, a worker thread (the
  * engine, hca_engine.c) and a place on the network side (hca_net.c).
+ * The module also registers the PCI front end's pci_driver (pci.c).
  *
  * Locking: xib_hca_lock protects the list of HCAs; link add/del and the
  * netdev notifier run in process context.
@@ -20,6 +21,7 @@
 #include <linux/rtnetlink.h>
 
 #include "hca.h"
+#include "pci.h"
 
 /* Registered HCAs.  Protected by xib_hca_lock. */
 static LIST_HEAD(xib_hca_devices);
@@ -250,8 +252,14 @@ static int __init xib_hca_init(void)
 	if (ret)
 		goto err_unregister_notifier;
 
+	ret = xib_hca_pci_init();
+	if (ret)
+		goto err_link_unregister;
+
 	return 0;
 
+err_link_unregister:
+	xib_link_unregister(&xib_hca_link_ops);
 err_unregister_notifier:
 	unregister_netdevice_notifier(&xib_hca_netdev_nb);
 err_net_exit:
@@ -263,6 +271,7 @@ err_mcast_exit:
 
 static void __exit xib_hca_exit(void)
 {
+	xib_hca_pci_exit();
 	xib_link_unregister(&xib_hca_link_ops);
 	xib_hca_remove_all(NULL);
 	unregister_netdevice_notifier(&xib_hca_netdev_nb);
