@@ -14,16 +14,32 @@
  * on driver unbind, on module unload and on hot removal
  * (/sys/bus/pci/devices/.../remove).
  *
- * Concurrency: probe and remove are serialized by the driver core; the
- * interrupt handlers only count and complete, and are freed (free_irq()
- * waits for a running handler) before anything they touch.
+ * A bound function may carry one xib device ("xibctl link add NAME
+ * netdev IF pci BDF", xib_hca_pci_attach()): the device's engine is
+ * woken by the function's doorbell vector (xib_hca_wake() rings it), and
+ * removing the function removes the device (its users get DEVICE_FATAL
+ * from the core) before the function's resources go.
+ *
+ * Concurrency: probe and remove are serialized by the driver core.
+ * xib_hca_pci_lock (a mutex) protects the list of bound functions and
+ * each one's @owner and @removed, and hca->pci.  Order: RTNL (a device's
+ * destroy may run under it), then xib_hca_pci_lock, then xib_hca_lock
+ * (hca_main.c).  The interrupt handlers read @hca only (READ_ONCE());
+ * detach clears it and synchronizes the doorbell vector before the
+ * device can go.  The handlers are freed (free_irq() waits for a running
+ * one) before anything they touch.
  */
 
 #include <linux/interrupt.h>
 #include <linux/module.h>
 #include <linux/pci.h>
+#include <linux/rtnetlink.h>
 
-#include "pci.h"
+#include "hca.h"
+
+/* Bound functions (struct xib_hca_pci.node), and their devices. */
+static LIST_HEAD(xib_hca_pci_funcs);
+static DEFINE_MUTEX(xib_hca_pci_lock);
 
 /* How long probe waits for its own doorbell to come back as an MSI-X. */
 #define XIB_HCA_PCI_SELFTEST_MS	5000
@@ -31,9 +47,12 @@
 static irqreturn_t xib_hca_pci_db_irq(int irq, void *data)
 {
 	struct xib_hca_pci *xp = data;
+	struct xib_hca_dev *hca = READ_ONCE(xp->hca);
 
 	atomic_long_inc(&xp->db_irqs);
 	complete(&xp->db_seen);
+	if (hca)
+		xib_hca_kick_engine(hca);
 	return IRQ_HANDLED;
 }
 
@@ -51,6 +70,17 @@ static void xib_hca_pci_ring(struct xib_hca_pci *xp, unsigned int vector)
 {
 	writel(XIB_PCI_DOORBELL(xp->peer, vector),
 	       xp->regs + XIB_PCI_REG_DOORBELL);
+}
+
+/**
+ * xib_hca_pci_ring_db() - ring the doorbell of @xp: an MMIO write that
+ *	comes back as its doorbell vector's interrupt, which wakes the
+ *	engine of the device bound to it
+ * @xp: the function
+ */
+void xib_hca_pci_ring_db(struct xib_hca_pci *xp)
+{
+	xib_hca_pci_ring(xp, xp->sig.db_vector);
 }
 
 /* Ring @vector and wait until its handler completed @seen. */
@@ -102,6 +132,8 @@ static int xib_hca_pci_probe(struct pci_dev *pdev,
 	if (!xp)
 		return -ENOMEM;
 	xp->pdev = pdev;
+	INIT_LIST_HEAD(&xp->node);
+	init_completion(&xp->detached);
 	init_completion(&xp->db_seen);
 	init_completion(&xp->ev_seen);
 
@@ -168,6 +200,9 @@ static int xib_hca_pci_probe(struct pci_dev *pdev,
 		goto err_free_ev_irq;
 
 	pci_set_drvdata(pdev, xp);
+	mutex_lock(&xib_hca_pci_lock);
+	list_add_tail(&xp->node, &xib_hca_pci_funcs);
+	mutex_unlock(&xib_hca_pci_lock);
 	pci_info(pdev, "peer %u, %llu bytes shared, %u MSI-X vectors, serial %016llx\n",
 		 xp->peer, le64_to_cpu(xp->sig.shm_size), nvec,
 		 le64_to_cpu(xp->sig.serial));
@@ -197,6 +232,26 @@ err_free:
 static void xib_hca_pci_remove(struct pci_dev *pdev)
 {
 	struct xib_hca_pci *xp = pci_get_drvdata(pdev);
+	struct xib_hca_dev *hca;
+	bool listed = false;
+
+	/*
+	 * No device binds the function from here on.  A device bound to it
+	 * goes first: whoever takes it off the list destroys it (this, or
+	 * link del or the interface's removal at the same time), and the
+	 * destroy detaches it, which completes @detached.
+	 */
+	mutex_lock(&xib_hca_pci_lock);
+	list_del_init(&xp->node);
+	xp->removed = true;
+	hca = xp->owner;
+	if (hca)
+		listed = xib_hca_unlist(hca);
+	mutex_unlock(&xib_hca_pci_lock);
+	if (listed)
+		xib_hca_destroy(hca);
+	if (hca)
+		wait_for_completion(&xp->detached);
 
 	free_irq(pci_irq_vector(pdev, xp->sig.ev_vector), xp);
 	free_irq(pci_irq_vector(pdev, xp->sig.db_vector), xp);
@@ -208,6 +263,92 @@ static void xib_hca_pci_remove(struct pci_dev *pdev)
 	pci_disable_device(pdev);
 	pci_set_drvdata(pdev, NULL);
 	kfree(xp);
+}
+
+/**
+ * xib_hca_pci_attach() - bind @hca, not yet registered, to the function
+ *	named @bdf
+ * @hca: the device
+ * @bdf: the function's name ("0000:00:10.0")
+ * @extack: for the reason of a refusal
+ *
+ * Return: 0; -ENODEV if xib_hca has no function of that name bound, or
+ * -EBUSY if a device is bound to it already.
+ */
+int xib_hca_pci_attach(struct xib_hca_dev *hca, const char *bdf,
+		       struct netlink_ext_ack *extack)
+{
+	struct xib_hca_pci *xp;
+	int ret = -ENODEV;
+
+	mutex_lock(&xib_hca_pci_lock);
+	list_for_each_entry(xp, &xib_hca_pci_funcs, node) {
+		if (strcmp(pci_name(xp->pdev), bdf))
+			continue;
+		if (xp->owner) {
+			NL_SET_ERR_MSG(extack, "the PCI function has an xib device already");
+			ret = -EBUSY;
+			break;
+		}
+		xp->owner = hca;
+		reinit_completion(&xp->detached);
+		hca->pci = xp;
+		WRITE_ONCE(xp->hca, hca);
+		ret = 0;
+		break;
+	}
+	mutex_unlock(&xib_hca_pci_lock);
+	if (ret == -ENODEV)
+		NL_SET_ERR_MSG(extack, "no PCI function of that name is bound to xib_hca");
+	return ret;
+}
+
+/**
+ * xib_hca_pci_list() - put @hca, bound to a function, on xib_hca's list
+ *	unless the function is going away
+ * @hca: a registered device bound to a function
+ *
+ * The function's remove takes the devices it finds listed and waits for
+ * the others to be let go; under xib_hca_pci_lock, a device is listed
+ * either before remove looks or not at all.  Called with RTNL held.
+ *
+ * Return: 0, or -ENODEV if the function's remove has begun: the caller
+ * undoes the device.
+ */
+int xib_hca_pci_list(struct xib_hca_dev *hca)
+{
+	int ret = 0;
+
+	ASSERT_RTNL();
+	mutex_lock(&xib_hca_pci_lock);
+	if (hca->pci->removed)
+		ret = -ENODEV;
+	else
+		xib_hca_list(hca);
+	mutex_unlock(&xib_hca_pci_lock);
+	return ret;
+}
+
+/**
+ * xib_hca_pci_detach() - let go of the function of @hca, if any
+ * @hca: a device whose engine is stopped and which is unregistered (or
+ *	was never registered): nothing rings its doorbell any more
+ */
+void xib_hca_pci_detach(struct xib_hca_dev *hca)
+{
+	struct xib_hca_pci *xp = hca->pci;
+
+	if (!xp)
+		return;
+	/* the doorbell handler no longer finds @hca once this returns */
+	WRITE_ONCE(xp->hca, NULL);
+	synchronize_irq(pci_irq_vector(xp->pdev, xp->sig.db_vector));
+	mutex_lock(&xib_hca_pci_lock);
+	xp->owner = NULL;
+	hca->pci = NULL;
+	/* last use of @xp: remove may free it once this is done */
+	complete(&xp->detached);
+	mutex_unlock(&xib_hca_pci_lock);
 }
 
 static const struct pci_device_id xib_hca_pci_ids[] = {
