@@ -34,7 +34,7 @@ mandir ?= $(prefix)/share/man
 bashcompdir ?= $(prefix)/share/bash-completion/completions
 
 .PHONY: all modules modules-vm userspace deps lint check check-harness \
-	vm-shell vm-test kunit bats dkms-check install clean help bench demo soak
+	vm-shell vm-test kunit bats check-pcie dkms-check install clean help bench demo soak
 
 all: modules userspace
 
@@ -47,6 +47,7 @@ help:
 	@echo "                  (KERNEL=stock|debug)"
 	@echo "make bats T=tests/bats/FILE.bats [KERNEL=stock|debug]"
 	@echo "make kunit T=MODULE           one KUnit module, in the debug VM"
+	@echo "make check-pcie   the PCI front end's suites, stock and debug VMs"
 	@echo "make check-harness            prove the harness catches faults"
 	@echo "make bench        perftest on xib vs rdma_rxe, syscalls per WR (stock VM)"
 	@echo "make soak         the data-path suite with 16x its volumes (stock VM)"
@@ -144,6 +145,16 @@ bats: userspace
 	@test -n "$(T)" || { echo "usage: make bats T=tests/bats/FILE.bats [KERNEL=stock|debug]"; exit 2; }
 	$(MAKE) --no-print-directory modules-vm KERNEL=$(KERNEL)
 	$(VM)/vm-test --kernel $(KERNEL) bats:$(T)
+
+# The PCI front end's suites in both kernels, in guests with xib's PCI
+# function (Documentation/pcie.rst).  make check runs the same suites in
+# its own guests, which all have the function.
+check-pcie: userspace
+	$(MAKE) --no-print-directory modules-vm KERNEL=stock
+	$(MAKE) --no-print-directory modules-vm KERNEL=debug
+	$(VM)/vm-test --kernel stock --out $(BUILD)/vm/pcie-stock bats:tests/bats/pcie.bats; \
+	st=$$?; $(VM)/vm-test --kernel debug --out $(BUILD)/vm/pcie-debug \
+		kunit:xib_hca_pci_test bats:tests/bats/pcie.bats || st=1; exit $$st
 
 kunit:
 	@test -n "$(T)" || { echo "usage: make kunit T=xib_ring_test"; exit 2; }

@@ -48,6 +48,7 @@ static const struct nla_policy xib_nl_policy[XIB_ATTR_MAX + 1] = {
 	[XIB_ATTR_RES_DEST_QPN ... XIB_ATTR_RES_DGID] = { .type = NLA_REJECT },
 	[XIB_ATTR_STATS ... XIB_ATTR_TRACE_PKT] = { .type = NLA_REJECT },
 	[XIB_ATTR_SYS_NETNS_SHARED] = NLA_POLICY_MAX(NLA_U8, 1),
+	[XIB_ATTR_LINK_PCI]	= { .type = NLA_NUL_STRING, .len = 31 },
 };
 
 static struct genl_family xib_nl_family;
@@ -482,7 +483,9 @@ static int xib_nl_link_add(struct sk_buff *skb, struct genl_info *info)
 		ret = -ENODEV;
 		goto out_module_put;
 	}
-	ret = ops->newlink(nla_data(tb[XIB_ATTR_DEV_NAME]), ndev, info->extack);
+	ret = ops->newlink(nla_data(tb[XIB_ATTR_DEV_NAME]), ndev,
+			   tb[XIB_ATTR_LINK_PCI] ? nla_data(tb[XIB_ATTR_LINK_PCI]) : NULL,
+			   info->extack);
 	dev_put(ndev);
 out_module_put:
 	module_put(ops->owner);

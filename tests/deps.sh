@@ -15,6 +15,8 @@ packages=(
 	sparse cppcheck
 	# test VM
 	qemu-system-x86 linux-image-amd64 busybox-static cpio kmod procps
+	# lspci in tests/bats/pcie.bats
+	pciutils
 	# user space and tests
 	libmnl-dev libibverbs-dev librdmacm-dev ibverbs-utils rdmacm-utils
 	perftest iproute2 bats ethtool strace jq

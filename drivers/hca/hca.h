@@ -36,6 +36,9 @@
  *   hca_trace.c  the tracepoints (hca_trace.h)
  *   hca_wire.c   header formats, the opcode table and the requester's
  *                [WR opcode][position] table
+ *   pci.c        the PCI front end: a pci_driver for a function that
+ *                carries xib's signature (pci.h, Documentation/pcie.rst)
+ *   pci_sig.c    the signature check (a pure function)
  *
  * Concurrency
  * -----------
@@ -76,6 +79,14 @@
  * Nothing is ever held across xib_hca_xmit(): a packet to a local QP may
  * be delivered (and answered) before xib_hca_xmit() returns.
  *
+ * Front ends: one engine serves a device of the netdev front end
+ * (hca_main.c's link add) and a device bound to a PCI function too (pci.c,
+ * Documentation/pcie.rst).  What differs goes through hooks that test
+ * @pci: xib_hca_wake() (the kick path wakes the engine directly, or by
+ * the function's doorbell register, whose MSI-X interrupt calls
+ * xib_hca_kick_engine()), and xib_hca_pci_attach()/_detach() around the
+ * device's life (detach after the engine stopped).
+ *
  * QP state: qp->hstate is written under state_lock (xib_hca_qp_set_state(),
  * from modify_qp or from the engine when it finds an error) and read with
  * READ_ONCE(); entering ERR sets flush_sq/flush_rq and wakes the worker,
@@ -109,6 +120,7 @@
 #include <xib/xib_verbs.h>
 
 #include "hca_net.h"
+#include "pci.h"
 #include "hca_stats.h"
 #include "hca_wire.h"
 
@@ -151,6 +163,9 @@
  * @nqps: entries of @qps
  * @stats: the device's counters (hca_stats.h), per CPU; allocated before
  *	the device can count and freed with its memory (xib_hca_dealloc())
+ * @pci: the PCI function of the PCI front end (pci.c), or NULL for a
+ *	device of the netdev front end only; set before registration and
+ *	cleared after the engine stopped (xib_hca_pci_attach()/_detach())
  */
 struct xib_hca_dev {
 	struct xib_device xdev;
@@ -167,6 +182,7 @@ struct xib_hca_dev {
 	unsigned int nqps;
 
 	struct xib_hca_stats __percpu *stats;
+	struct xib_hca_pci *pci;
 };
 
 static_assert(offsetof(struct xib_hca_dev, xdev) == 0);
@@ -781,6 +797,9 @@ int xib_hca_atomic_exec(struct xib_umem *umem, u64 offset, bool cmp_swap,
 
 /* hca_main.c */
 int xib_hca_dellink(struct xib_device *xdev);
+void xib_hca_list(struct xib_hca_dev *hca);
+bool xib_hca_unlist(struct xib_hca_dev *hca);
+void xib_hca_destroy(struct xib_hca_dev *hca);
 struct net_device *xib_hca_get_netdev(struct xib_device *xdev, u32 port);
 void xib_hca_dealloc(struct xib_device *xdev);
 void xib_hca_get_stats(struct xib_device *xdev, u64 *vals);
@@ -814,6 +833,7 @@ int xib_hca_sge_check(struct xib_hca_qp *qp, const struct xib_hca_sge *sge,
 int xib_hca_engine_start(struct xib_hca_dev *hca, const char *name);
 void xib_hca_engine_stop(struct xib_hca_dev *hca);
 void xib_hca_kick_engine(struct xib_hca_dev *hca);
+void xib_hca_wake(struct xib_hca_dev *hca);
 void xib_hca_engine_beat(struct xib_hca_dev *hca);
 void xib_hca_engine_add_qp(struct xib_hca_qp *qp);
 void xib_hca_engine_del_qp(struct xib_hca_qp *qp);

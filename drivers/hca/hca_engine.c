@@ -44,6 +44,23 @@ void xib_hca_kick_engine(struct xib_hca_dev *hca)
 	wake_up(&hca->wait);
 }
 
+/**
+ * xib_hca_wake() - wake the worker of @hca through its front end
+ * @hca: the device
+ *
+ * A device of the PCI front end rings its function's doorbell register
+ * (an MMIO write); the function's doorbell vector comes back as an MSI-X
+ * interrupt whose handler calls xib_hca_kick_engine().  A device of the
+ * netdev front end is woken directly.
+ */
+void xib_hca_wake(struct xib_hca_dev *hca)
+{
+	if (hca->pci)
+		xib_hca_pci_ring_db(hca->pci);
+	else
+		xib_hca_kick_engine(hca);
+}
+
 void xib_hca_engine_add_qp(struct xib_hca_qp *qp)
 {
 	struct xib_hca_dev *hca = qp_hca(qp);

@@ -7,6 +7,7 @@
  * interface is unregistered or until this module is unloaded, whichever
  * comes first.  Each HCA has a doorbell page, a worker thread (the
  * engine, hca_engine.c) and a place on the network side (hca_net.c).
+ * The module also registers the PCI front end's pci_driver (pci.c).
  *
  * Locking: xib_hca_lock protects the list of HCAs; link add/del and the
  * netdev notifier run in process context.
@@ -44,6 +45,7 @@ static void xib_hca_stop(struct xib_hca_dev *hca)
 {
 	xib_hca_net_detach(hca);
 	xib_hca_engine_stop(hca);
+	xib_hca_pci_detach(hca);
 }
 
 /*
@@ -51,7 +53,7 @@ static void xib_hca_stop(struct xib_hca_dev *hca)
  * interface is let go right away: open files may keep the xib device's
  * memory for a while, but must never keep its interface from going away.
  */
-static void xib_hca_destroy(struct xib_hca_dev *hca)
+void xib_hca_destroy(struct xib_hca_dev *hca)
 {
 	xib_unregister_device(&hca->xdev);
 	xib_hca_stop(hca);
@@ -60,8 +62,16 @@ static void xib_hca_destroy(struct xib_hca_dev *hca)
 	xib_dealloc_device(&hca->xdev);
 }
 
+/* Put @hca, registered, on the list. */
+void xib_hca_list(struct xib_hca_dev *hca)
+{
+	mutex_lock(&xib_hca_lock);
+	list_add_tail(&hca->list, &xib_hca_devices);
+	mutex_unlock(&xib_hca_lock);
+}
+
 /* Take @hca off the list; false if someone else already did. */
-static bool xib_hca_unlist(struct xib_hca_dev *hca)
+bool xib_hca_unlist(struct xib_hca_dev *hca)
 {
 	bool listed;
 
@@ -111,7 +121,7 @@ static __be64 xib_hca_node_guid(const struct net_device *ndev)
 }
 
 static int xib_hca_newlink(const char *name, struct net_device *ndev,
-			   struct netlink_ext_ack *extack)
+			   const char *pci, struct netlink_ext_ack *extack)
 {
 	struct xib_hca_dev *hca;
 	struct xib_device *xdev;
@@ -133,21 +143,30 @@ static int xib_hca_newlink(const char *name, struct net_device *ndev,
 	hca->xdev.node_guid = xib_hca_node_guid(ndev);
 	hca->xdev.dev.parent = &ndev->dev;
 	xib_hca_set_attrs(hca);
+	if (pci) {
+		ret = xib_hca_pci_attach(hca, pci, extack);
+		if (ret)
+			goto err_dealloc;
+		/* a PCI device: its function is its parent, its serial names it */
+		hca->xdev.dev.parent = &hca->pci->pdev->dev;
+		if (hca->pci->sig.serial)
+			hca->xdev.node_guid = cpu_to_be64(le64_to_cpu(hca->pci->sig.serial));
+	}
 
 	hca->stats = alloc_percpu(struct xib_hca_stats);
 	if (!hca->stats) {
 		ret = -ENOMEM;
-		goto err_dealloc;
+		goto err_pci_detach;
 	}
 	hca->db = xib_mmap_alloc(PAGE_ALIGN(sizeof(struct xib_hca_db_page)),
 				 true);
 	if (!hca->db) {
 		ret = -ENOMEM;
-		goto err_dealloc;
+		goto err_pci_detach;
 	}
 	ret = xib_hca_engine_start(hca, name);
 	if (ret)
-		goto err_dealloc;
+		goto err_pci_detach;
 	ret = xib_hca_net_attach(hca, extack);
 	if (ret)
 		goto err_engine_stop;
@@ -173,10 +192,16 @@ static int xib_hca_newlink(const char *name, struct net_device *ndev,
 		ret = -ENODEV;
 		goto err_unregister;
 	}
-	mutex_lock(&xib_hca_lock);
-	list_add_tail(&hca->list, &xib_hca_devices);
-	mutex_unlock(&xib_hca_lock);
+	/* and so is its PCI function's remove (it takes listed devices) */
+	if (hca->pci)
+		ret = xib_hca_pci_list(hca);
+	else
+		xib_hca_list(hca);
 	rtnl_unlock();
+	if (ret) {
+		NL_SET_ERR_MSG(extack, "the PCI function is going away");
+		goto err_unregister;
+	}
 	return 0;
 
 err_unregister:
@@ -185,6 +210,8 @@ err_net_detach:
 	xib_hca_net_detach(hca);
 err_engine_stop:
 	xib_hca_engine_stop(hca);
+err_pci_detach:
+	xib_hca_pci_detach(hca);
 err_dealloc:
 	xib_dealloc_device(&hca->xdev);
 	return ret;
@@ -250,8 +277,14 @@ static int __init xib_hca_init(void)
 	if (ret)
 		goto err_unregister_notifier;
 
+	ret = xib_hca_pci_init();
+	if (ret)
+		goto err_link_unregister;
+
 	return 0;
 
+err_link_unregister:
+	xib_link_unregister(&xib_hca_link_ops);
 err_unregister_notifier:
 	unregister_netdevice_notifier(&xib_hca_netdev_nb);
 err_net_exit:
@@ -263,6 +296,7 @@ err_mcast_exit:
 
 static void __exit xib_hca_exit(void)
 {
+	xib_hca_pci_exit();
 	xib_link_unregister(&xib_hca_link_ops);
 	xib_hca_remove_all(NULL);
 	unregister_netdevice_notifier(&xib_hca_netdev_nb);

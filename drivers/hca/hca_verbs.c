@@ -100,7 +100,7 @@ static int xib_hca_kick(struct xib_qp *ibqp)
 	xib_hca_stat_inc(qp_hca(qp), XIB_HCA_STAT_KICKS);
 	trace_xib_hca_kick(ibqp->device->index, ibqp->qp_num);
 	xib_hca_req_run(qp, XIB_HCA_QP_BUDGET);
-	xib_hca_kick_engine(qp_hca(qp));
+	xib_hca_wake(qp_hca(qp));
 	return 0;
 }
 

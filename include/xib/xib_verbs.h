@@ -491,7 +491,8 @@ struct xib_client {
  * struct xib_link_ops - a link type creatable with XIB_CMD_LINK_ADD
  * @type: the name user space gives ("hca")
  * @owner: the module providing it
- * @newlink: create and register device @name over @ndev; returns 0 or a
+ * @newlink: create and register device @name over @ndev, bound to the PCI
+ *	function named @pci too unless it is NULL; returns 0 or a
  *	negative errno, with a message in @extack when it helps the user.
  *	Called with a reference on @owner and on @ndev, under RTNL-free
  *	process context.
@@ -504,7 +505,7 @@ struct xib_link_ops {
 	const char *type;
 	struct module *owner;
 	int (*newlink)(const char *name, struct net_device *ndev,
-		       struct netlink_ext_ack *extack);
+		       const char *pci, struct netlink_ext_ack *extack);
 	struct list_head list;
 };
 

@@ -4,7 +4,7 @@
  *
  *   xibctl [-j] dev [show [NAME]]
  *   xibctl [-j] link [show [NAME]]
- *   xibctl link add NAME netdev IFNAME [type TYPE]
+ *   xibctl link add NAME netdev IFNAME [type TYPE] [pci BDF]
  *   xibctl link del NAME
  *   xibctl [-j] port [show [NAME[/PORT]]]
  *   xibctl [-j] res [show [NAME]]
@@ -93,7 +93,7 @@ static void usage(FILE *out)
 		"\n"
 		"  xibctl dev [show [NAME]]       list xib devices of this network namespace\n"
 		"  xibctl link [show [NAME]]      list devices bound to a network interface\n"
-		"  xibctl link add NAME netdev IFNAME [type TYPE]\n"
+		"  xibctl link add NAME netdev IFNAME [type TYPE] [pci BDF]\n"
 		"                                 create device NAME on interface IFNAME\n"
 		"                                 (TYPE defaults to \"hca\", the software HCA)\n"
 		"  xibctl link del NAME           remove a device made with \"link add\"\n"
@@ -737,7 +737,7 @@ static int cmd_port_show(struct xibctl *x, int argc, char **argv)
 
 static int cmd_link_add(struct xibctl *x, int argc, char **argv)
 {
-	const char *name, *netdev = NULL, *type = "hca";
+	const char *name, *netdev = NULL, *type = "hca", *pci = NULL;
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct nlmsghdr *nlh;
 	int i;
@@ -754,6 +754,8 @@ static int cmd_link_add(struct xibctl *x, int argc, char **argv)
 			netdev = argv[i + 1];
 		else if (!strcmp(argv[i], "type"))
 			type = argv[i + 1];
+		else if (!strcmp(argv[i], "pci"))
+			pci = argv[i + 1];
 		else
 			return usage_error("unknown link add option '%s'", argv[i]);
 	}
@@ -761,6 +763,8 @@ static int cmd_link_add(struct xibctl *x, int argc, char **argv)
 		return usage_error("%s", "link add: 'netdev IFNAME' is required");
 	if (!*type || strlen(type) >= XIB_LINK_TYPE_MAX)
 		return usage_error("invalid link type '%s'", type);
+	if (pci && (!*pci || strlen(pci) >= 32))
+		return usage_error("invalid PCI function '%s'", pci);
 	if (xibctl_open(x) < 0)
 		return 1;
 	nlh = xib_genl_put_header(buf, x->family, NLM_F_ACK, XIB_CMD_LINK_ADD,
@@ -768,6 +772,8 @@ static int cmd_link_add(struct xibctl *x, int argc, char **argv)
 	mnl_attr_put_strz(nlh, XIB_ATTR_DEV_NAME, name);
 	mnl_attr_put_strz(nlh, XIB_ATTR_NDEV_NAME, netdev);
 	mnl_attr_put_strz(nlh, XIB_ATTR_LINK_TYPE, type);
+	if (pci)
+		mnl_attr_put_strz(nlh, XIB_ATTR_LINK_PCI, pci);
 	if (talk(x, nlh, NULL) < 0) {
 		report(x, "link add", name);
 		return 1;

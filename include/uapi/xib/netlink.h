@@ -34,6 +34,9 @@
  *	XIB_ATTR_DEV_NAME on top of the network interface XIB_ATTR_NDEV_NAME
  *	of the caller's namespace.  Needs CAP_NET_ADMIN in the initial user
  *	namespace (not only in a user namespace that owns the caller's).
+ *	With XIB_ATTR_LINK_PCI, the device is also bound to that PCI function
+ *	(e.g. "0000:00:10.0"), which its driver must have bound: xib_hca's
+ *	PCI front end, Documentation/pcie.rst.
  *	-EOPNOTSUPP if no driver provides the link type (e.g. xib_hca is not
  *	loaded), -EEXIST if the name is taken, -ENODEV if the interface does
  *	not exist; the driver may refuse with its own errno and an extack
@@ -268,6 +271,8 @@ enum xib_nl_attr {
 	XIB_ATTR_TRACE_PKT,		/* binary: IP header to ICRC */
 	/* System settings (XIB_CMD_SYS_GET, XIB_CMD_SYS_SET); see above. */
 	XIB_ATTR_SYS_NETNS_SHARED,	/* u8: 1 shared, 0 exclusive */
+	/* XIB_CMD_LINK_ADD: the PCI function the device is bound to */
+	XIB_ATTR_LINK_PCI,		/* string, e.g. "0000:00:10.0" */
 
 	__XIB_ATTR_MAX,
 	XIB_ATTR_MAX = __XIB_ATTR_MAX - 1

@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xib_hca's PCI front end: a pci_driver for QEMU's ivshmem-doorbell
+ * function when its shared memory carries xib's signature
+ * (include/uapi/xib/hca-pci.h, Documentation/pcie.rst).
+ *
+ * Probe enables the function and bus mastering (MSI-X messages are the
+ * function's memory writes), maps BAR0 (registers) and BAR2 (shared
+ * memory), checks the signature, allocates the MSI-X vectors the
+ * signature names and rings its own doorbell once on each of the two
+ * vectors it uses: a function whose doorbell does not come back as an
+ * interrupt is refused, so a bound function is one whose MMIO doorbell
+ * and MSI-X paths work.  Remove undoes probe in reverse order; it runs
+ * on driver unbind, on module unload and on hot removal
+ * (/sys/bus/pci/devices/.../remove).
+ *
+ * A bound function may carry one xib device ("xibctl link add NAME
+ * netdev IF pci BDF", xib_hca_pci_attach()): the device's engine is
+ * woken by the function's doorbell vector (xib_hca_wake() rings it), and
+ * removing the function removes the device (its users get DEVICE_FATAL
+ * from the core) before the function's resources go.
+ *
+ * Concurrency: probe and remove are serialized by the driver core.
+ * xib_hca_pci_lock (a mutex) protects the list of bound functions and
+ * each one's @owner and @removed, and hca->pci.  Order: RTNL (a device's
+ * destroy may run under it), then xib_hca_pci_lock, then xib_hca_lock
+ * (hca_main.c).  The interrupt handlers read @hca only (READ_ONCE());
+ * detach clears it and synchronizes the doorbell vector before the
+ * device can go.  The handlers are freed (free_irq() waits for a running
+ * one) before anything they touch.
+ */
+
+#include <linux/interrupt.h>
+#include <linux/module.h>
+#include <linux/pci.h>
+#include <linux/rtnetlink.h>
+
+#include "hca.h"
+
+/* Bound functions (struct xib_hca_pci.node), and their devices. */
+static LIST_HEAD(xib_hca_pci_funcs);
+static DEFINE_MUTEX(xib_hca_pci_lock);
+
+/* How long probe waits for its own doorbell to come back as an MSI-X. */
+#define XIB_HCA_PCI_SELFTEST_MS	5000
+
+static irqreturn_t xib_hca_pci_db_irq(int irq, void *data)
+{
+	struct xib_hca_pci *xp = data;
+	struct xib_hca_dev *hca = READ_ONCE(xp->hca);
+
+	atomic_long_inc(&xp->db_irqs);
+	complete(&xp->db_seen);
+	if (hca)
+		xib_hca_kick_engine(hca);
+	return IRQ_HANDLED;
+}
+
+static irqreturn_t xib_hca_pci_ev_irq(int irq, void *data)
+{
+	struct xib_hca_pci *xp = data;
+
+	atomic_long_inc(&xp->ev_irqs);
+	complete(&xp->ev_seen);
+	return IRQ_HANDLED;
+}
+
+/* Raise @vector of this function by a write to its Doorbell register. */
+static void xib_hca_pci_ring(struct xib_hca_pci *xp, unsigned int vector)
+{
+	writel(XIB_PCI_DOORBELL(xp->peer, vector),
+	       xp->regs + XIB_PCI_REG_DOORBELL);
+}
+
+/**
+ * xib_hca_pci_ring_db() - ring the doorbell of @xp: an MMIO write that
+ *	comes back as its doorbell vector's interrupt, which wakes the
+ *	engine of the device bound to it
+ * @xp: the function
+ */
+void xib_hca_pci_ring_db(struct xib_hca_pci *xp)
+{
+	xib_hca_pci_ring(xp, xp->sig.db_vector);
+}
+
+/* Ring @vector and wait until its handler completed @seen. */
+static int xib_hca_pci_selftest(struct xib_hca_pci *xp, unsigned int vector,
+				struct completion *seen)
+{
+	reinit_completion(seen);
+	xib_hca_pci_ring(xp, vector);
+	if (!wait_for_completion_timeout(seen,
+					 msecs_to_jiffies(XIB_HCA_PCI_SELFTEST_MS))) {
+		pci_err(xp->pdev, "doorbell on vector %u raised no MSI-X interrupt\n",
+			vector);
+		return -ETIMEDOUT;
+	}
+	return 0;
+}
+
+/* Read and check the signature; on success it is in @xp->sig. */
+static int xib_hca_pci_read_sig(struct xib_hca_pci *xp)
+{
+	struct pci_dev *pdev = xp->pdev;
+	const char *why = NULL;
+	int msix_vecs, ret;
+
+	msix_vecs = pci_msix_vec_count(pdev);
+	if (msix_vecs < 0) {
+		pci_err(pdev, "the function has no MSI-X\n");
+		return -ENODEV;
+	}
+	memcpy_fromio(&xp->sig, xp->shm, sizeof(xp->sig));
+	ret = xib_hca_pci_check_sig(&xp->sig, pci_resource_len(pdev, 2),
+				    msix_vecs, &why);
+	if (ret == -ENODEV)
+		pci_info(pdev, "%s, not an xib device\n", why);
+	else if (ret)
+		pci_err(pdev, "signature refused: %s\n", why);
+	return ret;
+}
+
+static int xib_hca_pci_probe(struct pci_dev *pdev,
+			     const struct pci_device_id *id)
+{
+	struct xib_hca_pci *xp;
+	unsigned int nvec;
+	u32 pos;
+	int ret;
+
+	xp = kzalloc(sizeof(*xp), GFP_KERNEL);
+	if (!xp)
+		return -ENOMEM;
+	xp->pdev = pdev;
+	INIT_LIST_HEAD(&xp->node);
+	init_completion(&xp->detached);
+	init_completion(&xp->db_seen);
+	init_completion(&xp->ev_seen);
+
+	ret = pci_enable_device_mem(pdev);
+	if (ret)
+		goto err_free;
+	if (!(pci_resource_flags(pdev, 0) & IORESOURCE_MEM) ||
+	    pci_resource_len(pdev, 0) < XIB_PCI_REG_LEN ||
+	    !(pci_resource_flags(pdev, 2) & IORESOURCE_MEM) ||
+	    pci_resource_len(pdev, 2) < sizeof(struct xib_pci_sig)) {
+		pci_err(pdev, "BAR0 or BAR2 missing or too small\n");
+		ret = -ENODEV;
+		goto err_disable;
+	}
+	ret = pci_request_regions(pdev, KBUILD_MODNAME);
+	if (ret)
+		goto err_disable;
+	xp->regs = pci_iomap(pdev, 0, XIB_PCI_REG_LEN);
+	if (!xp->regs) {
+		ret = -ENOMEM;
+		goto err_release;
+	}
+	xp->shm = pci_iomap(pdev, 2, 0);
+	if (!xp->shm) {
+		ret = -ENOMEM;
+		goto err_unmap_regs;
+	}
+	ret = xib_hca_pci_read_sig(xp);
+	if (ret)
+		goto err_unmap_shm;
+	pos = readl(xp->regs + XIB_PCI_REG_IV_POSITION);
+	if (pos > 0xffff) {
+		pci_err(pdev, "peer ID %u out of range\n", pos);
+		ret = -EINVAL;
+		goto err_unmap_shm;
+	}
+	xp->peer = pos;
+
+	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	if (ret)
+		goto err_unmap_shm;
+	/* MSI-X messages are memory writes of the function: bus master */
+	pci_set_master(pdev);
+	nvec = le16_to_cpu(xp->sig.vectors);
+	ret = pci_alloc_irq_vectors(pdev, nvec, nvec, PCI_IRQ_MSIX);
+	if (ret < 0)
+		goto err_clear_master;
+
+	snprintf(xp->db_name, sizeof(xp->db_name), "xib-db@%s", pci_name(pdev));
+	snprintf(xp->ev_name, sizeof(xp->ev_name), "xib-ev@%s", pci_name(pdev));
+	ret = request_irq(pci_irq_vector(pdev, xp->sig.db_vector),
+			  xib_hca_pci_db_irq, 0, xp->db_name, xp);
+	if (ret)
+		goto err_free_vectors;
+	ret = request_irq(pci_irq_vector(pdev, xp->sig.ev_vector),
+			  xib_hca_pci_ev_irq, 0, xp->ev_name, xp);
+	if (ret)
+		goto err_free_db_irq;
+
+	ret = xib_hca_pci_selftest(xp, xp->sig.db_vector, &xp->db_seen);
+	if (!ret)
+		ret = xib_hca_pci_selftest(xp, xp->sig.ev_vector, &xp->ev_seen);
+	if (ret)
+		goto err_free_ev_irq;
+
+	pci_set_drvdata(pdev, xp);
+	mutex_lock(&xib_hca_pci_lock);
+	list_add_tail(&xp->node, &xib_hca_pci_funcs);
+	mutex_unlock(&xib_hca_pci_lock);
+	pci_info(pdev, "peer %u, %llu bytes shared, %u MSI-X vectors, serial %016llx\n",
+		 xp->peer, le64_to_cpu(xp->sig.shm_size), nvec,
+		 le64_to_cpu(xp->sig.serial));
+	return 0;
+
+err_free_ev_irq:
+	free_irq(pci_irq_vector(pdev, xp->sig.ev_vector), xp);
+err_free_db_irq:
+	free_irq(pci_irq_vector(pdev, xp->sig.db_vector), xp);
+err_free_vectors:
+	pci_free_irq_vectors(pdev);
+err_clear_master:
+	pci_clear_master(pdev);
+err_unmap_shm:
+	pci_iounmap(pdev, xp->shm);
+err_unmap_regs:
+	pci_iounmap(pdev, xp->regs);
+err_release:
+	pci_release_regions(pdev);
+err_disable:
+	pci_disable_device(pdev);
+err_free:
+	kfree(xp);
+	return ret;
+}
+
+static void xib_hca_pci_remove(struct pci_dev *pdev)
+{
+	struct xib_hca_pci *xp = pci_get_drvdata(pdev);
+	struct xib_hca_dev *hca;
+	bool listed = false;
+
+	/*
+	 * No device binds the function from here on.  A device bound to it
+	 * goes first: whoever takes it off the list destroys it (this, or
+	 * link del or the interface's removal at the same time), and the
+	 * destroy detaches it, which completes @detached.
+	 */
+	mutex_lock(&xib_hca_pci_lock);
+	list_del_init(&xp->node);
+	xp->removed = true;
+	hca = xp->owner;
+	if (hca)
+		listed = xib_hca_unlist(hca);
+	mutex_unlock(&xib_hca_pci_lock);
+	if (listed)
+		xib_hca_destroy(hca);
+	if (hca)
+		wait_for_completion(&xp->detached);
+
+	free_irq(pci_irq_vector(pdev, xp->sig.ev_vector), xp);
+	free_irq(pci_irq_vector(pdev, xp->sig.db_vector), xp);
+	pci_free_irq_vectors(pdev);
+	pci_clear_master(pdev);
+	pci_iounmap(pdev, xp->shm);
+	pci_iounmap(pdev, xp->regs);
+	pci_release_regions(pdev);
+	pci_disable_device(pdev);
+	pci_set_drvdata(pdev, NULL);
+	kfree(xp);
+}
+
+/**
+ * xib_hca_pci_attach() - bind @hca, not yet registered, to the function
+ *	named @bdf
+ * @hca: the device
+ * @bdf: the function's name ("0000:00:10.0")
+ * @extack: for the reason of a refusal
+ *
+ * Return: 0; -ENODEV if xib_hca has no function of that name bound, or
+ * -EBUSY if a device is bound to it already.
+ */
+int xib_hca_pci_attach(struct xib_hca_dev *hca, const char *bdf,
+		       struct netlink_ext_ack *extack)
+{
+	struct xib_hca_pci *xp;
+	int ret = -ENODEV;
+
+	mutex_lock(&xib_hca_pci_lock);
+	list_for_each_entry(xp, &xib_hca_pci_funcs, node) {
+		if (strcmp(pci_name(xp->pdev), bdf))
+			continue;
+		if (xp->owner) {
+			NL_SET_ERR_MSG(extack, "the PCI function has an xib device already");
+			ret = -EBUSY;
+			break;
+		}
+		xp->owner = hca;
+		reinit_completion(&xp->detached);
+		hca->pci = xp;
+		WRITE_ONCE(xp->hca, hca);
+		ret = 0;
+		break;
+	}
+	mutex_unlock(&xib_hca_pci_lock);
+	if (ret == -ENODEV)
+		NL_SET_ERR_MSG(extack, "no PCI function of that name is bound to xib_hca");
+	return ret;
+}
+
+/**
+ * xib_hca_pci_list() - put @hca, bound to a function, on xib_hca's list
+ *	unless the function is going away
+ * @hca: a registered device bound to a function
+ *
+ * The function's remove takes the devices it finds listed and waits for
+ * the others to be let go; under xib_hca_pci_lock, a device is listed
+ * either before remove looks or not at all.  Called with RTNL held.
+ *
+ * Return: 0, or -ENODEV if the function's remove has begun: the caller
+ * undoes the device.
+ */
+int xib_hca_pci_list(struct xib_hca_dev *hca)
+{
+	int ret = 0;
+
+	ASSERT_RTNL();
+	mutex_lock(&xib_hca_pci_lock);
+	if (hca->pci->removed)
+		ret = -ENODEV;
+	else
+		xib_hca_list(hca);
+	mutex_unlock(&xib_hca_pci_lock);
+	return ret;
+}
+
+/**
+ * xib_hca_pci_detach() - let go of the function of @hca, if any
+ * @hca: a device whose engine is stopped and which is unregistered (or
+ *	was never registered): nothing rings its doorbell any more
+ */
+void xib_hca_pci_detach(struct xib_hca_dev *hca)
+{
+	struct xib_hca_pci *xp = hca->pci;
+
+	if (!xp)
+		return;
+	/* the doorbell handler no longer finds @hca once this returns */
+	WRITE_ONCE(xp->hca, NULL);
+	synchronize_irq(pci_irq_vector(xp->pdev, xp->sig.db_vector));
+	mutex_lock(&xib_hca_pci_lock);
+	xp->owner = NULL;
+	hca->pci = NULL;
+	/* last use of @xp: remove may free it once this is done */
+	complete(&xp->detached);
+	mutex_unlock(&xib_hca_pci_lock);
+}
+
+static const struct pci_device_id xib_hca_pci_ids[] = {
+	{ PCI_DEVICE(XIB_PCI_VENDOR_ID, XIB_PCI_DEVICE_ID) },
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, xib_hca_pci_ids);
+
+static struct pci_driver xib_hca_pci_driver = {
+	.name = KBUILD_MODNAME,
+	.id_table = xib_hca_pci_ids,
+	.probe = xib_hca_pci_probe,
+	.remove = xib_hca_pci_remove,
+};
+
+int xib_hca_pci_init(void)
+{
+	return pci_register_driver(&xib_hca_pci_driver);
+}
+
+void xib_hca_pci_exit(void)
+{
+	pci_unregister_driver(&xib_hca_pci_driver);
+}

@@ -1,0 +1,306 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+#
+# xib's PCI front end (Documentation/pcie.rst): the guest has QEMU's
+# ivshmem-doorbell function at 00:10.0, served by
+# tests/vm/xib-ivshmem-server (tests/vm/vm-test gives it to every guest
+# that runs this file).  xib_hca binds it only when its shared memory
+# carries xib's signature, with MSI-X enabled and its own doorbell seen
+# coming back as an interrupt on both vectors; unbind, hot removal and
+# rescan, and module unload with the function bound free everything
+# (the debug kernel's kmemleak and KASAN watch).
+#
+# An xib device on the function ("xibctl link add xibp netdev xv0 pci
+# 0000:00:10.0" in namespace xibA, the topology of xib-apps.bash with
+# xib1 in xibB as its peer): stock pingpongs with their data checked, the
+# device's kicks ringing the function's doorbell register and coming back
+# as its doorbell vector's interrupts, and hot removal of the function
+# under traffic: the device goes, its users get DEVICE_FATAL.
+
+load helpers
+load xib-apps
+
+bdf=0000:00:10.0
+dev=/sys/bus/pci/devices/$bdf
+drv=/sys/bus/pci/drivers/xib_hca
+
+setup() {
+	xib_require_vm
+	# The harness gives this suite the function: its absence is a failure.
+	[ "$(cat "$dev/vendor"):$(cat "$dev/device")" = 0x1af4:0x1110 ]
+}
+
+teardown() {
+	# a test that changed the signature puts the device side's back
+	[ -z "${saved_sig:-}" ] || sig restore "$saved_sig"
+	xib_bg_stop
+	[ -z "${watch_pid:-}" ] || kill -9 "$watch_pid" 2>/dev/null || true
+	xib_ns_del xibA xibB
+	xib_wait_gone xibp xib1
+	# a test that removed the function brings it back
+	[ -e "$dev" ] || echo 1 >/sys/bus/pci/rescan
+	xib-modules unload
+}
+
+# The pingpongs' iterations: fewer in the debug kernel (KASAN under TCG).
+pp_iters() {
+	if [ "${XIB_KERNEL:-}" = debug ]; then echo 100; else echo 1000; fi
+}
+
+# xibp on the function in xibA, xib1 in xibB; GIDA and GIDB.
+pci_topology() {
+	xib-modules load
+	xib_ns_pair xibA xibB xv0 xv1 10.211.0.1/24 10.211.0.2/24
+	inA xibctl link add xibp netdev xv0 pci "$bdf"
+	inB xibctl link add xib1 netdev xv1
+	GIDA=$(xib_gid_index xibA xibp 10.211.0.1)
+	GIDB=$(xib_gid_index xibB xib1 10.211.0.2)
+	bg_pid=
+}
+
+stat_of() {	# stat_of NS DEV COUNTER
+	ip netns exec "$1" xibctl -j statistic show dev "$2" | jq -er ".[0].$3"
+}
+
+# sig OP...: read or change the signature header at the start of BAR2,
+# through sysfs (only while no driver has the function: a bound driver
+# owns its BARs), in one process (python's start is slow in the debug
+# guest).  OP is "save" (print the header in hex), "restore HEX" or
+# "poke OFFSET STRUCT-FORMAT VALUE".
+sig() {
+	python3 -c '
+import mmap, os, struct, sys
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_SYNC)
+m = mmap.mmap(fd, 4096)
+a = sys.argv[2:]
+while a:
+    if a[0] == "save":
+        print(m[0:64].hex())
+        a = a[1:]
+    elif a[0] == "restore":
+        m[0:64] = bytes.fromhex(a[1])
+        a = a[2:]
+    elif a[0] == "poke":
+        off, fmt, val = int(a[1], 0), a[2], int(a[3], 0)
+        m[off:off + struct.calcsize(fmt)] = struct.pack(fmt, val)
+        a = a[4:]
+    else:
+        sys.exit("sig: bad op " + a[0])
+' "$dev/resource2" "$@"
+}
+
+# The kernel log from a mark on (messages of this test only).
+mark() {
+	mark="xib-pcie-mark-$RANDOM$RANDOM"
+	echo "$mark" >/dev/kmsg
+}
+
+log_since_mark() {
+	dmesg | sed -n "/$mark/,\$p"
+}
+
+# Interrupts counted so far on the vector named $1 (xib-db or xib-ev).
+irqs() {
+	awk -v name="$1@$bdf" '$NF == name {
+		n = 0; for (i = 2; i < NF; i++) if ($i ~ /^[0-9]+$/) n += $i; print n; found = 1 }
+		END { if (!found) print -1 }' /proc/interrupts
+}
+
+bound() {
+	[ "$(basename "$(readlink "$dev/driver" 2>/dev/null)")" = xib_hca ]
+}
+
+@test "xib_hca binds the function with MSI-X enabled and both vectors delivered" {
+	! bound
+	mark
+	xib-modules load xib_hca
+	bound
+	run lspci -v -s "${bdf#0000:}"
+	[ "$status" -eq 0 ]
+	echo "$output"
+	[[ $output == *"Kernel driver in use: xib_hca"* ]]
+	[[ $output == *"MSI-X: Enable+ Count=2"* ]]
+	[ "$(ls "$dev/msi_irqs" | wc -l)" -eq 2 ]
+	# probe's self-test rang the doorbell register once per vector
+	[ "$(irqs xib-db)" -ge 1 ]
+	[ "$(irqs xib-ev)" -ge 1 ]
+	log_since_mark | grep -q "xib_hca $bdf: peer 0, 1048576 bytes shared, 2 MSI-X vectors, serial 02000000000000aa"
+}
+
+@test "unbind and bind, hot removal and rescan, module unload with the function bound" {
+	local i
+	xib-modules load xib_hca
+	bound
+	echo "$bdf" >"$drv/unbind"
+	! bound
+	# the vectors are gone with the driver
+	[ "$(irqs xib-db)" -eq -1 ]
+	echo "$bdf" >"$drv/bind"
+	bound
+	echo 1 >"$dev/remove"
+	[ ! -e "$dev" ]
+	echo 1 >/sys/bus/pci/rescan
+	[ -e "$dev" ]
+	bound
+	for i in 1 2; do
+		xib-modules unload
+		[ ! -e "$dev/driver" ]
+		xib-modules load xib_hca
+		bound
+	done
+	[ "$(irqs xib-ev)" -ge 1 ]
+}
+
+@test "a function with another magic is left alone, and bound once it has xib's" {
+	xib-modules load xib_hca
+	echo "$bdf" >"$drv/unbind"
+	saved_sig=$(sig save poke 0 '<I' 0x12345678)
+	mark
+	run bash -c "echo $bdf >$drv/bind"
+	[ "$status" -ne 0 ]
+	! bound
+	log_since_mark | grep -q "xib_hca $bdf: no xib signature (bad magic), not an xib device"
+	sig restore "$saved_sig"
+	saved_sig=
+	echo "$bdf" >"$drv/bind"
+	bound
+}
+
+@test "a signature of an unknown version or with reserved bits set is refused" {
+	xib-modules load xib_hca
+	echo "$bdf" >"$drv/unbind"
+	saved_sig=$(sig save poke 4 '<H' 2)
+	mark
+	run bash -c "echo $bdf >$drv/bind"
+	[ "$status" -ne 0 ]
+	! bound
+	log_since_mark | grep -q "xib_hca $bdf: signature refused: unknown signature version"
+	sig restore "$saved_sig" poke 32 '<Q' 1
+	run bash -c "echo $bdf >$drv/bind"
+	[ "$status" -ne 0 ]
+	! bound
+	log_since_mark | grep -q "xib_hca $bdf: signature refused: reserved field not zero"
+	# a vector count beyond the function's MSI-X table
+	sig restore "$saved_sig" poke 16 '<H' 3
+	run bash -c "echo $bdf >$drv/bind"
+	[ "$status" -ne 0 ]
+	! bound
+	log_since_mark | grep -q "xib_hca $bdf: signature refused: vector count out of range"
+	sig restore "$saved_sig"
+	saved_sig=
+	echo "$bdf" >"$drv/bind"
+	bound
+}
+
+@test "link add binds an xib device to the function; stock pingpongs run on it, kicks by its doorbell" {
+	xib_apps_require
+	pci_topology
+	# the device is the function's child, named by the device side's serial
+	[ "$(basename "$(readlink -f /sys/class/xib/xibp/device)")" = "$bdf" ]
+	run inA xibctl dev show xibp
+	echo "$output"
+	[[ $output == *"0200:0000:0000:00aa"* ]]
+	# one device per function
+	xib_refute_with 'already' inA xibctl link add xibq netdev xv0 pci "$bdf"
+	xib_refute_with 'no PCI function' inA xibctl link add xibq netdev xv0 pci 0000:00:1f.7
+	local db0 iters
+	iters=$(pp_iters)
+	db0=$(irqs xib-db)
+	xib_pair 180 xibB xibA -- "$XR" ibv_rc_pingpong -d xib1 -g "$GIDB" -n "$iters" -c \
+		-- "$XR" ibv_rc_pingpong -d xibp -g "$GIDA" -n "$iters" -c 10.211.0.2
+	[ "$cli_status" = 0 ] && [ "$srv_status" = 0 ]
+	[[ $cli_out == *"$iters iters in"* ]]
+	xib_pair 180 xibB xibA -- "$XR" ibv_ud_pingpong -d xib1 -g "$GIDB" -s 1024 -n "$iters" -c \
+		-- "$XR" ibv_ud_pingpong -d xibp -g "$GIDA" -s 1024 -n "$iters" -c 10.211.0.2
+	[ "$cli_status" = 0 ] && [ "$srv_status" = 0 ]
+	[[ $cli_out == *"$iters iters in"* ]]
+	# every kick of xibp rang the doorbell register; the interrupts that
+	# came back (several rings may make one) woke its engine
+	local kicks db
+	kicks=$(stat_of xibA xibp kicks)
+	db=$(( $(irqs xib-db) - db0 ))
+	echo "# xibp: $kicks kicks, $db doorbell interrupts" >&3
+	[ "$kicks" -ge 1 ]
+	[ "$db" -ge 1 ]
+	[ "$db" -le "$kicks" ]
+	# link del lets go of the function: it takes a new device
+	inA xibctl link del xibp
+	xib_wait_gone xibp
+	inA xibctl link add xibp netdev xv0 pci "$bdf"
+	inA xibctl link del xibp
+}
+
+# perftest is a stock program over the kernel paths the pingpongs drive
+# in the debug kernel too (tests/check.sh's debug_skip has perftest.bats)
+# bats test_tags=stock-only
+@test "ib_send_bw on the function's device: system calls per WR" {
+	xib_apps_require
+	pci_topology
+	local n=2000 trace=$BATS_TEST_TMPDIR/strace.out kicks0 kicks calls ioctls
+	kicks0=$(stat_of xibA xibp kicks)
+	perf_pair 300 xibB xibA -- "$XR" ib_send_bw -d xib1 -x "$GIDB" -n "$n" \
+		-- strace -f -c -o "$trace" "$XR" ib_send_bw -d xibp -x "$GIDA" -n "$n" 10.211.0.2
+	[ "$cli_status" -eq 0 ]
+	[ "$srv_status" = 0 ]
+	kicks=$(( $(stat_of xibA xibp kicks) - kicks0 ))
+	calls=$(awk '$NF == "total" { print $4; exit }' "$trace")
+	ioctls=$(awk '$NF == "ioctl" { print $4; exit }' "$trace")
+	echo "# ib_send_bw on xibp, $n WRs: $calls system calls, $ioctls ioctls, $kicks KICKs" \
+		"($(awk -v k="$kicks" -v n="$n" 'BEGIN { printf "%.4f", k / n }') KICKs per WR)" >&3
+	[ "$calls" -gt 0 ]
+	# every KICK is an ioctl of the client's
+	[ "$kicks" -le "$ioctls" ]
+}
+
+@test "hot removal of the function under traffic: DEVICE_FATAL, the device goes, rescan binds again" {
+	xib_apps_require
+	command -v stdbuf >/dev/null || skip "stdbuf (coreutils) missing"
+	pci_topology
+	local out=$BATS_TEST_TMPDIR/async.out cli=$BATS_TEST_TMPDIR/cli.out cli_pid i
+	ip netns exec xibA "$XR" stdbuf -oL ibv_asyncwatch -d xibp >"$out" 2>&1 &
+	watch_pid=$!
+	for _ in $(seq 100); do
+		grep -q 'async event FD' "$out" && break
+		sleep 0.1
+	done
+	xib_bg xibB "$BATS_TEST_TMPDIR/srv.out" "$XR" ibv_rc_pingpong -d xib1 -g "$GIDB" -n 100000000
+	xib_wait_listen xibB 18515 60
+	ip netns exec xibA "$XR" ibv_rc_pingpong -d xibp -g "$GIDA" -n 100000000 10.211.0.2 \
+		>"$cli" 2>&1 &
+	cli_pid=$!
+	# traffic: xibp's completions move
+	for ((i = 0; i < 300; i++)); do
+		[ "$(stat_of xibA xibp tx_packets 2>/dev/null || echo 0)" -ge 200 ] && break
+		sleep 0.1
+	done
+	[ "$(stat_of xibA xibp tx_packets)" -ge 200 ]
+	echo 1 >"$dev/remove"
+	[ ! -e "$dev" ]
+	[ ! -e /sys/class/xib/xibp ]
+	# the client fails, it does not hang
+	for ((i = 0; i < 300; i++)); do
+		kill -0 "$cli_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	! kill -0 "$cli_pid" 2>/dev/null || { kill -9 "$cli_pid"; cat "$cli"; false; }
+	wait "$cli_pid" && false || true
+	for _ in $(seq 100); do
+		grep -q 'DEVICE_FATAL\|catastrophic' "$out" && break
+		sleep 0.1
+	done
+	sed 's/^/# asyncwatch: /' "$out" >&3
+	grep -q 'DEVICE_FATAL\|catastrophic' "$out"
+	echo 1 >/sys/bus/pci/rescan
+	bound
+	# module unload with a device on the function: the function's remove
+	# takes the device first (the programs holding the modules are gone)
+	xib_bg_stop
+	# ibv_asyncwatch may have ended by itself after the fatal event
+	kill -9 "$watch_pid" 2>/dev/null || true
+	wait "$watch_pid" 2>/dev/null || true
+	watch_pid=
+	inA xibctl link add xibp netdev xv0 pci "$bdf"
+	xib-modules unload
+	[ ! -e /sys/class/xib/xibp ]
+	! bound
+}
