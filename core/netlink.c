@@ -89,6 +89,7 @@ static const u16 xib_nl_res_attr[XIB_RES_MAX] = {
 	[XIB_RES_QP] = XIB_ATTR_RES_QP,
 	[XIB_RES_SRQ] = XIB_ATTR_RES_SRQ,
 	[XIB_RES_AH] = XIB_ATTR_RES_AH,
+	[XIB_RES_MW] = XIB_ATTR_RES_MW,
 	[XIB_RES_UCONTEXT] = XIB_ATTR_RES_UCONTEXT,
 };
 
@@ -675,7 +676,7 @@ static int xib_nl_put_ctx(struct sk_buff *skb, const struct xib_res_owner *owner
 	return 0;
 }
 
-/* The dump command of each table. */
+/* The dump command of each table; memory windows have none (0). */
 static const u8 xib_nl_res_cmd[XIB_RES_MAX] = {
 	[XIB_RES_PD] = XIB_CMD_RES_PD_GET,
 	[XIB_RES_MR] = XIB_CMD_RES_MR_GET,

@@ -49,7 +49,8 @@ PIN(XIB_ATTR_STAT_NAME, 62);
 PIN(XIB_ATTR_STAT_VALUE, 63);
 PIN(XIB_ATTR_TRACE_DIR, 64);
 PIN(XIB_ATTR_TRACE_PKT, 66);
-static_assert(XIB_ATTR_MAX >= XIB_ATTR_TRACE_PKT, "XIB_ATTR_MAX");
+PIN(XIB_ATTR_RES_MW, 67);
+static_assert(XIB_ATTR_MAX >= XIB_ATTR_RES_MW, "XIB_ATTR_MAX");
 static_assert(XIB_TRACE_RX == 0 && XIB_TRACE_TX == 1, "enum xib_trace_dir");
 
 int main(void)
