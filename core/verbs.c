@@ -801,11 +801,10 @@ static bool xib_range_in(u64 va, u64 length, u64 start, u64 size)
 int xib_mw_bind_check(const struct xib_mw *mw, const struct xib_pd *qp_pd,
 		      const struct xib_mr *mr, const struct xib_mw_bind *b)
 {
+	bool type1 = mw->type == XIB_MW_TYPE_1;
 	u64 end;
 
-	if (mw->state == XIB_MW_INVALID)
-		return -EINVAL;
-	if (b->type1 != (mw->type == XIB_MW_TYPE_1))
+	if (mw->state == XIB_MW_INVALID || b->type1 != type1)
 		return -EINVAL;
 	if ((b->new_rkey >> 8) != mw->index)
 		return -EINVAL;
