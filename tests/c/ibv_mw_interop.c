@@ -5,8 +5,8 @@
  * be rdma_rxe under rdma-core's libibverbs and the other xib under
  * xib-run (tests/bats/rxe-interop.bats).
  *
- *   ibv_mw_interop -d DEV -g GIDX            the target (TCP port 18515)
- *   ibv_mw_interop -d DEV -g GIDX SERVER     the requester
+ *   ibv_mw_interop -d DEV -g GIDX [-R]       the target (TCP port 18515)
+ *   ibv_mw_interop -d DEV -g GIDX [-R] SERVER     the requester
  *
  * The target registers 8 KiB with LOCAL_WRITE | MW_BIND only, binds a
  * type 2 window over its first 4 KiB with REMOTE_READ | REMOTE_WRITE
@@ -18,6 +18,13 @@
  * IBV_WC_REM_ACCESS_ERR: the window was invalidated remotely.  Each side
  * prints TAP lines and exits with the number of failed checks (a broken
  * setup: "FAIL: ..." and 1).
+ *
+ * -R: DEV is rdma_rxe.  Its provider (rdma-core 44) copies the kernel's
+ * wc_flags into struct ibv_wc untranslated, so a remote invalidation
+ * shows as the kernel's IB_WC_WITH_INVALIDATE (1 << 2, which is
+ * IBV_WC_IP_CSUM_OK in libibverbs) instead of IBV_WC_WITH_INV (1 << 3);
+ * with -R either bit is taken as the invalidation, invalidated_rkey is
+ * checked all the same.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -194,18 +201,22 @@ int main(int argc, char **argv)
 	uint64_t addr;
 	uint32_t rkey;
 	uint8_t *mem, verdict;
-	int gidx = -1, i, c, fd, st;
+	int gidx = -1, i, c, fd, st, rxe = 0;
+	unsigned int inv_flags = IBV_WC_WITH_INV;
 
-	while ((c = getopt(argc, argv, "d:g:")) != -1) {
+	while ((c = getopt(argc, argv, "d:g:R")) != -1) {
 		switch (c) {
 		case 'd': dev_name = optarg; break;
 		case 'g': gidx = atoi(optarg); break;
+		case 'R': rxe = 1; break;
 		default: die("usage: ibv_mw_interop -d DEV -g GIDX [SERVER]");
 		}
 	}
 	if (!dev_name || gidx < 0 || argc - optind > 1)
 		die("usage: ibv_mw_interop -d DEV -g GIDX [SERVER]");
 	server = optind < argc ? argv[optind] : NULL;
+	if (rxe)
+		inv_flags |= 1u << 2;	/* the kernel's IB_WC_WITH_INVALIDATE */
 
 	list = ibv_get_device_list(NULL);
 	for (i = 0; list && list[i]; i++)
@@ -272,7 +283,7 @@ int main(int argc, char **argv)
 		i = wait_wc(cq, &wc);
 		ok(i && wc.wr_id == 42 && wc.status == IBV_WC_SUCCESS &&
 		   wc.opcode == IBV_WC_RECV && wc.byte_len == 32 &&
-		   (wc.wc_flags & IBV_WC_WITH_INV) && wc.invalidated_rkey == rkey,
+		   (wc.wc_flags & inv_flags) && wc.invalidated_rkey == rkey,
 		   "target: receive with IBV_WC_WITH_INV, invalidated_rkey 0x%08x (want 0x%08x, "
 		   "status %d, flags 0x%x)", i ? wc.invalidated_rkey : 0, rkey,
 		   i ? (int)wc.status : -1, i ? wc.wc_flags : 0);
