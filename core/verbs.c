@@ -835,7 +835,7 @@ EXPORT_SYMBOL_GPL(xib_mw_bind_check);
  * xib_mw_access_check() - may a remote request use a window?
  * @mw: the window its rkey's index names (its lock held, or a copy)
  * @pd: the PD of the QP the request arrived on
- * @qpn: that QP's number
+ * @qp: that QP
  * @rkey: the request's R_Key
  * @va: first byte
  * @length: bytes; 0 is in bounds of a valid window
@@ -852,14 +852,15 @@ EXPORT_SYMBOL_GPL(xib_mw_bind_check);
  * Context: any.
  */
 int xib_mw_access_check(const struct xib_mw *mw, const struct xib_pd *pd,
-			u32 qpn, u32 rkey, u64 va, u64 length, u32 access)
+			const struct xib_qp *qp, u32 rkey, u64 va, u64 length,
+			u32 access)
 {
 	u64 end;
 
 	if (mw->state != XIB_MW_VALID || mw->rkey != rkey || mw->pd != pd ||
 	    !mw->mr)
 		return -EACCES;
-	if (mw->type == XIB_MW_TYPE_2 && mw->qpn != qpn)
+	if (mw->type == XIB_MW_TYPE_2 && mw->qp != qp)
 		return -EACCES;
 	if (!access || (access & ~mw->access))
 		return -EACCES;
@@ -875,7 +876,7 @@ EXPORT_SYMBOL_GPL(xib_mw_access_check);
  * @mw: the window the rkey's index names (its lock held, or a copy)
  * @pd: the PD of the QP that invalidates (the sender's for LOCAL_INV,
  *	the receiver's for SEND_WITH_INV)
- * @qpn: that QP's number
+ * @qp: that QP
  * @rkey: the rkey to invalidate
  *
  * Only type 2 windows are invalidated (o10-37.2.26: a type 1 window is
@@ -886,12 +887,12 @@ EXPORT_SYMBOL_GPL(xib_mw_access_check);
  * Context: any.
  */
 int xib_mw_inv_check(const struct xib_mw *mw, const struct xib_pd *pd,
-		     u32 qpn, u32 rkey)
+		     const struct xib_qp *qp, u32 rkey)
 {
 	if (mw->type != XIB_MW_TYPE_2 || mw->state != XIB_MW_VALID ||
 	    mw->rkey != rkey)
 		return -EINVAL;
-	if (mw->pd != pd || mw->qpn != qpn)
+	if (mw->pd != pd || mw->qp != qp)
 		return -EACCES;
 	return 0;
 }
@@ -973,17 +974,22 @@ EXPORT_SYMBOL_GPL(xib_alloc_mw);
 int xib_dealloc_mw(struct xib_mw *mw)
 {
 	struct xib_device *dev = mw->device;
+	struct xib_qp *qp;
 	struct xib_mr *mr;
 	unsigned long flags;
 
 	xib_res_erase(dev, XIB_RES_MW, mw->index);
 	spin_lock_irqsave(&mw->lock, flags);
 	mr = mw->mr;
+	qp = mw->qp;
 	mw->mr = NULL;
+	mw->qp = NULL;
 	mw->length = 0;
 	mw->state = XIB_MW_INVALID;
 	spin_unlock_irqrestore(&mw->lock, flags);
 	xib_mw_drop_mr(mr);
+	if (qp)
+		xib_qp_put(qp);
 	xib_res_uncharge(dev, mw->uctx, XIB_RES_MW);
 	xib_unuse(&mw->pd->usecnt);
 	xib_mw_put(mw);
@@ -1004,7 +1010,8 @@ EXPORT_SYMBOL_GPL(xib_dealloc_mw);
  * also keeps out another context's objects: PDs belong to one context).
  * On success the window points to the MR (a reference and a count in
  * its mw_binds, so the MR cannot be deregistered meanwhile), has the new
- * range, access and rkey, and a type 2 window is bound to @qp.  A type 1
+ * range, access and rkey, and a type 2 window is bound to @qp (it holds
+ * a reference on @qp until it is invalidated or deallocated).  A type 1
  * window bound again lets its previous MR go.
  *
  * Return: 0, or a negative errno (the WQE completes with MW_BIND_ERR):
@@ -1045,7 +1052,11 @@ int xib_bind_mw(struct xib_qp *qp, u32 mw_rkey, u32 mr_lkey,
 		mw->length = b->length;
 		mw->access = b->length ? b->access : 0;
 		mw->rkey = b->new_rkey;
-		mw->qpn = qp->qp_num;
+		if (mw->type == XIB_MW_TYPE_2) {
+			/* from FREE: no QP before */
+			kref_get(&qp->ref);
+			mw->qp = qp;
+		}
 		mw->state = XIB_MW_VALID;
 		mr = NULL;
 	}
@@ -1072,6 +1083,7 @@ EXPORT_SYMBOL_GPL(xib_bind_mw);
  */
 int xib_invalidate_mw(struct xib_qp *qp, u32 rkey)
 {
+	struct xib_qp *bound = NULL;
 	struct xib_mr *mr = NULL;
 	unsigned long flags;
 	struct xib_mw *mw;
@@ -1081,10 +1093,12 @@ int xib_invalidate_mw(struct xib_qp *qp, u32 rkey)
 	if (!mw)
 		return -EINVAL;
 	spin_lock_irqsave(&mw->lock, flags);
-	ret = xib_mw_inv_check(mw, qp->pd, qp->qp_num, rkey);
+	ret = xib_mw_inv_check(mw, qp->pd, qp, rkey);
 	if (!ret) {
 		mr = mw->mr;
+		bound = mw->qp;
 		mw->mr = NULL;
+		mw->qp = NULL;
 		mw->addr = 0;
 		mw->length = 0;
 		mw->access = 0;
@@ -1092,6 +1106,8 @@ int xib_invalidate_mw(struct xib_qp *qp, u32 rkey)
 	}
 	spin_unlock_irqrestore(&mw->lock, flags);
 	xib_mw_drop_mr(mr);
+	if (bound)
+		xib_qp_put(bound);
 	xib_mw_put(mw);
 	return ret;
 }
@@ -1135,7 +1151,7 @@ struct xib_mr *xib_rkey_get_mr(struct xib_qp *qp, u32 rkey, u64 va,
 	if (!mw)
 		return NULL;
 	spin_lock_irqsave(&mw->lock, flags);
-	if (!xib_mw_access_check(mw, qp->pd, qp->qp_num, rkey, va, length,
+	if (!xib_mw_access_check(mw, qp->pd, qp, rkey, va, length,
 				 access)) {
 		mr = mw->mr;
 		kref_get(&mr->ref);

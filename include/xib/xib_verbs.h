@@ -661,7 +661,10 @@ enum xib_mw_state {
  * @addr: first byte of the window (an address of @mr)
  * @length: bytes; 0 for an unbound window
  * @access: XIB_ACCESS_MW_SUPPORTED bits granted
- * @qpn: type 2: the QP the window is bound to
+ * @qp: type 2, bound: the QP it was bound on, with a reference (so that
+ *	no later QP, even one given the same number, is taken for it); the
+ *	QP's destruction does not unbind the window, which then serves no
+ *	QP until it is invalidated or deallocated
  */
 struct xib_mw {
 	struct xib_device *device;
@@ -677,7 +680,7 @@ struct xib_mw {
 	u64 addr;
 	u64 length;
 	u32 access;
-	u32 qpn;
+	struct xib_qp *qp;
 };
 
 /**
@@ -700,9 +703,10 @@ struct xib_mw_bind {
 int xib_mw_bind_check(const struct xib_mw *mw, const struct xib_pd *qp_pd,
 		      const struct xib_mr *mr, const struct xib_mw_bind *b);
 int xib_mw_access_check(const struct xib_mw *mw, const struct xib_pd *pd,
-			u32 qpn, u32 rkey, u64 va, u64 length, u32 access);
+			const struct xib_qp *qp, u32 rkey, u64 va, u64 length,
+			u32 access);
 int xib_mw_inv_check(const struct xib_mw *mw, const struct xib_pd *pd,
-		     u32 qpn, u32 rkey);
+		     const struct xib_qp *qp, u32 rkey);
 
 int xib_mr_check(const struct xib_mr *mr, const struct xib_pd *pd, u64 iova,
 		 u64 length, u32 access);

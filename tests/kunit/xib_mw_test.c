@@ -18,9 +18,9 @@
 #define LEN	0x10000ULL
 #define RW	(XIB_ACCESS_REMOTE_WRITE | XIB_ACCESS_REMOTE_READ)
 #define ALL	(RW | XIB_ACCESS_REMOTE_ATOMIC)
-#define QPN	0x1234U
 
 static struct xib_pd pd_a, pd_b;
+static struct xib_qp qp_a, qp_b;
 
 static void xib_mw_test_mr(struct xib_mr *mr, struct xib_pd *pd, u32 access)
 {
@@ -158,39 +158,39 @@ static void xib_mw_test_access(struct kunit *test)
 		enum xib_mw_state state;
 		bool unbound;
 		bool other_pd;
-		u32 qpn;
+		bool other_qp;
 		u32 rkey;
 		u64 va, len;
 		u32 access;
 		int want;
 	} tbl[] = {
-		{ "type 1 inside", 1, XIB_MW_VALID, false, false, 99, KEY(7), BASE + 16,
+		{ "type 1 inside", 1, XIB_MW_VALID, false, false, false, KEY(7), BASE + 16,
 		  32, XIB_ACCESS_REMOTE_READ, 0 },
-		{ "type 1 the whole window", 1, XIB_MW_VALID, false, false, 99, KEY(7),
+		{ "type 1 the whole window", 1, XIB_MW_VALID, false, false, false, KEY(7),
 		  BASE + 16, 4096, XIB_ACCESS_REMOTE_WRITE, 0 },
-		{ "type 1 one byte past", 1, XIB_MW_VALID, false, false, 99, KEY(7),
+		{ "type 1 one byte past", 1, XIB_MW_VALID, false, false, false, KEY(7),
 		  BASE + 16, 4097, XIB_ACCESS_REMOTE_WRITE, -ERANGE },
-		{ "type 1 one byte before", 1, XIB_MW_VALID, false, false, 99, KEY(7),
+		{ "type 1 one byte before", 1, XIB_MW_VALID, false, false, false, KEY(7),
 		  BASE + 15, 2, XIB_ACCESS_REMOTE_READ, -ERANGE },
-		{ "a VA that wraps", 1, XIB_MW_VALID, false, false, 99, KEY(7), ~0ULL,
+		{ "a VA that wraps", 1, XIB_MW_VALID, false, false, false, KEY(7), ~0ULL,
 		  2, XIB_ACCESS_REMOTE_READ, -ERANGE },
-		{ "type 1 unbound (length 0)", 1, XIB_MW_VALID, true, false, 99,
+		{ "type 1 unbound (length 0)", 1, XIB_MW_VALID, true, false, false,
 		  KEY(7), BASE + 16, 1, XIB_ACCESS_REMOTE_READ, -EACCES },
-		{ "a stale key byte", 1, XIB_MW_VALID, false, false, 99, KEY(6),
+		{ "a stale key byte", 1, XIB_MW_VALID, false, false, false, KEY(6),
 		  BASE + 16, 1, XIB_ACCESS_REMOTE_READ, -EACCES },
-		{ "a right the window lacks", 1, XIB_MW_VALID, false, false, 99,
+		{ "a right the window lacks", 1, XIB_MW_VALID, false, false, false,
 		  KEY(7), BASE + 16, 8, XIB_ACCESS_REMOTE_ATOMIC, -EACCES },
-		{ "a QP of another PD", 1, XIB_MW_VALID, false, true, 99, KEY(7),
+		{ "a QP of another PD", 1, XIB_MW_VALID, false, true, false, KEY(7),
 		  BASE + 16, 8, XIB_ACCESS_REMOTE_READ, -EACCES },
-		{ "type 2B on its QP", 2, XIB_MW_VALID, false, false, QPN, KEY(7),
+		{ "type 2B on its QP", 2, XIB_MW_VALID, false, false, false, KEY(7),
 		  BASE + 16, 8, XIB_ACCESS_REMOTE_READ, 0 },
 		{ "type 2B on another QP of the PD", 2, XIB_MW_VALID, false, false,
-		  QPN + 1, KEY(7), BASE + 16, 8, XIB_ACCESS_REMOTE_READ, -EACCES },
-		{ "type 2 free (invalidated)", 2, XIB_MW_FREE, false, false, QPN,
+		  true, KEY(7), BASE + 16, 8, XIB_ACCESS_REMOTE_READ, -EACCES },
+		{ "type 2 free (invalidated)", 2, XIB_MW_FREE, false, false, false,
 		  KEY(7), BASE + 16, 8, XIB_ACCESS_REMOTE_READ, -EACCES },
-		{ "deallocated", 1, XIB_MW_INVALID, false, false, QPN, KEY(7),
+		{ "deallocated", 1, XIB_MW_INVALID, false, false, false, KEY(7),
 		  BASE + 16, 8, XIB_ACCESS_REMOTE_READ, -EACCES },
-		{ "no right asked", 1, XIB_MW_VALID, false, false, QPN, KEY(7),
+		{ "no right asked", 1, XIB_MW_VALID, false, false, false, KEY(7),
 		  BASE + 16, 8, 0, -EACCES },
 	};
 	unsigned int i;
@@ -206,12 +206,13 @@ static void xib_mw_test_access(struct kunit *test)
 			mw.addr = BASE + 16;
 			mw.length = 4096;
 			mw.access = RW;
-			mw.qpn = QPN;
+			mw.qp = &qp_a;
 		}
 		KUNIT_EXPECT_EQ_MSG(test,
 				    xib_mw_access_check(&mw, tbl[i].other_pd ?
 							&pd_b : &pd_a,
-							tbl[i].qpn, tbl[i].rkey,
+							tbl[i].other_qp ?
+							&qp_b : &qp_a, tbl[i].rkey,
 							tbl[i].va, tbl[i].len,
 							tbl[i].access),
 				    tbl[i].want, "%s", tbl[i].what);
@@ -226,17 +227,17 @@ static void xib_mw_test_inv(struct kunit *test)
 		u32 type;
 		enum xib_mw_state state;
 		bool other_pd;
-		u32 qpn;
+		bool other_qp;
 		u32 rkey;
 		int want;
 	} tbl[] = {
-		{ "type 2 bound, its QP", 2, XIB_MW_VALID, false, QPN, KEY(7), 0 },
-		{ "type 1: o10-37.2.26", 1, XIB_MW_VALID, false, QPN, KEY(7), -EINVAL },
-		{ "type 2 free", 2, XIB_MW_FREE, false, QPN, KEY(7), -EINVAL },
-		{ "deallocated", 2, XIB_MW_INVALID, false, QPN, KEY(7), -EINVAL },
-		{ "wrong key byte", 2, XIB_MW_VALID, false, QPN, KEY(8), -EINVAL },
-		{ "another PD", 2, XIB_MW_VALID, true, QPN, KEY(7), -EACCES },
-		{ "another QP", 2, XIB_MW_VALID, false, QPN + 1, KEY(7), -EACCES },
+		{ "type 2 bound, its QP", 2, XIB_MW_VALID, false, false, KEY(7), 0 },
+		{ "type 1: o10-37.2.26", 1, XIB_MW_VALID, false, false, KEY(7), -EINVAL },
+		{ "type 2 free", 2, XIB_MW_FREE, false, false, KEY(7), -EINVAL },
+		{ "deallocated", 2, XIB_MW_INVALID, false, false, KEY(7), -EINVAL },
+		{ "wrong key byte", 2, XIB_MW_VALID, false, false, KEY(8), -EINVAL },
+		{ "another PD", 2, XIB_MW_VALID, true, false, KEY(7), -EACCES },
+		{ "another QP", 2, XIB_MW_VALID, false, true, KEY(7), -EACCES },
 	};
 	unsigned int i;
 
@@ -244,11 +245,11 @@ static void xib_mw_test_inv(struct kunit *test)
 		struct xib_mw mw;
 
 		xib_mw_test_mw(&mw, tbl[i].type, tbl[i].state);
-		mw.qpn = QPN;
+		mw.qp = &qp_a;
 		KUNIT_EXPECT_EQ_MSG(test,
 				    xib_mw_inv_check(&mw, tbl[i].other_pd ?
-						     &pd_b : &pd_a, tbl[i].qpn,
-						     tbl[i].rkey),
+						     &pd_b : &pd_a, tbl[i].other_qp ?
+						     &qp_b : &qp_a, tbl[i].rkey),
 				    tbl[i].want, "%s", tbl[i].what);
 	}
 }
