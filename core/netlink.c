@@ -49,6 +49,7 @@ static const struct nla_policy xib_nl_policy[XIB_ATTR_MAX + 1] = {
 	[XIB_ATTR_STATS ... XIB_ATTR_TRACE_PKT] = { .type = NLA_REJECT },
 	[XIB_ATTR_SYS_NETNS_SHARED] = NLA_POLICY_MAX(NLA_U8, 1),
 	[XIB_ATTR_LINK_PCI]	= { .type = NLA_NUL_STRING, .len = 31 },
+	[XIB_ATTR_RES_MW]	= { .type = NLA_REJECT },
 };
 
 static struct genl_family xib_nl_family;
@@ -96,6 +97,7 @@ static const u16 xib_nl_res_attr[XIB_RES_MAX] = {
 	[XIB_RES_QP] = XIB_ATTR_RES_QP,
 	[XIB_RES_SRQ] = XIB_ATTR_RES_SRQ,
 	[XIB_RES_AH] = XIB_ATTR_RES_AH,
+	[XIB_RES_MW] = XIB_ATTR_RES_MW,
 	[XIB_RES_UCONTEXT] = XIB_ATTR_RES_UCONTEXT,
 };
 
@@ -741,7 +743,7 @@ static int xib_nl_put_ctx(struct sk_buff *skb, const struct xib_res_owner *owner
 	return 0;
 }
 
-/* The dump command of each table. */
+/* The dump command of each table; memory windows have none (0). */
 static const u8 xib_nl_res_cmd[XIB_RES_MAX] = {
 	[XIB_RES_PD] = XIB_CMD_RES_PD_GET,
 	[XIB_RES_MR] = XIB_CMD_RES_MR_GET,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Verbs objects: PDs, MRs, CQs, QPs, SRQs and AHs.
+ * Verbs objects: PDs, MRs, memory windows, CQs, QPs, SRQs and AHs.
  *
  * The core allocates each object with the driver's size, validates the
  * request against the device's limits (dev->attrs), gives the object its
@@ -27,7 +27,9 @@
  * key is (index << 8) | tag, the index chosen the same way in 1 to
  * 2^24 - 1 and the tag a random byte, so a reused index most likely gets
  * a new key.  A re-registered MR keeps its keys: its replacement is
- * stored at the same index (xib_rereg_user_mr()).
+ * stored at the same index (xib_rereg_user_mr()).  MR indices are 1 to
+ * XIB_MR_INDEX_MAX, memory windows' XIB_MW_INDEX_MIN to 2^24 - 1, so the
+ * index of an rkey from the wire says which table names it.
  *
  * Limits: besides the device's limits (dev->attrs), the objects of one
  * user context are bounded by the module parameters max_*_per_context
@@ -73,6 +75,7 @@ static unsigned int xib_ctx_max[XIB_RES_MAX] = {
 	[XIB_RES_QP]	= 2048,
 	[XIB_RES_SRQ]	= 512,
 	[XIB_RES_AH]	= 8192,
+	[XIB_RES_MW]	= 8192,
 };
 module_param_named(max_pd_per_context, xib_ctx_max[XIB_RES_PD], uint, 0644);
 MODULE_PARM_DESC(max_pd_per_context, "PDs one user context may allocate (1024)");
@@ -86,6 +89,8 @@ module_param_named(max_srq_per_context, xib_ctx_max[XIB_RES_SRQ], uint, 0644);
 MODULE_PARM_DESC(max_srq_per_context, "SRQs one user context may create (512)");
 module_param_named(max_ah_per_context, xib_ctx_max[XIB_RES_AH], uint, 0644);
 MODULE_PARM_DESC(max_ah_per_context, "AHs one user context may create (8192)");
+module_param_named(max_mw_per_context, xib_ctx_max[XIB_RES_MW], uint, 0644);
+MODULE_PARM_DESC(max_mw_per_context, "memory windows one user context may allocate (8192)");
 
 /* Deferred releases of CQs, QPs and SRQs; see the comment at the top. */
 static struct workqueue_struct *xib_release_wq;
@@ -180,7 +185,7 @@ static int xib_mr_key_reserve(struct xib_device *dev, u32 *key)
 	int ret;
 
 	ret = xib_res_reserve_random(&dev->res[XIB_RES_MR], &index, 1,
-				     XIB_NUM_MAX);
+				     XIB_MR_INDEX_MAX);
 	if (ret)
 		return ret;
 	*key = index << 8 | (get_random_u32() & 0xff);
@@ -524,7 +529,8 @@ EXPORT_SYMBOL_GPL(xib_reg_user_mr);
  * xib_mr_get_by_key() is dropped, so @mr->umem stays valid for their
  * holders; only then are the pages unpinned.
  *
- * Return: 0.
+ * Return: 0, or -EBUSY while memory windows are bound to @mr (nothing
+ * changed).
  * Context: process context; holders of MR references must not sleep on
  * anything this caller holds.
  */
@@ -532,6 +538,9 @@ int xib_dereg_mr(struct xib_mr *mr)
 {
 	struct xib_device *dev = mr->device;
 
+	/* IBTA 10.6.7.1: not while memory windows are bound to it */
+	if (xib_kill(&mr->mw_binds))
+		return -EBUSY;
 	xib_res_erase(dev, XIB_RES_MR, mr->lkey >> 8);
 	if (dev->ops->dereg_mr)
 		dev->ops->dereg_mr(mr);
@@ -576,7 +585,8 @@ static bool xib_access_writes(u32 access)
  *
  * Return: the MR that replaces @mr (@mr is freed), or an ERR_PTR and
  * @mr unchanged: -EINVAL for a bad argument (also: the pages must be
- * pinned again for writing but belong to another process), -ENOMEM,
+ * pinned again for writing but belong to another process), -EBUSY while
+ * memory windows are bound to @mr (binds meanwhile fail), -ENOMEM,
  * -EFAULT, or the driver's error.  Context: process context, as
  * xib_dereg_mr().
  */
@@ -612,9 +622,12 @@ struct xib_mr *xib_rereg_user_mr(struct xib_mr *mr, u32 flags,
 	    umem->mm != current->mm)
 		return ERR_PTR(-EINVAL);
 
+	/* the windows bound to @mr would point to a stale MR: refused */
+	if (xib_kill(&mr->mw_binds))
+		return ERR_PTR(-EBUSY);
 	ret = xib_pd_use(pd, mr->uctx);
 	if (ret)
-		return ERR_PTR(ret);
+		goto err_revive;
 	new = xib_obj_alloc(dev->ops->size_mr, sizeof(*new));
 	if (!new) {
 		ret = -ENOMEM;
@@ -662,6 +675,8 @@ err_free:
 	kfree(new);
 err_unuse_pd:
 	xib_pd_unuse(pd);
+err_revive:
+	atomic_set(&mr->mw_binds, 0);
 	return ERR_PTR(ret);
 }
 EXPORT_SYMBOL_GPL(xib_rereg_user_mr);
@@ -717,6 +732,447 @@ struct xib_mr *xib_mr_get_by_key(struct xib_device *dev, u32 key)
 	return mr;
 }
 EXPORT_SYMBOL_GPL(xib_mr_get_by_key);
+
+/* Memory windows */
+
+static void xib_mw_release(struct kref *ref)
+{
+	struct xib_mw *mw = container_of(ref, struct xib_mw, ref);
+
+	xib_pd_put(mw->pd);
+	kfree(mw);
+}
+
+static void xib_mw_put(struct xib_mw *mw)
+{
+	kref_put(&mw->ref, xib_mw_release);
+}
+
+/* A live window by its rkey's index (the key byte is not checked here). */
+static struct xib_mw *xib_mw_get_by_key(struct xib_device *dev, u32 key)
+{
+	struct xib_mw *mw;
+	unsigned long flags;
+
+	if (!xib_key_is_mw(key))
+		return NULL;
+	xa_lock_irqsave(&dev->res[XIB_RES_MW], flags);
+	mw = xa_load(&dev->res[XIB_RES_MW], key >> 8);
+	if (mw && !kref_get_unless_zero(&mw->ref))
+		mw = NULL;
+	xa_unlock_irqrestore(&dev->res[XIB_RES_MW], flags);
+	return mw;
+}
+
+/* Let go of the MR a window was bound to (its reference and bind count). */
+static void xib_mw_drop_mr(struct xib_mr *mr)
+{
+	if (!mr)
+		return;
+	xib_unuse(&mr->mw_binds);
+	xib_mr_put(mr);
+}
+
+/* Does [va, va + length) lie inside [start, start + size)? */
+static bool xib_range_in(u64 va, u64 length, u64 start, u64 size)
+{
+	u64 off;
+
+	if (va < start)
+		return false;
+	off = va - start;
+	return off <= size && length <= size - off;
+}
+
+/**
+ * xib_mw_bind_check() - may a bind WQE bind this window?
+ * @mw: the window (its lock held, or a copy)
+ * @qp_pd: the PD of the QP the bind was posted to
+ * @mr: the MR the WQE names (NULL if its lkey names none)
+ * @b: the bind
+ *
+ * The rules of IBTA vol. 1 10.6.7.2 (binding), for a window that is not
+ * deallocated: a type 1 window is bound only by the Bind Memory Window
+ * verb (@b->type1), a type 2 window only by a BIND_MW WQE; the new rkey
+ * keeps the window's index; the QP is in the window's PD; a type 2
+ * window must be free and the length nonzero (o10-37.2.30, o10-37.2.40);
+ * a type 1 bind of length 0 unbinds, whatever @mr.  Otherwise the MR is
+ * in the window's PD, was registered with MW_BIND (C10-73), has
+ * LOCAL_WRITE if the window grants REMOTE_WRITE or REMOTE_ATOMIC
+ * (C10-74), and holds the whole range (C10-75).  Zero-based windows are
+ * not supported (no such access bit is accepted).
+ *
+ * Return: 0, -EINVAL (a wrong type, key, state, length or access bit,
+ * or no MR), -EACCES (a PD or an access right of the MR), -ERANGE (the
+ * range is not inside the MR, or wraps).  Context: any.
+ */
+int xib_mw_bind_check(const struct xib_mw *mw, const struct xib_pd *qp_pd,
+		      const struct xib_mr *mr, const struct xib_mw_bind *b)
+{
+	bool type1 = mw->type == XIB_MW_TYPE_1;
+	u64 end;
+
+	if (mw->state == XIB_MW_INVALID || b->type1 != type1)
+		return -EINVAL;
+	if ((b->new_rkey >> 8) != mw->index)
+		return -EINVAL;
+	if (b->access & ~XIB_ACCESS_MW_SUPPORTED)
+		return -EINVAL;
+	if (mw->pd != qp_pd)
+		return -EACCES;
+	if (mw->type == XIB_MW_TYPE_2 &&
+	    (mw->state != XIB_MW_FREE || !b->length))
+		return -EINVAL;
+	if (!b->length)
+		return 0;
+	if (!mr)
+		return -EINVAL;
+	if (mr->pd != mw->pd || !(mr->access & XIB_ACCESS_MW_BIND))
+		return -EACCES;
+	if ((b->access & (XIB_ACCESS_REMOTE_WRITE | XIB_ACCESS_REMOTE_ATOMIC)) &&
+	    !(mr->access & XIB_ACCESS_LOCAL_WRITE))
+		return -EACCES;
+	if (check_add_overflow(b->addr, b->length, &end) ||
+	    !xib_range_in(b->addr, b->length, mr->iova, mr->length))
+		return -ERANGE;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(xib_mw_bind_check);
+
+/**
+ * xib_mw_access_check() - may a remote request use a window?
+ * @mw: the window its rkey's index names (its lock held, or a copy)
+ * @pd: the PD of the QP the request arrived on
+ * @qp: that QP
+ * @rkey: the request's R_Key
+ * @va: first byte
+ * @length: bytes; 0 is in bounds of a valid window
+ * @access: the XIB_ACCESS_REMOTE_* right the request needs
+ *
+ * IBTA vol. 1 10.6.7.3 and 9.4.1.x (the responder's R_Key checks): the
+ * window is valid and bound (an unbound type 1 window has length 0), the
+ * whole R_Key matches (the key byte too: an old key of the window is
+ * stale), the QP is in the window's PD, a type 2 window is bound to this
+ * very QP (type 2B), the window grants @access, and the range lies
+ * inside the window.  What the MR allows does not matter.
+ *
+ * Return: 0, -EACCES, or -ERANGE (out of bounds, or wraps).
+ * Context: any.
+ */
+int xib_mw_access_check(const struct xib_mw *mw, const struct xib_pd *pd,
+			const struct xib_qp *qp, u32 rkey, u64 va, u64 length,
+			u32 access)
+{
+	u64 end;
+
+	if (mw->state != XIB_MW_VALID || mw->rkey != rkey || mw->pd != pd ||
+	    !mw->mr)
+		return -EACCES;
+	if (mw->type == XIB_MW_TYPE_2 && mw->qp != qp)
+		return -EACCES;
+	if (!access || (access & ~mw->access))
+		return -EACCES;
+	if (check_add_overflow(va, length, &end) ||
+	    !xib_range_in(va, length, mw->addr, mw->length))
+		return -ERANGE;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(xib_mw_access_check);
+
+/**
+ * xib_mw_inv_check() - may a LOCAL_INV or SEND_WITH_INV free a window?
+ * @mw: the window the rkey's index names (its lock held, or a copy)
+ * @pd: the PD of the QP that invalidates (the sender's for LOCAL_INV,
+ *	the receiver's for SEND_WITH_INV)
+ * @qp: that QP
+ * @rkey: the rkey to invalidate
+ *
+ * Only type 2 windows are invalidated (o10-37.2.26: a type 1 window is
+ * not); the window is valid with exactly this rkey, in @pd, and bound to
+ * this QP (a type 2B window belongs to the QP it was bound on).
+ *
+ * Return: 0, -EINVAL (type, state or key), -EACCES (PD or QP).
+ * Context: any.
+ */
+int xib_mw_inv_check(const struct xib_mw *mw, const struct xib_pd *pd,
+		     const struct xib_qp *qp, u32 rkey)
+{
+	if (mw->type != XIB_MW_TYPE_2 || mw->state != XIB_MW_VALID ||
+	    mw->rkey != rkey)
+		return -EINVAL;
+	if (mw->pd != pd || mw->qp != qp)
+		return -EACCES;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(xib_mw_inv_check);
+
+/**
+ * xib_alloc_mw() - allocate a memory window
+ * @pd: the PD
+ * @type: XIB_MW_TYPE_1 or XIB_MW_TYPE_2
+ *
+ * A type 1 window starts valid and unbound, a type 2 window free; its
+ * rkey is a random index of the MW range and a random key byte.
+ *
+ * Return: the window or an ERR_PTR: -EOPNOTSUPP (the device has no
+ * windows of @type), -EINVAL, -ENOMEM (also beyond attrs.max_mw or the
+ * context's max_mw_per_context).  Context: process context.
+ */
+struct xib_mw *xib_alloc_mw(struct xib_pd *pd, u32 type)
+{
+	struct xib_device *dev = pd->device;
+	u32 cap, index;
+	struct xib_mw *mw;
+	int ret;
+
+	if (type != XIB_MW_TYPE_1 && type != XIB_MW_TYPE_2)
+		return ERR_PTR(-EINVAL);
+	cap = type == XIB_MW_TYPE_1 ? XIB_DEVICE_MEM_WINDOW :
+				      XIB_DEVICE_MEM_WINDOW_TYPE_2B;
+	if (!xib_has_verbs(dev) || !dev->attrs.max_mw ||
+	    !(dev->attrs.device_cap_flags & cap))
+		return ERR_PTR(-EOPNOTSUPP);
+	ret = xib_pd_use(pd, pd->uctx);
+	if (ret)
+		return ERR_PTR(ret);
+	ret = xib_res_charge(dev, pd->uctx, XIB_RES_MW, dev->attrs.max_mw);
+	if (ret)
+		goto err_unuse_pd;
+	mw = kzalloc(sizeof(*mw), GFP_KERNEL);
+	if (!mw) {
+		ret = -ENOMEM;
+		goto err_uncharge;
+	}
+	ret = xib_res_reserve_random(&dev->res[XIB_RES_MW], &index,
+				     XIB_MW_INDEX_MIN, XIB_NUM_MAX);
+	if (ret)
+		goto err_free;
+	mw->device = dev;
+	mw->uctx = pd->uctx;
+	kref_init(&mw->ref);
+	mw->pd = pd;
+	mw->type = type;
+	mw->index = index;
+	spin_lock_init(&mw->lock);
+	mw->state = type == XIB_MW_TYPE_1 ? XIB_MW_VALID : XIB_MW_FREE;
+	mw->rkey = index << 8 | (get_random_u32() & 0xff);
+	xib_res_publish(dev, XIB_RES_MW, index, mw);
+	return mw;
+
+err_free:
+	kfree(mw);
+err_uncharge:
+	xib_res_uncharge(dev, pd->uctx, XIB_RES_MW);
+err_unuse_pd:
+	xib_pd_unuse(pd);
+	return ERR_PTR(ret);
+}
+EXPORT_SYMBOL_GPL(xib_alloc_mw);
+
+/**
+ * xib_dealloc_mw() - destroy a memory window
+ * @mw: the window, bound or not
+ *
+ * The window leaves the key table and becomes invalid: a bound one lets
+ * its MR go (which may then be deregistered), and requests that look it
+ * up afterwards fail.  Requests already past the check finish.
+ *
+ * Return: 0.  Context: process context.
+ */
+int xib_dealloc_mw(struct xib_mw *mw)
+{
+	struct xib_device *dev = mw->device;
+	struct xib_qp *qp;
+	struct xib_mr *mr;
+	unsigned long flags;
+
+	xib_res_erase(dev, XIB_RES_MW, mw->index);
+	spin_lock_irqsave(&mw->lock, flags);
+	mr = mw->mr;
+	qp = mw->qp;
+	mw->mr = NULL;
+	mw->qp = NULL;
+	mw->length = 0;
+	mw->state = XIB_MW_INVALID;
+	spin_unlock_irqrestore(&mw->lock, flags);
+	xib_mw_drop_mr(mr);
+	if (qp)
+		xib_qp_put(qp);
+	xib_res_uncharge(dev, mw->uctx, XIB_RES_MW);
+	xib_unuse(&mw->pd->usecnt);
+	xib_mw_put(mw);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(xib_dealloc_mw);
+
+/**
+ * xib_bind_mw() - execute a bind WQE (Bind Memory Window, or BIND_MW)
+ * @qp: the QP the bind was posted to
+ * @mw_rkey: an rkey of the window, as the WQE names it: its index names
+ *	the window (the key byte may be an old one; the PD authorises)
+ * @mr_lkey: the MR to bind to, as the WQE names it (unused to unbind)
+ * @b: the bind
+ *
+ * Every value comes from user space: the window and the MR are looked
+ * up by key, must be found, and must pass xib_mw_bind_check() (which
+ * also keeps out another context's objects: PDs belong to one context).
+ * On success the window points to the MR (a reference and a count in
+ * its mw_binds, so the MR cannot be deregistered meanwhile), has the new
+ * range, access and rkey, and a type 2 window is bound to @qp (it holds
+ * a reference on @qp until it is invalidated or deallocated).  A type 1
+ * window bound again lets its previous MR go.
+ *
+ * Return: 0, or a negative errno (the WQE completes with MW_BIND_ERR):
+ * -EINVAL (no such window or MR, or a rule of xib_mw_bind_check()),
+ * -EACCES, -ERANGE, -EBUSY (the MR is being deregistered).
+ * Context: any (the engine calls it under its locks).
+ */
+int xib_bind_mw(struct xib_qp *qp, u32 mw_rkey, u32 mr_lkey,
+		const struct xib_mw_bind *b)
+{
+	struct xib_device *dev = qp->device;
+	struct xib_mr *mr = NULL, *old = NULL;
+	unsigned long flags;
+	struct xib_mw *mw;
+	int ret;
+
+	mw = xib_mw_get_by_key(dev, mw_rkey);
+	if (!mw)
+		return -EINVAL;
+	if (b->length) {
+		mr = xib_mr_get_by_key(dev, mr_lkey);
+		if (mr && mr->lkey != mr_lkey) {
+			xib_mr_put(mr);
+			mr = NULL;
+		}
+		if (mr && !xib_use(&mr->mw_binds)) {
+			xib_mr_put(mr);
+			xib_mw_put(mw);
+			return -EBUSY;
+		}
+	}
+	spin_lock_irqsave(&mw->lock, flags);
+	ret = xib_mw_bind_check(mw, qp->pd, mr, b);
+	if (!ret) {
+		old = mw->mr;
+		mw->mr = mr;	/* takes our reference and use, or NULL */
+		mw->addr = b->length ? b->addr : 0;
+		mw->length = b->length;
+		mw->access = b->length ? b->access : 0;
+		mw->rkey = b->new_rkey;
+		if (mw->type == XIB_MW_TYPE_2) {
+			/* from FREE: no QP before */
+			kref_get(&qp->ref);
+			mw->qp = qp;
+		}
+		mw->state = XIB_MW_VALID;
+		mr = NULL;
+	}
+	spin_unlock_irqrestore(&mw->lock, flags);
+	xib_mw_drop_mr(mr);
+	xib_mw_drop_mr(old);
+	xib_mw_put(mw);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(xib_bind_mw);
+
+/**
+ * xib_invalidate_mw() - free a type 2 window (LOCAL_INV, SEND_WITH_INV)
+ * @qp: the QP that invalidates: the sender of a LOCAL_INV, the receiver
+ *	of a SEND_WITH_INV
+ * @rkey: the rkey to invalidate (from user space or the wire)
+ *
+ * The window must pass xib_mw_inv_check(); it then lets its MR go and
+ * is free for the next type 2 bind.  Remote accesses with @rkey fail
+ * from then on.  An MR's rkey is never invalidated (xib has no fast
+ * registration): -EINVAL.
+ *
+ * Return: 0, -EINVAL or -EACCES.  Context: any.
+ */
+int xib_invalidate_mw(struct xib_qp *qp, u32 rkey)
+{
+	struct xib_qp *bound = NULL;
+	struct xib_mr *mr = NULL;
+	unsigned long flags;
+	struct xib_mw *mw;
+	int ret;
+
+	mw = xib_mw_get_by_key(qp->device, rkey);
+	if (!mw)
+		return -EINVAL;
+	spin_lock_irqsave(&mw->lock, flags);
+	ret = xib_mw_inv_check(mw, qp->pd, qp, rkey);
+	if (!ret) {
+		mr = mw->mr;
+		bound = mw->qp;
+		mw->mr = NULL;
+		mw->qp = NULL;
+		mw->addr = 0;
+		mw->length = 0;
+		mw->access = 0;
+		mw->state = XIB_MW_FREE;
+	}
+	spin_unlock_irqrestore(&mw->lock, flags);
+	xib_mw_drop_mr(mr);
+	if (bound)
+		xib_qp_put(bound);
+	xib_mw_put(mw);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(xib_invalidate_mw);
+
+/**
+ * xib_rkey_get_mr() - the memory a remote request may use through an rkey
+ * @qp: the QP the request arrived on
+ * @rkey: the request's R_Key (from the wire: anything)
+ * @va: first byte
+ * @length: bytes, > 0
+ * @access: the XIB_ACCESS_REMOTE_* right the request needs
+ *
+ * An MR's rkey: the MR, in @qp's PD, with @access, holding the range
+ * (xib_mr_check()).  A window's rkey: the window passes
+ * xib_mw_access_check(), and the MR it is bound to is returned (the
+ * range lies in the MR since the bind); the MR's own rights do not
+ * matter.  Copy at @va - mr->iova of the MR's memory.
+ *
+ * Return: the MR with a reference (drop with xib_mr_put()), or NULL: a
+ * remote access violation.  Context: any.
+ */
+struct xib_mr *xib_rkey_get_mr(struct xib_qp *qp, u32 rkey, u64 va,
+			       u64 length, u32 access)
+{
+	struct xib_device *dev = qp->device;
+	struct xib_mr *mr = NULL;
+	unsigned long flags;
+	struct xib_mw *mw;
+
+	if (!xib_key_is_mw(rkey)) {
+		mr = xib_mr_get_by_key(dev, rkey);
+		if (mr && (mr->rkey != rkey || !mr->umem ||
+			   xib_mr_check(mr, qp->pd, va, length, access))) {
+			xib_mr_put(mr);
+			mr = NULL;
+		}
+		return mr;
+	}
+	mw = xib_mw_get_by_key(dev, rkey);
+	if (!mw)
+		return NULL;
+	spin_lock_irqsave(&mw->lock, flags);
+	if (!xib_mw_access_check(mw, qp->pd, qp, rkey, va, length,
+				 access)) {
+		mr = mw->mr;
+		kref_get(&mr->ref);
+	}
+	spin_unlock_irqrestore(&mw->lock, flags);
+	xib_mw_put(mw);
+	if (mr && (!mr->umem || xib_mr_check(mr, mr->pd, va, length, 0))) {
+		xib_mr_put(mr);
+		mr = NULL;
+	}
+	return mr;
+}
+EXPORT_SYMBOL_GPL(xib_rkey_get_mr);
 
 /* CQs */
 
@@ -1710,6 +2166,8 @@ static struct xib_ucontext *xib_res_uctx(enum xib_res_type type, void *obj)
 		return ((struct xib_srq *)obj)->uctx;
 	case XIB_RES_AH:
 		return ((struct xib_ah *)obj)->uctx;
+	case XIB_RES_MW:
+		return ((struct xib_mw *)obj)->uctx;
 	case XIB_RES_UCONTEXT:
 		return obj;
 	default:
@@ -1733,6 +2191,8 @@ static bool xib_res_tryget(enum xib_res_type type, void *obj)
 		return kref_get_unless_zero(&((struct xib_srq *)obj)->ref);
 	case XIB_RES_AH:
 		return kref_get_unless_zero(&((struct xib_ah *)obj)->ref);
+	case XIB_RES_MW:
+		return kref_get_unless_zero(&((struct xib_mw *)obj)->ref);
 	default:
 		return false;
 	}
@@ -1833,6 +2293,9 @@ void xib_res_put(enum xib_res_type type, void *obj)
 		break;
 	case XIB_RES_AH:
 		xib_ah_put(obj);
+		break;
+	case XIB_RES_MW:
+		xib_mw_put(obj);
 		break;
 	default:
 		WARN_ON_ONCE(1);

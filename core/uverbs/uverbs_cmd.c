@@ -60,6 +60,7 @@ union xib_uverbs_cmd_buf {
 	struct xib_uverbs_resize_srq resize_srq;
 	struct xib_uverbs_create_ah create_ah;
 	struct xib_uverbs_mcast mcast;
+	struct xib_uverbs_alloc_mw alloc_mw;
 };
 
 /* True if the @len bytes at @p are all zero. */
@@ -171,6 +172,9 @@ static int xib_uobj_destroy(struct xib_uverbs_uobj *uobj, u32 *comp_reported,
 	case XIB_UOBJ_AH:
 		ret = xib_destroy_ah(uobj->object);
 		break;
+	case XIB_UOBJ_MW:
+		ret = xib_dealloc_mw(uobj->object);
+		break;
 	default:
 		ret = -EINVAL;
 		break;
@@ -200,13 +204,14 @@ static int xib_uobj_destroy(struct xib_uverbs_uobj *uobj, u32 *comp_reported,
  * xib_uverbs_destroy_all() - destroy every object of a context
  * @ctx: the context, with @ctx->rwsem held for write
  *
- * Goes in dependency order (AH, QP, SRQ, CQ, MR, PD) and repeats while
- * that makes progress, since -EBUSY resolves as dependents go.
+ * Goes in dependency order (AH, QP, MW, SRQ, CQ, MR, PD: a bound window
+ * keeps its MR) and repeats while that makes progress, since -EBUSY
+ * resolves as dependents go.
  */
 void xib_uverbs_destroy_all(struct xib_uverbs_ctx *ctx)
 {
 	static const enum xib_uverbs_obj_type order[] = {
-		XIB_UOBJ_AH, XIB_UOBJ_QP, XIB_UOBJ_SRQ,
+		XIB_UOBJ_AH, XIB_UOBJ_QP, XIB_UOBJ_MW, XIB_UOBJ_SRQ,
 		XIB_UOBJ_CQ, XIB_UOBJ_MR, XIB_UOBJ_PD,
 	};
 	struct xib_uverbs_uobj *uobj;
@@ -564,6 +569,45 @@ static int xib_cmd_rereg_mr(struct xib_uverbs_ctx *ctx, void *buf,
 	}
 	atomic_set(&uobj->usecnt, 0);
 	return PTR_ERR_OR_ZERO(mr);
+}
+
+static int xib_cmd_alloc_mw(struct xib_uverbs_ctx *ctx, void *buf,
+			    struct xib_uverbs_out *out)
+{
+	struct xib_uverbs_alloc_mw *cmd = buf;
+	struct xib_uverbs_uobj *uobj, *pd_uobj;
+	struct xib_mw *mw;
+
+	if (!xib_zero_from(cmd, sizeof(*cmd),
+			   offsetof(struct xib_uverbs_alloc_mw, mw_handle)))
+		return -EINVAL;
+	if (cmd->type != XIB_MW_TYPE_1 && cmd->type != XIB_MW_TYPE_2)
+		return -EINVAL;
+	pd_uobj = xib_uobj_get(ctx, cmd->pd_handle, XIB_UOBJ_PD, false);
+	if (IS_ERR(pd_uobj))
+		return PTR_ERR(pd_uobj);
+	uobj = xib_uobj_new(ctx, XIB_UOBJ_MW, 0);
+	if (IS_ERR(uobj)) {
+		xib_uobj_put(pd_uobj);
+		return PTR_ERR(uobj);
+	}
+	mw = xib_alloc_mw(pd_uobj->object, cmd->type);
+	xib_uobj_put(pd_uobj);
+	if (IS_ERR(mw)) {
+		xib_uobj_abort(uobj);
+		return PTR_ERR(mw);
+	}
+	uobj->object = mw;
+	cmd->mw_handle = uobj->handle;
+	cmd->rkey = mw->rkey;
+	out->commit_handle = uobj->handle;
+	return 0;
+}
+
+static int xib_cmd_dealloc_mw(struct xib_uverbs_ctx *ctx, void *buf,
+			      struct xib_uverbs_out *out)
+{
+	return xib_cmd_destroy_simple(ctx, buf, XIB_UOBJ_MW);
 }
 
 static int xib_cmd_create_ah(struct xib_uverbs_ctx *ctx, void *buf,
@@ -1066,6 +1110,8 @@ static const struct xib_uverbs_cmd_desc xib_uverbs_cmds[] = {
 	XIB_CMD(RESIZE_SRQ, xib_cmd_resize_srq, XIB_RES),
 	XIB_CMD(ATTACH_MCAST, xib_cmd_attach_mcast, XIB_RES),
 	XIB_CMD(DETACH_MCAST, xib_cmd_detach_mcast, XIB_RES),
+	XIB_CMD(ALLOC_MW, xib_cmd_alloc_mw, XIB_RES),
+	XIB_CMD(DEALLOC_MW, xib_cmd_dealloc_mw, XIB_RES),
 };
 
 static void xib_uverbs_check_abi(void)
@@ -1100,6 +1146,7 @@ static void xib_uverbs_check_abi(void)
 	BUILD_BUG_ON(sizeof(struct xib_uverbs_resize_srq) != 32);
 	BUILD_BUG_ON(sizeof(struct xib_uverbs_create_ah) != 56);
 	BUILD_BUG_ON(sizeof(struct xib_uverbs_mcast) != 24);
+	BUILD_BUG_ON(sizeof(struct xib_uverbs_alloc_mw) != 24);
 	BUILD_BUG_ON(_IOC_SIZE(XIB_UVERBS_QUERY_QP) >
 		     sizeof(union xib_uverbs_cmd_buf));
 }

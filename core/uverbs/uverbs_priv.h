@@ -107,6 +107,7 @@ enum xib_uverbs_obj_type {
 	XIB_UOBJ_QP,
 	XIB_UOBJ_SRQ,
 	XIB_UOBJ_AH,
+	XIB_UOBJ_MW,
 };
 
 /**

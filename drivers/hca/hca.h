@@ -714,6 +714,17 @@ static inline bool xib_hca_is_atomic(const struct xib_hca_swqe *swqe)
 }
 
 /*
+ * A local operation (BIND_MW, LOCAL_INV): executed when the requester
+ * fetches it, in order, no packet, no PSN; it completes in order after
+ * the WQEs before it.
+ */
+static inline bool xib_hca_is_local(const struct xib_hca_swqe *swqe)
+{
+	return swqe->wqe.opcode == XIB_HCA_WR_BIND_MW ||
+	       swqe->wqe.opcode == XIB_HCA_WR_LOCAL_INV;
+}
+
+/*
  * A READ or an atomic: the responder answers with data (READ responses,
  * an ATOMIC ACKNOWLEDGE), which the WQE needs before it completes; it
  * uses a responder resource and counts against max_rd_atomic.

@@ -88,6 +88,10 @@ static u32 xib_hca_wc_opcode(u32 wr_opcode)
 		return XIB_HCA_WC_COMP_SWAP;
 	case XIB_HCA_WR_ATOMIC_FETCH_AND_ADD:
 		return XIB_HCA_WC_FETCH_ADD;
+	case XIB_HCA_WR_BIND_MW:
+		return XIB_HCA_WC_BIND_MW;
+	case XIB_HCA_WR_LOCAL_INV:
+		return XIB_HCA_WC_LOCAL_INV;
 	default:
 		return XIB_HCA_WC_SEND;
 	}

@@ -22,6 +22,14 @@
  * sent, as rdma_rxe's does (the IBTA leaves a UC requester nothing else
  * to wait for).
  *
+ * Memory windows (RC and UC): BIND_MW and LOCAL_INV are local
+ * operations, executed by the core (xib_bind_mw(), xib_invalidate_mw())
+ * when the WQE is fetched, so after every WQE before them was sent and
+ * before any after them; they use no PSN and complete in order
+ * (XIB_HCA_WC_BIND_MW, _LOCAL_INV) or in error (MW_BIND_ERR,
+ * LOC_PROT_ERR), which moves the QP to ERR.  SEND_WITH_INV is an RC SEND
+ * whose last packet carries the rkey in an IETH.
+ *
  * Locking: all requester state is under qp->sq.lock (worker: _bh).  The
  * lock is dropped around xib_hca_xmit().
  */
@@ -40,6 +48,9 @@
  */
 static bool xib_hca_opcode_ok(struct xib_hca_qp *qp, u32 opcode)
 {
+	/* local operations: windows are bound on RC and UC QPs (IBTA 10.6.7) */
+	if (opcode == XIB_HCA_WR_BIND_MW || opcode == XIB_HCA_WR_LOCAL_INV)
+		return qp->ibqp.qp_type != XIB_QPT_UD;
 	return xib_hca_req_bth_opcode(xib_hca_qp_transport(qp), opcode,
 				      XIB_POS_ONLY) >= 0;
 }
@@ -109,6 +120,26 @@ static u8 xib_hca_ud_dest(struct xib_hca_qp *qp, struct xib_hca_swqe *swqe)
 	return status;
 }
 
+/* Execute a BIND_MW or LOCAL_INV (its fields from user space). */
+static u8 xib_hca_local_op(struct xib_hca_qp *qp, struct xib_hca_swqe *swqe)
+{
+	const struct xib_hca_send_wqe *w = &swqe->wqe;
+	struct xib_mw_bind b = {};
+
+	if (w->opcode == XIB_HCA_WR_LOCAL_INV)
+		return xib_invalidate_mw(&qp->ibqp, w->invalidate_rkey) ?
+		       XIB_HCA_WC_LOC_PROT_ERR : XIB_HCA_WC_SUCCESS;
+	if (w->bind.flags & ~XIB_HCA_BIND_TYPE1)
+		return XIB_HCA_WC_MW_BIND_ERR;
+	b.new_rkey = w->bind.new_rkey;
+	b.addr = w->bind.addr;
+	b.length = w->bind.length;
+	b.access = w->bind.access;
+	b.type1 = w->bind.flags & XIB_HCA_BIND_TYPE1;
+	return xib_bind_mw(&qp->ibqp, w->bind.mw_rkey, w->bind.mr_lkey, &b) ?
+	       XIB_HCA_WC_MW_BIND_ERR : XIB_HCA_WC_SUCCESS;
+}
+
 /* Copy WQE @idx out of the ring and check it; returns its status. */
 static u8 xib_hca_fetch_wqe(struct xib_hca_qp *qp, u32 idx,
 			    struct xib_hca_swqe *swqe)
@@ -124,6 +155,8 @@ static u8 xib_hca_fetch_wqe(struct xib_hca_qp *qp, u32 idx,
 	swqe->resp_pkts = 0;
 	if (!xib_hca_opcode_ok(qp, swqe->wqe.opcode))
 		return XIB_HCA_WC_LOC_QP_OP_ERR;
+	if (xib_hca_is_local(swqe))
+		return xib_hca_local_op(qp, swqe);
 	status = xib_hca_copy_data(qp, slot, swqe);
 	if (status)
 		return status;
@@ -138,6 +171,12 @@ static void xib_hca_assign_psns(struct xib_hca_qp *qp,
 {
 	u32 pkts = max_t(u32, 1, DIV_ROUND_UP(swqe->len, qp->mtu));
 
+	if (xib_hca_is_local(swqe)) {
+		/* done already: no packet, no PSN */
+		swqe->first_psn = qp->sq.psn;
+		swqe->acked = true;
+		return;
+	}
 	if (xib_hca_is_atomic(swqe)) {
 		swqe->npkts = 1;
 		swqe->resp_pkts = 1;
@@ -236,6 +275,7 @@ static struct sk_buff *xib_hca_req_pkt(struct xib_hca_qp *qp,
 	f.se = (swqe->wqe.flags & XIB_HCA_SEND_SOLICITED) &&
 	       i + 1 == swqe->npkts;
 	f.imm = swqe->wqe.imm_data;
+	f.inv_rkey = swqe->wqe.invalidate_rkey;
 	f.qkey = swqe->qkey;
 	f.sqpn = qp->ibqp.qp_num;
 
@@ -326,6 +366,11 @@ static int xib_hca_req_step(struct xib_hca_qp *qp, struct sk_buff **skb,
 			return 0;
 	}
 	swqe = xib_hca_swqe_at(qp, sq->send);
+	if (xib_hca_is_local(swqe) && swqe->status == XIB_HCA_WC_SUCCESS) {
+		xib_hca_wqe_sent(qp, swqe);
+		xib_hca_retire_done(qp);
+		return 1;
+	}
 	if (rc && swqe->status == XIB_HCA_WC_SUCCESS) {
 		/* after a rewind: what the responder has is not sent again */
 		if (!xib_hca_has_resp(swqe))

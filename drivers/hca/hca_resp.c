@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * xib_hca responder: UD receives, RC SEND, RDMA WRITE (with immediate),
- * RDMA READ and atomic (CMP_SWAP, FETCH_ADD) requests, ACKs and NAKs;
- * UC SEND and RDMA WRITE (with immediate).
+ * xib_hca responder: UD receives, RC SEND (with immediate, with
+ * invalidate), RDMA WRITE (with immediate), RDMA READ and atomic
+ * (CMP_SWAP, FETCH_ADD) requests, ACKs and NAKs; UC SEND and RDMA WRITE
+ * (with immediate).
  * xib_hca_recv() (hca_recv.c) hands it the request packets; responses
  * (ACK, read response, atomic ACKNOWLEDGE) for the requester go to the
  * completer (hca_comp.c).
@@ -36,6 +37,15 @@
  * such a message without completing the WQE (with an SRQ it completes it
  * with REM_INV_REQ_ERR).  Errors of the receive queue
  * itself (a broken WQE, a CQ overflow) move the QP to ERR as for RC.
+ *
+ * R_Keys (RETH, AtomicETH) name an MR or a memory window; both are
+ * resolved by the core (xib_rkey_get_mr()), which checks a window's
+ * state, key, PD, QP (type 2B), access and bounds, not the MR's rights.
+ * A SEND with invalidate frees the type 2 window its IETH names
+ * (xib_invalidate_mw()) when its last packet arrives, before the receive
+ * completes with XIB_HCA_WC_WITH_INV and the rkey; if that window is
+ * not one this QP may invalidate, the request is NAKed with a remote
+ * access error and the QP goes to ERR (its receive WQE is flushed).
  *
  * Locking: the responder state is under qp->rq.lock; it is dropped
  * before any packet is sent (hca.h).
@@ -294,6 +304,7 @@ static int xib_hca_send_place(struct xib_hca_qp *qp,
 			      const struct xib_hca_pkt *pkt)
 {
 	const struct xib_immdt *imm = xib_hca_pkt_hdr(pkt, XIB_HDR_IMMDT);
+	const struct xib_ieth *ieth = xib_hca_pkt_hdr(pkt, XIB_HDR_IETH);
 	struct xib_hca_resp *r = &qp->rq.resp;
 	struct xib_hca_cqe cqe = {};
 
@@ -315,6 +326,10 @@ static int xib_hca_send_place(struct xib_hca_qp *qp,
 	if (imm) {
 		cqe.imm_data = xib_immdt_imm(imm);
 		cqe.wc_flags = XIB_HCA_WC_WITH_IMM;
+	} else if (ieth) {
+		/* invalidated in xib_hca_rc_send(); host order, see hca-abi.h */
+		cqe.imm_data = (__force __be32)xib_ieth_rkey(ieth);
+		cqe.wc_flags = XIB_HCA_WC_WITH_INV;
 	}
 	xib_hca_recv_cqe(qp, &cqe, xib_bth_se(pkt->bth));
 	r->has_wqe = false;
@@ -331,6 +346,7 @@ static int xib_hca_rc_send(struct xib_hca_qp *qp,
 			   const struct xib_hca_pkt *pkt,
 			   struct xib_hca_ack *ack)
 {
+	const struct xib_ieth *ieth = xib_hca_pkt_hdr(pkt, XIB_HDR_IETH);
 	struct xib_hca_resp *r = &qp->rq.resp;
 	u32 psn = xib_bth_psn(pkt->bth);
 	int ret;
@@ -340,6 +356,13 @@ static int xib_hca_rc_send(struct xib_hca_qp *qp,
 		if (ret)
 			return ret;
 		r->off = 0;
+	}
+	/* after the WQE is taken: an RNR NAK must not have invalidated */
+	if (ieth && xib_invalidate_mw(&qp->ibqp, xib_ieth_rkey(ieth))) {
+		xib_hca_nak_set(qp, ack, XIB_AETH_NAK_REM_ACCESS, psn);
+		xib_qp_event(&qp->ibqp, XIB_EVENT_QP_ACCESS_ERR);
+		xib_hca_qp_error(qp);
+		return -EACCES;
 	}
 	if (r->off + pkt->payload_len > r->wqe.length) {
 		xib_hca_recv_err(qp, r->wqe.wr_id, XIB_HCA_WC_LOC_LEN_ERR);
@@ -361,23 +384,22 @@ static int xib_hca_check_reth(struct xib_hca_qp *qp, u64 va, u32 rkey,
 			      u32 len, u32 access)
 {
 	struct xib_mr *mr;
-	int ret = 0;
 
 	if (!(qp->access & access))
 		return -EACCES;
 	if (!len)
 		return 0;
-	mr = xib_mr_get_by_key(qp->ibqp.device, rkey);
+	mr = xib_rkey_get_mr(&qp->ibqp, rkey, va, len, access);
 	if (!mr)
 		return -EACCES;
-	if (mr->rkey != rkey || !mr->umem ||
-	    xib_mr_check(mr, qp->ibqp.pd, va, len, access))
-		ret = -EACCES;
 	xib_mr_put(mr);
-	return ret;
+	return 0;
 }
 
-/* Copy between an MR named by an rkey and a buffer (rechecked each time). */
+/*
+ * Copy between the memory an rkey names (an MR, or a window's MR) and a
+ * buffer; rechecked each time.
+ */
 static int xib_hca_rkey_copy(struct xib_hca_qp *qp, u32 rkey, u64 va,
 			     void *buf, u32 len, u32 access)
 {
@@ -386,19 +408,13 @@ static int xib_hca_rkey_copy(struct xib_hca_qp *qp, u32 rkey, u64 va,
 
 	if (!len)
 		return 0;
-	mr = xib_mr_get_by_key(qp->ibqp.device, rkey);
+	mr = xib_rkey_get_mr(&qp->ibqp, rkey, va, len, access);
 	if (!mr)
 		return -EACCES;
-	ret = -EACCES;
-	if (mr->rkey == rkey && mr->umem &&
-	    !xib_mr_check(mr, qp->ibqp.pd, va, len, access)) {
-		if (access == XIB_ACCESS_REMOTE_WRITE)
-			ret = xib_umem_copy_to(mr->umem, va - mr->iova, buf,
-					       len);
-		else
-			ret = xib_umem_copy_from(buf, mr->umem, va - mr->iova,
-						 len);
-	}
+	if (access == XIB_ACCESS_REMOTE_WRITE)
+		ret = xib_umem_copy_to(mr->umem, va - mr->iova, buf, len);
+	else
+		ret = xib_umem_copy_from(buf, mr->umem, va - mr->iova, len);
 	xib_mr_put(mr);
 	return ret ? -EACCES : 0;
 }
@@ -536,8 +552,16 @@ static int xib_hca_atomic_do(struct xib_hca_qp *qp, u64 va, u32 rkey,
 	int code, ret;
 
 	if ((qp->access & XIB_ACCESS_REMOTE_ATOMIC) && !(va & 7))
-		mr = xib_mr_get_by_key(qp->ibqp.device, rkey);
-	code = xib_hca_atomic_check(qp->access, qp->ibqp.pd, mr, va, rkey);
+		mr = xib_key_is_mw(rkey) ?
+		     xib_rkey_get_mr(&qp->ibqp, rkey, va, sizeof(u64),
+				     XIB_ACCESS_REMOTE_ATOMIC) :
+		     xib_mr_get_by_key(qp->ibqp.device, rkey);
+	/* a window's MR: its checks are done, the MR's rights not needed */
+	if (mr && xib_key_is_mw(rkey))
+		code = 0;
+	else
+		code = xib_hca_atomic_check(qp->access, qp->ibqp.pd, mr, va,
+					    rkey);
 	if (!code) {
 		ret = xib_hca_atomic_exec(mr->umem, va - mr->iova, cmp_swap,
 					  swap_add, compare, orig);
@@ -652,7 +676,9 @@ static u32 xib_hca_rc_request(struct xib_hca_qp *qp,
 	if (op == XIB_OP_RDMA_READ_REQUEST) {
 		ret = xib_hca_rc_read(qp, pkt, ack, &npsn);
 	} else if (xib_hca_op_is(op, XIB_OP_SEND_FIRST,
-				 XIB_OP_SEND_ONLY_WITH_IMMEDIATE)) {
+				 XIB_OP_SEND_ONLY_WITH_IMMEDIATE) ||
+		   op == XIB_OP_SEND_LAST_WITH_INVALIDATE ||
+		   op == XIB_OP_SEND_ONLY_WITH_INVALIDATE) {
 		ret = xib_hca_rc_send(qp, pkt, ack);
 		r->is_write = false;
 	} else if (xib_hca_op_is(op, XIB_OP_RDMA_WRITE_FIRST,

@@ -37,15 +37,19 @@ void xib_hca_set_attrs(struct xib_hca_dev *hca)
 	/*
 	 * What the HCA honours; the core adds its own (xib_query_device()).
 	 * RC_RNR_NAK_GEN: the responder answers a SEND without a receive
-	 * WQE with an RNR NAK (hca_resp.c); SRQ_RESIZE: resize_srq.  Not
+	 * WQE with an RNR NAK (hca_resp.c); SRQ_RESIZE: resize_srq;
+	 * MEM_WINDOW and MEM_WINDOW_TYPE_2B: memory windows of type 1 and
+	 * 2B (bound by the requester, checked by the responder).  Not
 	 * set, because not done: RESIZE_MAX_WR (no QP resize), the P_Key
 	 * and Q_Key violation counters (the Q_Key drops are counted, but no
 	 * port attribute reports them), RAW_MULTI, AUTO_PATH_MIG,
 	 * CHANGE_PHY_PORT (one port), UD_AV_PORT_ENFORCE, SHUTDOWN_PORT,
-	 * INIT_TYPE, N_NOTIFY_CQ, memory windows, XRC, checksum offloads,
-	 * MEM_MGT_EXTENSIONS, flow steering.
+	 * INIT_TYPE, N_NOTIFY_CQ, type 2A windows, XRC, checksum offloads,
+	 * MEM_MGT_EXTENSIONS (fast registration), flow steering.
 	 */
-	a->device_cap_flags = XIB_DEVICE_RC_RNR_NAK_GEN | XIB_DEVICE_SRQ_RESIZE;
+	a->device_cap_flags = XIB_DEVICE_RC_RNR_NAK_GEN | XIB_DEVICE_SRQ_RESIZE |
+			      XIB_DEVICE_MEM_WINDOW |
+			      XIB_DEVICE_MEM_WINDOW_TYPE_2B;
 	a->max_qp = 4096;
 	a->max_qp_wr = 16384;
 	a->max_sge = XIB_HCA_MAX_SGE;
@@ -53,6 +57,7 @@ void xib_hca_set_attrs(struct xib_hca_dev *hca)
 	a->max_cq = 4096;
 	a->max_cqe = 65536;
 	a->max_mr = 16384;
+	a->max_mw = 16384;
 	a->max_pd = 4096;
 	a->max_qp_rd_atom = XIB_HCA_MAX_RD_ATOM;
 	a->max_qp_init_rd_atom = XIB_HCA_MAX_RD_ATOM;

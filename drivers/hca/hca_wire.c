@@ -137,10 +137,18 @@ static const u8 xib_hca_wr_ops[][XIB_POS_NUM] = {
 		XIB_WR_OPS(XIB_OP_SEND_FIRST, XIB_OP_SEND_MIDDLE,
 			   XIB_OP_SEND_LAST_WITH_IMMEDIATE,
 			   XIB_OP_SEND_ONLY_WITH_IMMEDIATE),
+	/* RC only: table 38 has no UC or UD SEND with invalidate */
+	[XIB_HCA_WR_SEND_WITH_INV] =
+		XIB_WR_OPS(XIB_OP_SEND_FIRST, XIB_OP_SEND_MIDDLE,
+			   XIB_OP_SEND_LAST_WITH_INVALIDATE,
+			   XIB_OP_SEND_ONLY_WITH_INVALIDATE),
 	/* one request packet, whatever the length */
 	[XIB_HCA_WR_RDMA_READ] = XIB_WR_ONE(XIB_OP_RDMA_READ_REQUEST),
 	[XIB_HCA_WR_ATOMIC_CMP_AND_SWP] = XIB_WR_ONE(XIB_OP_COMPARE_SWAP),
 	[XIB_HCA_WR_ATOMIC_FETCH_AND_ADD] = XIB_WR_ONE(XIB_OP_FETCH_ADD),
+	/* local operations: no packet (hca_req.c) */
+	[XIB_HCA_WR_LOCAL_INV] = XIB_WR_ONE(XIB_OP_NONE),
+	[XIB_HCA_WR_BIND_MW] = XIB_WR_ONE(XIB_OP_NONE),
 };
 
 /**
@@ -151,7 +159,8 @@ static const u8 xib_hca_wr_ops[][XIB_POS_NUM] = {
  *
  * Return: the opcode (0 to 255), or -EINVAL if the WR opcode has no
  * packet at @pos or @transport does not carry it (the opcode table has
- * no such opcode).
+ * no such opcode at @pos, or none for a one-packet message: UC has SEND
+ * FIRST but no SEND with invalidate).
  */
 int xib_hca_req_bth_opcode(u8 transport, u32 wr_opcode, enum xib_pkt_pos pos)
 {
@@ -166,6 +175,9 @@ int xib_hca_req_bth_opcode(u8 transport, u32 wr_opcode, enum xib_pkt_pos pos)
 	opcode = XIB_OPCODE(transport, op);
 	if (!xib_hca_opcode_info(opcode) ||
 	    !(xib_hca_opcodes[opcode].flags & XIB_OPF_REQ))
+		return -EINVAL;
+	if (pos != XIB_POS_ONLY &&
+	    xib_hca_req_bth_opcode(transport, wr_opcode, XIB_POS_ONLY) < 0)
 		return -EINVAL;
 	return opcode;
 }

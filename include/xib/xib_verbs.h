@@ -28,6 +28,7 @@ struct xib_device;
 struct xib_ucontext;
 struct xib_pd;
 struct xib_mr;
+struct xib_mw;
 struct xib_cq;
 struct xib_qp;
 struct xib_srq;
@@ -299,6 +300,7 @@ enum xib_res_type {
 	XIB_RES_QP,
 	XIB_RES_SRQ,
 	XIB_RES_AH,
+	XIB_RES_MW,
 	XIB_RES_UCONTEXT,
 	XIB_RES_MAX
 };
@@ -375,7 +377,8 @@ extern const char * const xib_core_stat_names[XIB_CORE_NSTATS];
  * @attrs: attributes and limits, set by the driver before registration
  *	(the core fills node_guid and phys_port_cnt); never changed after
  * @res: per type, the live objects by number (pdn, MR key index, cqn,
- *	qpn, srqn, ahn; contexts by an id); xa_lock protects lookups
+ *	qpn, srqn, ahn, MW key index; contexts by an id); xa_lock protects
+ *	lookups
  * @res_count: per type, the number of live objects
  * @cm_ids: the RDMA CM ids bound to the device (xib_cma's count of its
  *	per-device id list, for "xibctl res show"); changed only by
@@ -662,7 +665,7 @@ struct xib_pd {
 	struct xib_device *device;
 	struct xib_ucontext *uctx;
 	struct kref ref;
-	atomic_t usecnt;	/* MRs, QPs, SRQs and AHs on this PD */
+	atomic_t usecnt;	/* MRs, MWs, QPs, SRQs and AHs on this PD */
 	u32 pdn;
 };
 
@@ -678,6 +681,9 @@ struct xib_pd {
  * @lkey: (index in the device's MR table << 8) | a tag byte
  * @rkey: equal to @lkey
  * @umem: the pinned memory; NULL for a kernel MR (none yet)
+ * @mw_binds: memory windows bound to the MR; XIB_USECNT_DEAD-style
+ *	negative once deregistration (or re-registration) claimed it, so
+ *	that no window binds to it any more (see xib_bind_mw())
  */
 struct xib_mr {
 	struct xib_device *device;
@@ -690,7 +696,98 @@ struct xib_mr {
 	u32 lkey;
 	u32 rkey;
 	struct xib_umem *umem;
+	atomic_t mw_binds;
 };
+
+/*
+ * Key indices (rkey bits 31-8): MRs take 1 to XIB_MR_INDEX_MAX, memory
+ * windows XIB_MW_INDEX_MIN to 0xffffff, so an rkey says which table to
+ * look in.
+ */
+#define XIB_MR_INDEX_MAX	0x7fffffU
+#define XIB_MW_INDEX_MIN	0x800000U
+
+static inline bool xib_key_is_mw(u32 key)
+{
+	return (key >> 8) >= XIB_MW_INDEX_MIN;
+}
+
+/**
+ * enum xib_mw_state - the states of a memory window (IBTA 10.6.7)
+ * @XIB_MW_FREE: type 2, not bound: a type 2 bind may take it
+ * @XIB_MW_VALID: type 1 always (bound, or unbound with length 0); type 2
+ *	bound to a QP: remote accesses through its rkey may succeed
+ * @XIB_MW_INVALID: deallocated; nothing takes it any more
+ */
+enum xib_mw_state {
+	XIB_MW_FREE,
+	XIB_MW_VALID,
+	XIB_MW_INVALID,
+};
+
+/**
+ * struct xib_mw - a memory window
+ * @device: the device
+ * @uctx: the owner: the user context of @pd
+ * @ref: keeps the memory; see "Verbs objects" above
+ * @pd: the PD, which counts the window in its usecnt until dealloc
+ * @type: XIB_MW_TYPE_1 or XIB_MW_TYPE_2 (type 2B: bound to one QP)
+ * @index: the key index (rkey >> 8), fixed; the key of the device's
+ *	XIB_RES_MW table
+ * @lock: protects the rest; taken in any context (irqsave)
+ * @state: enum xib_mw_state
+ * @rkey: @index << 8 | the key byte of the last bind (at first random)
+ * @mr: the MR bound to, with a reference and a count in its @mw_binds;
+ *	NULL when unbound
+ * @addr: first byte of the window (an address of @mr)
+ * @length: bytes; 0 for an unbound window
+ * @access: XIB_ACCESS_MW_SUPPORTED bits granted
+ * @qp: type 2, bound: the QP it was bound on, with a reference (so that
+ *	no later QP, even one given the same number, is taken for it); the
+ *	QP's destruction does not unbind the window, which then serves no
+ *	QP until it is invalidated or deallocated
+ */
+struct xib_mw {
+	struct xib_device *device;
+	struct xib_ucontext *uctx;
+	struct kref ref;
+	struct xib_pd *pd;
+	u32 type;
+	u32 index;
+	spinlock_t lock;	/* see above */
+	enum xib_mw_state state;
+	u32 rkey;
+	struct xib_mr *mr;
+	u64 addr;
+	u64 length;
+	u32 access;
+	struct xib_qp *qp;
+};
+
+/**
+ * struct xib_mw_bind - what a bind asks (a BIND_MW WQE's fields)
+ * @new_rkey: the rkey the window gets
+ * @addr: first byte
+ * @length: bytes; 0 unbinds (type 1 only)
+ * @access: XIB_ACCESS_MW_SUPPORTED bits
+ * @type1: posted by the Bind Memory Window verb (XIB_HCA_BIND_TYPE1)
+ */
+struct xib_mw_bind {
+	u32 new_rkey;
+	u64 addr;
+	u64 length;
+	u32 access;
+	bool type1;
+};
+
+/* The IBTA's rules (pure functions, KUnit-tested; mw->lock held). */
+int xib_mw_bind_check(const struct xib_mw *mw, const struct xib_pd *qp_pd,
+		      const struct xib_mr *mr, const struct xib_mw_bind *b);
+int xib_mw_access_check(const struct xib_mw *mw, const struct xib_pd *pd,
+			const struct xib_qp *qp, u32 rkey, u64 va, u64 length,
+			u32 access);
+int xib_mw_inv_check(const struct xib_mw *mw, const struct xib_pd *pd,
+		     const struct xib_qp *qp, u32 rkey);
 
 int xib_mr_check(const struct xib_mr *mr, const struct xib_pd *pd, u64 iova,
 		 u64 length, u32 access);
@@ -868,6 +965,13 @@ int xib_destroy_srq(struct xib_srq *srq);
 struct xib_ah *xib_create_ah(struct xib_pd *pd, struct xib_ucontext *uctx,
 			     const struct xib_uverbs_ah_attr *attr);
 int xib_destroy_ah(struct xib_ah *ah);
+struct xib_mw *xib_alloc_mw(struct xib_pd *pd, u32 type);
+int xib_dealloc_mw(struct xib_mw *mw);
+int xib_bind_mw(struct xib_qp *qp, u32 mw_rkey, u32 mr_lkey,
+		const struct xib_mw_bind *b);
+int xib_invalidate_mw(struct xib_qp *qp, u32 rkey);
+struct xib_mr *xib_rkey_get_mr(struct xib_qp *qp, u32 rkey, u64 va,
+			       u64 length, u32 access);
 
 /* Lookups for drivers; each returns a reference or NULL. */
 struct xib_qp *xib_qp_get_by_num(struct xib_device *dev, u32 qpn);

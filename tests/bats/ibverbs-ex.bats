@@ -63,7 +63,7 @@ ex() {
 	ex cqex
 }
 
-@test "ibv_create_qp_ex with ibv_wr_*: RC and UD data, atomics, every wc_flags field checked" {
+@test "ibv_create_qp_ex with ibv_wr_*: RC and UD data, atomics, memory windows, every wc_flags field checked" {
 	ex qpex
 }
 

@@ -146,13 +146,17 @@ starve_stop() {
 	[[ "$output" == *"vendor_part_id:			1"* ]]
 	# the capabilities the device honours, and none it does not
 	# (xib_hca_set_attrs()): CURR_QP_STATE_MOD, PORT_ACTIVE_EVENT,
-	# SYS_IMAGE_GUID, RC_RNR_NAK_GEN, SRQ_RESIZE
-	grep -Eq 'device_cap_flags:[[:space:]]+0x00003c80$' <<<"$output"
+	# SYS_IMAGE_GUID, RC_RNR_NAK_GEN, SRQ_RESIZE, MEM_WINDOW,
+	# MEM_WINDOW_TYPE_2B (memory windows of type 1 and 2B, mw.bats)
+	grep -Eq 'device_cap_flags:[[:space:]]+0x01023c80$' <<<"$output"
 	grep -Eq '^[[:space:]]+CURR_QP_STATE_MOD$' <<<"$output"
 	grep -Eq '^[[:space:]]+PORT_ACTIVE_EVENT$' <<<"$output"
 	grep -Eq '^[[:space:]]+SYS_IMAGE_GUID$' <<<"$output"
 	grep -Eq '^[[:space:]]+RC_RNR_NAK_GEN$' <<<"$output"
 	grep -Eq '^[[:space:]]+SRQ_RESIZE$' <<<"$output"
+	grep -Eq '^[[:space:]]+MEM_WINDOW$' <<<"$output"
+	grep -Eq '^[[:space:]]+MEM_WINDOW_TYPE_2B$' <<<"$output"
+	grep -Eq 'max_mw:[[:space:]]+16384$' <<<"$output"
 	[[ "$output" != *"Unknown flags"* ]]
 	# RC atomics, atomic among every QP of the device; 16 READs or
 	# atomics outstanding per QP either way

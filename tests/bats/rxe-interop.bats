@@ -6,7 +6,10 @@
 # by the system's libibverbs and rxe provider (never through xib-run);
 # xib2 on the other end, xr1, in namespace xibB (10.212.0.2), driven
 # through xib-run.  Stock programs both ways: ibv_rc_pingpong,
-# ibv_uc_pingpong, ibv_ud_pingpong, ib_write_bw, ib_read_bw, ib_atomic_bw.
+# ibv_uc_pingpong, ibv_ud_pingpong, ib_write_bw, ib_read_bw, ib_atomic_bw;
+# and tests/c/ibv_mw_interop both ways: a type 2 memory window bound by
+# the target, WRITE and READ through it, SEND_WITH_INV (the IETH on the
+# wire) and the target's IBV_WC_WITH_INV completion.
 #
 # ib_read_bw and ib_atomic_bw run with -o (outstanding reads or atomics)
 # set to xib's max_qp_rd_atom on both sides: perftest's requester asks for as many outstanding reads
@@ -45,6 +48,7 @@ teardown_file() {
 
 setup() {
 	xib_apps_require
+	XIB_MW=$XIB_BUILD/tests/c/ibv_mw_interop
 	bg_pid=
 }
 
@@ -180,4 +184,27 @@ atomic_ok() {
 	rxe_pair rxe-server 300 ib_atomic_bw -d xib2 -x "$GIDX" -o "$RD_ATOM" "${n[@]}" \
 		-- ib_atomic_bw -d rxe0 -x "$GIDR" -o "$RD_ATOM" "${n[@]}"
 	atomic_ok
+}
+
+# ibv_mw_interop: target (server) and requester (client), each checking
+# its side; the server's TAP is in $srv_out.
+mw_ok() {
+	[ "$cli_status" -eq 0 ]
+	[ "$srv_status" = 0 ]
+	grep -q '^ok .* receive with IBV_WC_WITH_INV' "$srv_out"
+	grep -q '^ok .* READ after the remote invalidation: REM_ACCESS_ERR' <<<"$cli_out"
+	[ "$(grep -c '^not ok' "$srv_out" || true)" = 0 ]
+	[ "$(grep -c '^not ok' <<<"$cli_out" || true)" = 0 ]
+}
+
+# -R on rxe's side: its provider reports a remote invalidation with the
+# kernel's flag bit (tests/c/ibv_mw_interop.c says which).
+@test "memory window and SEND_WITH_INV: xib target, rxe requester" {
+	rxe_pair xib-server 120 "$XIB_MW" -d xib2 -g "$GIDX" -- "$XIB_MW" -d rxe0 -g "$GIDR" -R
+	mw_ok
+}
+
+@test "memory window and SEND_WITH_INV: rxe target, xib requester" {
+	rxe_pair rxe-server 120 "$XIB_MW" -d xib2 -g "$GIDX" -- "$XIB_MW" -d rxe0 -g "$GIDR" -R
+	mw_ok
 }

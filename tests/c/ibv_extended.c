@@ -410,7 +410,8 @@ static int zeroed(const void *p, size_t n)
  */
 #define CORE_CAPS	(IBV_DEVICE_CURR_QP_STATE_MOD | IBV_DEVICE_PORT_ACTIVE_EVENT | \
 			 IBV_DEVICE_SYS_IMAGE_GUID)
-#define HONOURED_CAPS	(CORE_CAPS | IBV_DEVICE_RC_RNR_NAK_GEN | IBV_DEVICE_SRQ_RESIZE)
+#define HONOURED_CAPS	(CORE_CAPS | IBV_DEVICE_RC_RNR_NAK_GEN | IBV_DEVICE_SRQ_RESIZE | \
+			 IBV_DEVICE_MEM_WINDOW | IBV_DEVICE_MEM_WINDOW_TYPE_2B)
 
 static void test_devex(void)
 {
@@ -555,9 +556,11 @@ static void test_cqex(struct ibv_pd *pd)
 static void test_qpex_refusals(struct ibv_pd *pd, struct ibv_cq *cq)
 {
 	static const struct { uint64_t ops; enum ibv_qp_type type; const char *name; } refused[] = {
-		{ IBV_QP_EX_WITH_LOCAL_INV, IBV_QPT_RC, "LOCAL_INV" },
-		{ IBV_QP_EX_WITH_BIND_MW, IBV_QPT_RC, "BIND_MW" },
-		{ IBV_QP_EX_WITH_SEND_WITH_INV, IBV_QPT_RC, "SEND_WITH_INV" },
+		{ IBV_QP_EX_WITH_LOCAL_INV, IBV_QPT_UD, "LOCAL_INV on UD" },
+		{ IBV_QP_EX_WITH_BIND_MW, IBV_QPT_UD, "BIND_MW on UD" },
+		/* the IBTA has SEND with invalidate on RC only */
+		{ IBV_QP_EX_WITH_SEND_WITH_INV, IBV_QPT_UC, "SEND_WITH_INV on UC" },
+		{ IBV_QP_EX_WITH_SEND_WITH_INV, IBV_QPT_UD, "SEND_WITH_INV on UD" },
 		{ IBV_QP_EX_WITH_TSO, IBV_QPT_RC, "TSO" },
 		{ IBV_QP_EX_WITH_ATOMIC_WRITE, IBV_QPT_RC, "ATOMIC_WRITE" },
 		{ IBV_QP_EX_WITH_RDMA_WRITE, IBV_QPT_UD, "RDMA_WRITE on UD" },
@@ -1024,6 +1027,141 @@ out:
 	free(res);
 }
 
+/*
+ * Memory windows with the ibv_wr_* API: a type 2 window bound on qa by
+ * ibv_wr_bind_mw over memory without remote rights, READ through it from
+ * qb, ibv_wr_local_inv, bound again, ibv_wr_send_inv from qb: qa's
+ * receive has IBV_WC_WITH_INV and the rkey, and the rkey fails after.
+ */
+#define OPS_MW	(IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV | IBV_QP_EX_WITH_SEND_WITH_INV)
+
+static void test_qpex_mw(struct ibv_pd *pd)
+{
+	struct ibv_cq_ex *scq = cq_ex(16, IBV_WC_STANDARD_FLAGS);
+	uint8_t *mem = aligned_alloc(4096, 8192);
+	struct ibv_mr *tmr = NULL;
+	struct ibv_qp *qa = NULL, *qb = NULL, *uc = NULL;
+	struct ibv_mw *mw = NULL;
+	struct ibv_mw_bind_info bi;
+	struct ibv_qp_ex *xa, *xb;
+	struct ibv_sge sge;
+	struct ibv_send_wr wr, *badwr;
+	uint32_t rkey;
+	struct rec s[2];
+	int ok, i, recv_ok = 0, send_ok = 0;
+
+	if (!scq || !mem) {
+		check(0, "memory windows: CQ and buffers (errno %d)", errno);
+		goto out;
+	}
+	fill(mem, 4096, 61);
+	memset(mem + 4096, 0, 4096);
+	tmr = ibv_reg_mr(pd, mem, 8192, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
+	mw = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
+	qa = qp_ex(pd, IBV_QPT_RC, ibv_cq_ex_to_cq(scq), ibv_cq_ex_to_cq(scq), NULL,
+		   OPS_RC | OPS_MW);
+	qb = qp_ex(pd, IBV_QPT_RC, ibv_cq_ex_to_cq(scq), ibv_cq_ex_to_cq(scq), NULL,
+		   OPS_RC | OPS_MW);
+	uc = qp_ex(pd, IBV_QPT_UC, ibv_cq_ex_to_cq(scq), ibv_cq_ex_to_cq(scq), NULL,
+		   IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV);
+	check(tmr && mw && qa && qb && uc,
+	      "memory windows: ibv_create_qp_ex(RC: BIND_MW, LOCAL_INV, SEND_WITH_INV; "
+	      "UC: BIND_MW, LOCAL_INV) (errno %d)", errno);
+	if (!tmr || !mw || !qa || !qb || !uc)
+		goto out;
+	xa = ibv_qp_to_qp_ex(qa);
+	xb = ibv_qp_to_qp_ex(qb);
+	if (connect_qp(qa, qb->qp_num) || connect_qp(qb, qa->qp_num)) {
+		check(0, "memory windows: RC pair to RTS");
+		goto out;
+	}
+	bi = (struct ibv_mw_bind_info){ .mr = tmr, .addr = (uintptr_t)mem, .length = 4096,
+					.mw_access_flags = IBV_ACCESS_REMOTE_READ };
+	rkey = ibv_inc_rkey(mw->rkey);
+	ibv_wr_start(xa);
+	xa->wr_flags = IBV_SEND_SIGNALED;
+	xa->wr_id = 50;
+	ibv_wr_bind_mw(xa, mw, rkey, &bi);
+	ok = ibv_wr_complete(xa) == 0 && poll_ex(scq, s, 1) == 1;
+	check(ok && s[0].wr_id == 50 && s[0].status == IBV_WC_SUCCESS &&
+	      s[0].opcode == IBV_WC_BIND_MW, "ibv_wr_bind_mw (type 2): IBV_WC_BIND_MW (status %d)",
+	      s[0].status);
+	mw->rkey = rkey;
+
+	sge = (struct ibv_sge){ .addr = (uintptr_t)mem + 4096, .length = 512, .lkey = tmr->lkey };
+	wr = (struct ibv_send_wr){
+		.wr_id = 51, .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_RDMA_READ,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = { .remote_addr = (uintptr_t)mem + 100, .rkey = rkey },
+	};
+	ok = ibv_post_send(qb, &wr, &badwr) == 0 && poll_ex(scq, s, 1) == 1;
+	check(ok && s[0].wr_id == 51 && s[0].status == IBV_WC_SUCCESS &&
+	      filled_at(mem + 4096 - 100, 100, 512, 61),
+	      "RDMA READ through the window bound with ibv_wr_bind_mw (status %d)", s[0].status);
+
+	ibv_wr_start(xa);
+	xa->wr_id = 52;
+	ibv_wr_local_inv(xa, rkey);
+	ok = ibv_wr_complete(xa) == 0 && poll_ex(scq, s, 1) == 1;
+	check(ok && s[0].wr_id == 52 && s[0].status == IBV_WC_SUCCESS &&
+	      s[0].opcode == IBV_WC_LOCAL_INV,
+	      "ibv_wr_local_inv: IBV_WC_LOCAL_INV (status %d)", s[0].status);
+
+	rkey = ibv_inc_rkey(rkey);
+	ibv_wr_start(xa);
+	xa->wr_id = 53;
+	ibv_wr_bind_mw(xa, mw, rkey, &bi);
+	ok = ibv_wr_complete(xa) == 0 && poll_ex(scq, s, 1) == 1;
+	check(ok && s[0].status == IBV_WC_SUCCESS, "bound again after ibv_wr_local_inv");
+	mw->rkey = rkey;
+	ok = post_recv(qa, NULL, 54, mem + 4096, 64, tmr->lkey) == 0;
+	ibv_wr_start(xb);
+	xb->wr_flags = IBV_SEND_SIGNALED;
+	xb->wr_id = 55;
+	ibv_wr_send_inv(xb, rkey);
+	ibv_wr_set_sge(xb, tmr->lkey, (uintptr_t)mem, 16);
+	ok = ok && ibv_wr_complete(xb) == 0 && poll_ex(scq, s, 2) == 2;
+	for (i = 0; ok && i < 2; i++) {
+		if (s[i].wr_id == 55 && s[i].status == IBV_WC_SUCCESS &&
+		    s[i].opcode == IBV_WC_SEND)
+			send_ok = 1;
+		if (s[i].wr_id == 54 && s[i].status == IBV_WC_SUCCESS &&
+		    s[i].opcode == IBV_WC_RECV && s[i].byte_len == 16 &&
+		    (s[i].wc_flags & IBV_WC_WITH_INV) && !(s[i].wc_flags & IBV_WC_WITH_IMM) &&
+		    (uint32_t)s[i].imm == rkey)
+			recv_ok = 1;
+	}
+	check(send_ok && recv_ok, "ibv_wr_send_inv: IBV_WC_SEND; the receive has "
+	      "IBV_WC_WITH_INV and ibv_wc_read_invalidated_rkey() the rkey");
+	wr.wr_id = 56;
+	wr.wr.rdma.rkey = rkey;
+	ok = ibv_post_send(qb, &wr, &badwr) == 0 && poll_ex(scq, s, 1) == 1;
+	check(ok && s[0].wr_id == 56 && s[0].status == IBV_WC_REM_ACCESS_ERR,
+	      "READ after the remote invalidation: IBV_WC_REM_ACCESS_ERR (status %d)",
+	      s[0].status);
+
+	/* SEND_WITH_INV is RC only: on UC the batch fails */
+	ibv_wr_start(ibv_qp_to_qp_ex(uc));
+	ibv_wr_send_inv(ibv_qp_to_qp_ex(uc), rkey);
+	ibv_wr_set_sge(ibv_qp_to_qp_ex(uc), tmr->lkey, (uintptr_t)mem, 16);
+	check(ibv_wr_complete(ibv_qp_to_qp_ex(uc)) == EINVAL,
+	      "ibv_wr_send_inv on a UC QP: ibv_wr_complete EINVAL");
+out:
+	if (qa)
+		ibv_destroy_qp(qa);
+	if (qb)
+		ibv_destroy_qp(qb);
+	if (uc)
+		ibv_destroy_qp(uc);
+	if (mw)
+		check(ibv_dealloc_mw(mw) == 0, "ibv_dealloc_mw");
+	if (tmr)
+		ibv_dereg_mr(tmr);
+	if (scq)
+		ibv_destroy_cq(ibv_cq_ex_to_cq(scq));
+	free(mem);
+}
+
 static void test_qpex(struct ibv_pd *pd)
 {
 	struct ibv_cq *cq = ibv_create_cq(ctx, 8, NULL, NULL, 0);
@@ -1037,6 +1175,7 @@ static void test_qpex(struct ibv_pd *pd)
 	test_qpex_rc(pd);
 	test_qpex_ud(pd);
 	test_qpex_atomic(pd);
+	test_qpex_mw(pd);
 }
 
 /* --- td ------------------------------------------------------------------------------- */

@@ -863,6 +863,239 @@ out_cq:
 	check_ret(ibv_destroy_cq(cq), 0, "ibv_destroy_cq (UC)");
 }
 
+/* One completion of @cq within 5 s; 0 if none. */
+static int wait_wc(struct ibv_cq *cq, struct ibv_wc *wc)
+{
+	int n = 0, tries;
+
+	for (tries = 0; tries < 5000 && n == 0; tries++) {
+		n = ibv_poll_cq(cq, 1, wc);
+		if (!n)
+			usleep(1000);
+	}
+	return n == 1;
+}
+
+/* An RC QP connected to itself over port 1's IPv4-mapped GID; NULL if not. */
+static struct ibv_qp *self_rc_qp(struct ibv_context *ctx, struct ibv_pd *pd, struct ibv_cq *cq)
+{
+	static const uint8_t v4[12] = { [10] = 0xff, [11] = 0xff };
+	struct ibv_port_attr pattr;
+	struct ibv_qp_attr qa;
+	union ibv_gid gid;
+	struct ibv_qp *qp;
+	int gidx = -1, i;
+
+	if (ibv_query_port(ctx, 1, &pattr))
+		return NULL;
+	for (i = 0; i < pattr.gid_tbl_len && gidx < 0; i++)
+		if (!ibv_query_gid(ctx, 1, i, &gid) && !memcmp(gid.raw, v4, 12))
+			gidx = i;
+	qp = rc_qp(pd, cq, NULL, IBV_QPT_RC);
+	if (!qp || gidx < 0)
+		goto err;
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_state = IBV_QPS_INIT;
+	qa.port_num = 1;
+	qa.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+	if (ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+			  IBV_QP_ACCESS_FLAGS))
+		goto err;
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_state = IBV_QPS_RTR;
+	qa.path_mtu = IBV_MTU_1024;
+	qa.dest_qp_num = qp->qp_num;
+	qa.rq_psn = 1;
+	qa.max_dest_rd_atomic = 1;
+	qa.min_rnr_timer = 12;
+	qa.ah_attr.is_global = 1;
+	qa.ah_attr.grh.dgid = gid;
+	qa.ah_attr.grh.sgid_index = gidx;
+	qa.ah_attr.grh.hop_limit = 1;
+	qa.ah_attr.port_num = 1;
+	if (ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+			  IBV_QP_MIN_RNR_TIMER))
+		goto err;
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_state = IBV_QPS_RTS;
+	qa.sq_psn = 1;
+	qa.timeout = 14;
+	qa.retry_cnt = 7;
+	qa.rnr_retry = 7;
+	qa.max_rd_atomic = 1;
+	if (ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
+			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC))
+		goto err;
+	return qp;
+err:
+	if (qp)
+		ibv_destroy_qp(qp);
+	return NULL;
+}
+
+/*
+ * Memory windows through the library: ibv_alloc_mw, ibv_bind_mw (type 1),
+ * IBV_WR_BIND_MW (type 2), LOCAL_INV, SEND_WITH_INV, on an RC QP looped
+ * back to itself; the window's memory has no remote right of its own.
+ */
+static void test_mw(struct ibv_context *ctx, struct ibv_pd *pd, struct ibv_mr *lmr)
+{
+	uint8_t *mem = aligned_alloc(4096, 8192);
+	struct ibv_sge sge = { .addr = (uintptr_t)lmr->addr, .length = 64, .lkey = lmr->lkey };
+	struct ibv_device_attr da;
+	struct ibv_mw_bind mb;
+	struct ibv_send_wr wr, *bad;
+	struct ibv_recv_wr rwr, *rbad;
+	struct ibv_mw *mw1 = NULL, *mw2 = NULL;
+	struct ibv_mr *mr = NULL;
+	struct ibv_cq *cq = NULL;
+	struct ibv_qp *qp = NULL;
+	struct ibv_wc wc;
+	uint32_t old;
+	int ret;
+
+	memset(&da, 0, sizeof(da));
+	check(ibv_query_device(ctx, &da) == 0 && da.max_mw > 0 &&
+	      (da.device_cap_flags & IBV_DEVICE_MEM_WINDOW) &&
+	      (da.device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2B),
+	      "ibv_query_device: max_mw %d, MEM_WINDOW and MEM_WINDOW_TYPE_2B", da.max_mw);
+	if (!mem)
+		return;
+	memset(mem, 0x5a, 8192);
+	mr = ibv_reg_mr(pd, mem, 8192, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
+	check(mr != NULL, "ibv_reg_mr(LOCAL_WRITE | MW_BIND) (errno %d)", mr ? 0 : errno);
+	mw1 = ibv_alloc_mw(pd, IBV_MW_TYPE_1);
+	mw2 = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
+	check(mw1 && mw2 && mw1->type == IBV_MW_TYPE_1 && mw2->type == IBV_MW_TYPE_2 &&
+	      mw1->pd == pd && mw1->context == ctx && mw1->rkey != mw2->rkey,
+	      "ibv_alloc_mw of type 1 and 2 (errno %d)", errno);
+	check_null_errno(ibv_alloc_mw(pd, (enum ibv_mw_type)3), EINVAL, "ibv_alloc_mw(type 3)");
+	cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	qp = cq ? self_rc_qp(ctx, pd, cq) : NULL;
+	check(qp != NULL, "an RC QP looped back to itself");
+	if (!mr || !mw1 || !mw2 || !qp)
+		goto out;
+
+	memset(&mb, 0, sizeof(mb));
+	mb.wr_id = 5;
+	mb.send_flags = IBV_SEND_SIGNALED;
+	mb.bind_info.mr = mr;
+	mb.bind_info.addr = (uintptr_t)mem + 4096;
+	mb.bind_info.length = 4096;
+	mb.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_READ;
+	old = mw1->rkey;
+	check_ret(ibv_bind_mw(qp, mw2, &mb), EINVAL, "ibv_bind_mw of a type 2 window");
+	ret = ibv_bind_mw(qp, mw1, &mb);
+	check(ret == 0 && mw1->rkey == ibv_inc_rkey(old),
+	      "ibv_bind_mw (type 1): 0 and mw->rkey is ibv_inc_rkey() of the old (got %d)", ret);
+	check(wait_wc(cq, &wc) && wc.wr_id == 5 && wc.status == IBV_WC_SUCCESS &&
+	      wc.opcode == IBV_WC_BIND_MW, "the bind completes as IBV_WC_BIND_MW (status %d)",
+	      wc.status);
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 6;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_RDMA_READ;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.rdma.remote_addr = (uintptr_t)mem + 4096;
+	wr.wr.rdma.rkey = mw1->rkey;
+	memset(lmr->addr, 0, 64);
+	ret = ibv_post_send(qp, &wr, &bad);
+	check(ret == 0 && wait_wc(cq, &wc) && wc.status == IBV_WC_SUCCESS &&
+	      ((uint8_t *)lmr->addr)[63] == 0x5a,
+	      "RDMA READ through the type 1 window (status %d)", wc.status);
+	check_ret(ibv_dereg_mr(mr), EBUSY, "ibv_dereg_mr with a bound window");
+
+	/* type 2 by a WR, bound to this QP */
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 7;
+	wr.opcode = IBV_WR_BIND_MW;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.bind_mw.mw = mw1;
+	wr.bind_mw.rkey = ibv_inc_rkey(mw1->rkey);
+	wr.bind_mw.bind_info = mb.bind_info;
+	check_ret(ibv_post_send(qp, &wr, &bad), EINVAL, "IBV_WR_BIND_MW of a type 1 window");
+	wr.bind_mw.mw = mw2;
+	wr.bind_mw.rkey = ibv_inc_rkey(mw2->rkey);
+	wr.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE;
+	ret = ibv_post_send(qp, &wr, &bad);
+	check(ret == 0 && wait_wc(cq, &wc) && wc.wr_id == 7 && wc.status == IBV_WC_SUCCESS &&
+	      wc.opcode == IBV_WC_BIND_MW, "IBV_WR_BIND_MW (type 2) (ret %d status %d)", ret,
+	      wc.status);
+	mw2->rkey = wr.bind_mw.rkey;	/* the caller keeps track */
+	/* LOCAL_INV, then bound again, then SEND_WITH_INV to itself */
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 8;
+	wr.opcode = IBV_WR_LOCAL_INV;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.invalidate_rkey = mw2->rkey;
+	ret = ibv_post_send(qp, &wr, &bad);
+	check(ret == 0 && wait_wc(cq, &wc) && wc.wr_id == 8 && wc.status == IBV_WC_SUCCESS &&
+	      wc.opcode == IBV_WC_LOCAL_INV, "IBV_WR_LOCAL_INV (status %d)", wc.status);
+	memset(&wr, 0, sizeof(wr));
+	wr.opcode = IBV_WR_BIND_MW;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.bind_mw.mw = mw2;
+	wr.bind_mw.rkey = ibv_inc_rkey(mw2->rkey);
+	wr.bind_mw.bind_info = mb.bind_info;
+	ret = ibv_post_send(qp, &wr, &bad);
+	check(ret == 0 && wait_wc(cq, &wc) && wc.status == IBV_WC_SUCCESS,
+	      "bound again after LOCAL_INV (status %d)", wc.status);
+	mw2->rkey = wr.bind_mw.rkey;
+	memset(&rwr, 0, sizeof(rwr));
+	rwr.wr_id = 9;
+	rwr.sg_list = &sge;
+	rwr.num_sge = 1;
+	check_ret(ibv_post_recv(qp, &rwr, &rbad), 0, "ibv_post_recv");
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 10;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND_WITH_INV;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.invalidate_rkey = mw2->rkey;
+	ret = ibv_post_send(qp, &wr, &bad);
+	check(ret == 0, "IBV_WR_SEND_WITH_INV: 0 (got %d)", ret);
+	{
+		struct ibv_wc w[2];
+		int n = 0, tries, i, sent = 0, recvd = 0;
+
+		for (tries = 0; tries < 5000 && n < 2; tries++) {
+			n += ibv_poll_cq(cq, 2 - n, w + n);
+			if (n < 2)
+				usleep(1000);
+		}
+		for (i = 0; i < n; i++) {
+			if (w[i].wr_id == 10 && w[i].status == IBV_WC_SUCCESS &&
+			    w[i].opcode == IBV_WC_SEND)
+				sent = 1;
+			if (w[i].wr_id == 9 && w[i].status == IBV_WC_SUCCESS &&
+			    w[i].opcode == IBV_WC_RECV && (w[i].wc_flags & IBV_WC_WITH_INV) &&
+			    w[i].invalidated_rkey == mw2->rkey)
+				recvd = 1;
+		}
+		check(sent && recvd, "SEND_WITH_INV: IBV_WC_SEND, and the receive has "
+		      "IBV_WC_WITH_INV and invalidated_rkey (%d completions)", n);
+	}
+	check_ret(ibv_dealloc_mw(mw1), 0, "ibv_dealloc_mw of a bound window");
+	mw1 = NULL;
+	check_ret(ibv_dereg_mr(mr), 0, "ibv_dereg_mr once no window is bound");
+	mr = NULL;
+out:
+	if (qp)
+		check_ret(ibv_destroy_qp(qp), 0, "ibv_destroy_qp (MW)");
+	if (cq)
+		ibv_destroy_cq(cq);
+	if (mw1)
+		ibv_dealloc_mw(mw1);
+	if (mw2)
+		check_ret(ibv_dealloc_mw(mw2), 0, "ibv_dealloc_mw");
+	if (mr)
+		ibv_dereg_mr(mr);
+	free(mem);
+}
+
 static void test_srq(struct ibv_context *ctx, struct ibv_pd *pd)
 {
 	struct ibv_srq_init_attr sa;
@@ -1001,6 +1234,7 @@ static int test_device(const char *name, const char *guid_arg)
 		test_cq(ctx);
 		test_qp(ctx, pd, mr);
 		test_uc(ctx, pd, mr);
+		test_mw(ctx, pd, mr);
 		test_srq(ctx, pd);
 		test_ah(pd);
 		check_ret(ibv_dereg_mr(mr), 0, "ibv_dereg_mr");

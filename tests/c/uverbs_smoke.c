@@ -210,8 +210,8 @@ static void rereg_mr(struct objs *o)
 	      "rereg REMOTE_WRITE without LOCAL_WRITE");
 	CHECK(REREG(.flags = XIB_REREG_MR_CHANGE_ACCESS, .access = 1u << 19) == -EINVAL,
 	      "rereg unknown access bit");
-	CHECK(REREG(.flags = XIB_REREG_MR_CHANGE_ACCESS, .access = XIB_ACCESS_MW_BIND) == -EINVAL,
-	      "rereg MW_BIND (no memory windows)");
+	CHECK(REREG(.flags = XIB_REREG_MR_CHANGE_ACCESS, .access = XIB_ACCESS_ZERO_BASED) == -EINVAL,
+	      "rereg ZERO_BASED (not supported)");
 	CHECK(REREG(.flags = XIB_REREG_MR_CHANGE_TRANSLATION, .addr = (uintptr_t)o->buf) ==
 	      -EINVAL, "rereg length 0");
 	CHECK(REREG(.flags = XIB_REREG_MR_CHANGE_TRANSLATION, .addr = ~0ull - 10, .length = 4096,

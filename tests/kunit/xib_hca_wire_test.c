@@ -1934,11 +1934,15 @@ static void xib_wire_test_req_opcodes(struct kunit *test)
 		{ XIB_TRANSPORT_UD, XIB_HCA_WR_RDMA_WRITE_WITH_IMM, { -1, -1, -1, -1 } },
 		{ XIB_TRANSPORT_UD, XIB_HCA_WR_RDMA_READ, { -1, -1, -1, -1 } },
 		{ XIB_TRANSPORT_UD, XIB_HCA_WR_ATOMIC_FETCH_AND_ADD, { -1, -1, -1, -1 } },
-		/* RD is not supported; memory windows and LOCAL_INV not yet */
+		/* SEND with invalidate: RC only (table 38 has no UC or UD one) */
+		{ XIB_TRANSPORT_RC, XIB_HCA_WR_SEND_WITH_INV, { 0x00, 0x01, 0x16, 0x17 } },
+		{ XIB_TRANSPORT_UC, XIB_HCA_WR_SEND_WITH_INV, { -1, -1, -1, -1 } },
+		{ XIB_TRANSPORT_UD, XIB_HCA_WR_SEND_WITH_INV, { -1, -1, -1, -1 } },
+		/* RD is not supported; BIND_MW and LOCAL_INV send no packet */
 		{ XIB_TRANSPORT_RD, XIB_HCA_WR_SEND, { -1, -1, -1, -1 } },
 		{ XIB_TRANSPORT_RC, XIB_HCA_WR_LOCAL_INV, { -1, -1, -1, -1 } },
 		{ XIB_TRANSPORT_RC, XIB_HCA_WR_BIND_MW, { -1, -1, -1, -1 } },
-		{ XIB_TRANSPORT_RC, XIB_HCA_WR_SEND_WITH_INV, { -1, -1, -1, -1 } },
+		{ XIB_TRANSPORT_UC, XIB_HCA_WR_BIND_MW, { -1, -1, -1, -1 } },
 		{ XIB_TRANSPORT_UC, 1000, { -1, -1, -1, -1 } },
 		{ XIB_TRANSPORT_UC | 1, XIB_HCA_WR_SEND, { -1, -1, -1, -1 } },
 	};

@@ -900,7 +900,7 @@ static void xib_verbs_test_args(struct kunit *test)
 						      XIB_ACCESS_REMOTE_WRITE)),
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(xib_reg_user_mr(pd, 0x1000, 0x1000, 0,
-						      XIB_ACCESS_MW_BIND)),
+						      XIB_ACCESS_ZERO_BASED)),
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(xib_reg_user_mr(pd, 0x1000, 0x1000,
 						      ~0ULL, 0)), -EINVAL);
@@ -1288,7 +1288,7 @@ static void xib_verbs_test_rereg_mr(struct kunit *test)
 			      XIB_ACCESS_REMOTE_WRITE);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(r), -EINVAL);
 	r = xib_rereg_user_mr(mr, XIB_REREG_MR_CHANGE_ACCESS, NULL, 0, 0, 0,
-			      XIB_ACCESS_MW_BIND);
+			      XIB_ACCESS_ZERO_BASED);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(r), -EINVAL);
 	r = xib_rereg_user_mr(mr, XIB_REREG_MR_CHANGE_TRANSLATION, NULL, addr,
 			      0, addr, 0);

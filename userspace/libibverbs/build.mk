@@ -42,3 +42,12 @@ $(BUILD)/tests/c/ibv_extended: tests/c/ibv_extended.c include/uapi/xib/uverbs.h 
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Wall -Wextra -Werror -std=gnu11 -I$(ROOT)/include/uapi -o $@ $< \
 		-L$(dir $(LIBIBVERBS)) -l:libibverbs.so.1
+
+# ibv_mw_interop: a memory window and SEND_WITH_INV between two verbs
+# devices, one of them rdma_rxe under rdma-core's own libibverbs
+# (tests/bats/rxe-interop.bats; xib's side runs with xib-run).
+userspace: $(BUILD)/tests/c/ibv_mw_interop
+$(BUILD)/tests/c/ibv_mw_interop: tests/c/ibv_mw_interop.c tests/c/tap.h $(LIBIBVERBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Wall -Wextra -Werror -std=gnu11 -o $@ $< \
+		-L$(dir $(LIBIBVERBS)) -l:libibverbs.so.1

@@ -37,9 +37,37 @@ _Static_assert(XV_SAME(IBV_WC_GRH, XIB_HCA_WC_GRH) && XV_SAME(IBV_WC_WITH_IMM, X
 #define XV_SEND_FLAGS	(IBV_SEND_FENCE | IBV_SEND_SIGNALED | IBV_SEND_SOLICITED | \
 			 IBV_SEND_INLINE)
 
+/*
+ * A BIND_MW WR: type 2 windows through ibv_post_send, type 1 only through
+ * ibv_bind_mw (@type1); RC and UC QPs.  The HCA checks the rest.
+ */
+static int bind_wr_to_x(const struct xv_qp *qp, const struct ibv_send_wr *wr,
+			struct xib_send_wr *x, int type1)
+{
+	const struct ibv_mw_bind_info *b = &wr->bind_mw.bind_info;
+	const struct ibv_mw *mw = wr->bind_mw.mw;
+
+	if (qp->x->qp_type != IBV_QPT_RC && qp->x->qp_type != IBV_QPT_UC)
+		return EINVAL;
+	if (!mw || mw->type != (type1 ? IBV_MW_TYPE_1 : IBV_MW_TYPE_2))
+		return EINVAL;
+	if ((b->length && !b->mr) || (b->mw_access_flags & ~0xffffu))
+		return EINVAL;
+	x->sg_list = NULL;
+	x->num_sge = 0;
+	x->wr.bind.addr = b->addr;
+	x->wr.bind.length = b->length;
+	x->wr.bind.mw_rkey = mw->rkey;
+	x->wr.bind.new_rkey = wr->bind_mw.rkey;
+	x->wr.bind.mr_lkey = b->mr ? b->mr->lkey : 0;
+	x->wr.bind.access = b->mw_access_flags;
+	x->wr.bind.flags = type1 ? XIB_HCA_BIND_TYPE1 : 0;
+	return 0;
+}
+
 /* One ibv_send_wr as a libxib WR; 0 or a positive errno. */
 static int send_wr_to_x(const struct xv_qp *qp, const struct ibv_send_wr *wr,
-			struct xib_send_wr *x)
+			struct xib_send_wr *x, int type1)
 {
 	const struct xib_qp *xq = qp->x;
 
@@ -84,19 +112,30 @@ static int send_wr_to_x(const struct xv_qp *qp, const struct ibv_send_wr *wr,
 		x->wr.atomic.swap = wr->wr.atomic.swap;
 		x->wr.atomic.rkey = wr->wr.atomic.rkey;
 		return 0;
-	case IBV_WR_LOCAL_INV:
 	case IBV_WR_BIND_MW:
+		return bind_wr_to_x(qp, wr, x, type1);
+	case IBV_WR_LOCAL_INV:
+		/* imm_data above copied invalidate_rkey (a union) */
+		if (xq->qp_type != IBV_QPT_RC && xq->qp_type != IBV_QPT_UC)
+			return EINVAL;
+		x->sg_list = NULL;
+		x->num_sge = 0;
+		return 0;
 	case IBV_WR_SEND_WITH_INV:
+		/* RC only: the IBTA has SEND with invalidate on RC (and XRC) */
+		return xq->qp_type == IBV_QPT_RC ? 0 : EINVAL;
 	case IBV_WR_TSO:
 	case IBV_WR_DRIVER1:
 	case IBV_WR_ATOMIC_WRITE:
-		return EOPNOTSUPP;	/* no memory windows, LSO, ... on xib */
+		return EOPNOTSUPP;	/* no LSO, ... on xib */
 	default:
 		return EINVAL;
 	}
 }
 
-int xv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)
+/* Post a chain; @type1: it is ibv_bind_mw's one BIND_MW WR. */
+int xv_post_bind(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr,
+		 int type1)
 {
 	struct xv_qp *qp = to_xqp(ibqp);
 	struct xib_send_wr x;
@@ -108,7 +147,7 @@ int xv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr
 		return ret;
 	}
 	for (; wr; wr = wr->next) {
-		ret = send_wr_to_x(qp, wr, &x);
+		ret = send_wr_to_x(qp, wr, &x, type1);
 		if (!ret)
 			ret = xib_sq_put(qp->x, &x);
 		if (ret) {
@@ -118,6 +157,11 @@ int xv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr
 	}
 	xib_sq_end(qp->x);
 	return ret;
+}
+
+int xv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)
+{
+	return xv_post_bind(ibqp, wr, bad_wr, 0);
 }
 
 int xv_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)

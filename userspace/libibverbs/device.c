@@ -468,6 +468,9 @@ XV_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
 	ctx->ops.post_srq_recv = xv_post_srq_recv;
 	ctx->ops.poll_cq = xv_poll_cq;
 	ctx->ops.req_notify_cq = xv_req_notify_cq;
+	ctx->ops.alloc_mw = xv_alloc_mw;
+	ctx->ops.dealloc_mw = xv_dealloc_mw;
+	ctx->ops.bind_mw = xv_bind_mw;
 	/* Pre-rdma-core binaries call these two through the table. */
 	ctx->ops._compat_query_device = ibv_query_device;
 	ctx->ops._compat_query_port = ibv_query_port;

@@ -372,20 +372,23 @@ struct ibv_cq_ex *xv_create_cq_ex_op(struct ibv_context *ctx, struct ibv_cq_init
 /*
  * send_ops_flags xib can do, per QP type.  Atomics follow the device's
  * atomic_cap (the builders are below and work once the HCA reports
- * atomics); LOCAL_INV, BIND_MW, SEND_WITH_INV (memory windows), TSO and
- * ATOMIC_WRITE have no HCA support: EOPNOTSUPP.
+ * atomics); memory windows: BIND_MW (type 2) and LOCAL_INV on RC and UC,
+ * SEND_WITH_INV on RC; TSO and ATOMIC_WRITE have no HCA support:
+ * EOPNOTSUPP.
  */
+#define XV_SEND_OPS_MW	((uint64_t)(IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV))
 #define XV_SEND_OPS_RC	((uint64_t)(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |	\
 				    IBV_QP_EX_WITH_RDMA_WRITE |				\
 				    IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |			\
-				    IBV_QP_EX_WITH_RDMA_READ))
+				    IBV_QP_EX_WITH_RDMA_READ | XV_SEND_OPS_MW |		\
+				    IBV_QP_EX_WITH_SEND_WITH_INV))
 #define XV_SEND_OPS_ATOMIC ((uint64_t)(IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |			\
 				       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD))
 #define XV_SEND_OPS_UD	((uint64_t)(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM))
 /* UC: SENDs and RDMA WRITEs; the IBTA has no UC READ or atomic. */
 #define XV_SEND_OPS_UC	((uint64_t)(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |	\
 				    IBV_QP_EX_WITH_RDMA_WRITE |				\
-				    IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM))
+				    IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | XV_SEND_OPS_MW))
 
 #define XV_WR_FLAGS	(IBV_SEND_FENCE | IBV_SEND_SIGNALED | IBV_SEND_SOLICITED | IBV_SEND_INLINE)
 
@@ -520,8 +523,8 @@ static void xv_wr_atomic_fetch_add(struct ibv_qp_ex *ibqp, uint32_t rkey, uint64
 }
 
 /*
- * What the HCA cannot do (memory windows, TSO, ATOMIC_WRITE, XRC): the
- * create refuses these send_ops_flags, and a call anyway fails the batch.
+ * What the HCA cannot do (TSO, ATOMIC_WRITE, XRC): the create refuses
+ * these send_ops_flags, and a call anyway fails the batch.
  */
 static void wr_unsupported(struct ibv_qp_ex *ibqp)
 {
@@ -531,23 +534,56 @@ static void wr_unsupported(struct ibv_qp_ex *ibqp)
 	wr_fail(qp, EOPNOTSUPP);
 }
 
+/*
+ * Memory windows: a type 2 bind (the window's current rkey names it,
+ * @rkey is the one it gets), LOCAL_INV on RC and UC, SEND_WITH_INV on RC
+ * (a data setter follows, as for SEND); on another QP type the batch
+ * fails with EINVAL, as ibv_post_send does.
+ */
 static void xv_wr_bind_mw(struct ibv_qp_ex *ibqp, struct ibv_mw *mw, uint32_t rkey,
 			  const struct ibv_mw_bind_info *info)
 {
-	(void)mw; (void)rkey; (void)info;
-	wr_unsupported(ibqp);
+	struct xv_qp *qp = to_xqpx(ibqp);
+	struct xib_send_wr *wr = wr_begin(ibqp, XIB_HCA_WR_BIND_MW);
+
+	if (!wr)
+		return;
+	if (qp->qp.qp_type == IBV_QPT_UD || !mw || mw->type != IBV_MW_TYPE_2 || !info ||
+	    (info->length && !info->mr) || (info->mw_access_flags & ~0xffffu)) {
+		wr_fail(qp, EINVAL);
+		return;
+	}
+	wr->num_sge = 0;
+	wr->wr.bind.addr = info->addr;
+	wr->wr.bind.length = info->length;
+	wr->wr.bind.mw_rkey = mw->rkey;
+	wr->wr.bind.new_rkey = rkey;
+	wr->wr.bind.mr_lkey = info->mr ? info->mr->lkey : 0;
+	wr->wr.bind.access = info->mw_access_flags;
 }
 
 static void xv_wr_local_inv(struct ibv_qp_ex *ibqp, uint32_t rkey)
 {
-	(void)rkey;
-	wr_unsupported(ibqp);
+	struct xv_qp *qp = to_xqpx(ibqp);
+	struct xib_send_wr *wr = wr_begin(ibqp, XIB_HCA_WR_LOCAL_INV);
+
+	if (!wr)
+		return;
+	if (qp->qp.qp_type == IBV_QPT_UD)
+		wr_fail(qp, EINVAL);
+	wr->invalidate_rkey = rkey;
 }
 
 static void xv_wr_send_inv(struct ibv_qp_ex *ibqp, uint32_t rkey)
 {
-	(void)rkey;
-	wr_unsupported(ibqp);
+	struct xv_qp *qp = to_xqpx(ibqp);
+	struct xib_send_wr *wr = wr_begin(ibqp, XIB_HCA_WR_SEND_WITH_INV);
+
+	if (!wr)
+		return;
+	if (qp->qp.qp_type != IBV_QPT_RC)
+		wr_fail(qp, EINVAL);
+	wr->invalidate_rkey = rkey;
 }
 
 static void xv_wr_send_tso(struct ibv_qp_ex *ibqp, void *hdr, uint16_t hdr_sz, uint16_t mss)

@@ -71,6 +71,11 @@ struct xv_mr {
 	struct xib_mr *x;
 };
 
+struct xv_mw {
+	struct ibv_mw mw;
+	struct xib_mw *x;
+};
+
 struct xv_channel {
 	struct ibv_comp_channel ch;
 	struct xib_comp_channel *x;
@@ -148,6 +153,11 @@ static inline struct xv_mr *to_xmr(struct ibv_mr *p)
 	return XV_CONTAINER(p, struct xv_mr, mr);
 }
 
+static inline struct xv_mw *to_xmw(struct ibv_mw *p)
+{
+	return XV_CONTAINER(p, struct xv_mw, mw);
+}
+
 static inline struct xv_cq *to_xcq(struct ibv_cq *p)
 {
 	return XV_CONTAINER(p, struct xv_cq, cq);
@@ -220,6 +230,11 @@ struct ibv_srq *xv_create_srq_ex_op(struct ibv_context *ctx, struct ibv_srq_init
 
 /* verbs.c, for extended.c */
 void xv_pd_hold(struct ibv_pd *pd);
+struct ibv_mw *xv_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int xv_dealloc_mw(struct ibv_mw *mw);
+int xv_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *mw_bind);
+int xv_post_bind(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr,
+		 int type1);
 void xv_pd_unhold(struct ibv_pd *pd);
 struct xv_cq *xv_create_cq(struct ibv_context *ctx, int cqe, void *cq_context,
 			   struct ibv_comp_channel *channel, int comp_vector);

@@ -423,6 +423,40 @@ int xib_dereg_mr(struct xib_mr *mr)
 	return ret;
 }
 
+int xib_alloc_mw(struct xib_pd *pd, uint32_t type, struct xib_mw **out)
+{
+	struct xib_uverbs_alloc_mw c;
+	struct xib_mw *mw;
+	int ret;
+
+	mw = calloc(1, sizeof(*mw));
+	if (!mw)
+		return -ENOMEM;
+	memset(&c, 0, sizeof(c));
+	c.pd_handle = pd->handle;
+	c.type = type;
+	ret = xcmd(pd->ctx->fd, XIB_UVERBS_ALLOC_MW, &c);
+	if (ret) {
+		free(mw);
+		return ret;
+	}
+	mw->pd = pd;
+	mw->handle = c.mw_handle;
+	mw->rkey = c.rkey;
+	mw->type = type;
+	*out = mw;
+	return 0;
+}
+
+int xib_dealloc_mw(struct xib_mw *mw)
+{
+	int ret = destroy_simple(mw->pd->ctx, XIB_UVERBS_DEALLOC_MW, mw->handle);
+
+	if (!ret)
+		free(mw);
+	return ret;
+}
+
 int xib_create_ah(struct xib_pd *pd, const struct xib_uverbs_ah_attr *attr,
 		  struct xib_ah **out)
 {
@@ -1167,6 +1201,13 @@ static int write_send_wqe(struct xib_qp *qp, const struct xib_send_wr *wr)
 	}
 	if (qp->qp_type == XIB_QPT_UD && !wr->wr.ud.ah)
 		return EINVAL;
+	/* local operations carry no data; bind access is 16 bits wide */
+	if ((wr->opcode == XIB_HCA_WR_BIND_MW || wr->opcode == XIB_HCA_WR_LOCAL_INV) &&
+	    (wr->num_sge || (wr->send_flags & XIB_HCA_SEND_INLINE)))
+		return EINVAL;
+	if (wr->opcode == XIB_HCA_WR_BIND_MW &&
+	    (wr->wr.bind.access > 0xffff || wr->wr.bind.flags > 0xffff))
+		return EINVAL;
 	if (wq_full(&qp->sq))
 		return ENOMEM;
 
@@ -1189,6 +1230,17 @@ static int write_send_wqe(struct xib_qp *qp, const struct xib_send_wr *wr)
 		wqe->atomic.compare_add = wr->wr.atomic.compare_add;
 		wqe->atomic.swap = wr->wr.atomic.swap;
 		wqe->atomic.rkey = wr->wr.atomic.rkey;
+		break;
+	case XIB_HCA_WR_BIND_MW:
+		wqe->bind.addr = wr->wr.bind.addr;
+		wqe->bind.length = wr->wr.bind.length;
+		wqe->bind.mw_rkey = wr->wr.bind.mw_rkey;
+		wqe->bind.new_rkey = wr->wr.bind.new_rkey;
+		wqe->bind.mr_lkey = wr->wr.bind.mr_lkey;
+		wqe->bind.access = (uint16_t)wr->wr.bind.access;
+		wqe->bind.flags = (uint16_t)wr->wr.bind.flags;
+		break;
+	case XIB_HCA_WR_LOCAL_INV:
 		break;
 	default:
 		if (qp->qp_type == XIB_QPT_UD) {

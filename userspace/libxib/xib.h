@@ -100,6 +100,14 @@ struct xib_mr {
 	uint32_t access;
 };
 
+/* A memory window; rkey as ALLOC_MW returned it (binds change the key). */
+struct xib_mw {
+	struct xib_pd *pd;
+	uint32_t handle;
+	uint32_t rkey;
+	uint32_t type;		/* enum xib_mw_type */
+};
+
 struct xib_comp_channel {
 	struct xib_context *ctx;
 	int fd;			/* struct xib_uverbs_comp_event records */
@@ -188,7 +196,10 @@ struct xib_send_wr {
 	int num_sge;
 	uint32_t opcode;		/* enum xib_hca_wr_opcode */
 	uint32_t send_flags;		/* enum xib_hca_send_flags */
-	uint32_t imm_data;		/* network order */
+	union {
+		uint32_t imm_data;	/* network order */
+		uint32_t invalidate_rkey;	/* LOCAL_INV, SEND_WITH_INV */
+	};
 	union {
 		struct {
 			uint64_t remote_addr;
@@ -205,6 +216,16 @@ struct xib_send_wr {
 			uint32_t remote_qpn;
 			uint32_t remote_qkey;
 		} ud;
+		/* BIND_MW: the fields of struct xib_hca_send_wqe's bind */
+		struct {
+			uint64_t addr;
+			uint64_t length;
+			uint32_t mw_rkey;
+			uint32_t new_rkey;
+			uint32_t mr_lkey;
+			uint32_t access;
+			uint32_t flags;	/* enum xib_hca_bind_flags */
+		} bind;
 	} wr;
 };
 
@@ -248,6 +269,8 @@ int xib_dereg_mr(struct xib_mr *mr);
  */
 int xib_rereg_mr(struct xib_mr *mr, uint32_t flags, struct xib_pd *pd, void *addr,
 		 uint64_t length, uint64_t iova, uint32_t access);
+int xib_alloc_mw(struct xib_pd *pd, uint32_t type, struct xib_mw **out);
+int xib_dealloc_mw(struct xib_mw *mw);
 int xib_create_ah(struct xib_pd *pd, const struct xib_uverbs_ah_attr *attr,
 		  struct xib_ah **out);
 int xib_destroy_ah(struct xib_ah *ah);

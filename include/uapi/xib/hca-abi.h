@@ -149,18 +149,50 @@ enum xib_hca_send_flags {
 	XIB_HCA_SEND_IP_CSUM = 1 << 4,
 };
 
+/* xib_hca_send_wqe.bind.flags */
+enum xib_hca_bind_flags {
+	/*
+	 * Posted by the Bind Memory Window verb (ibv_bind_mw): only a type 1
+	 * window may be bound so, and a type 1 window only so.
+	 */
+	XIB_HCA_BIND_TYPE1 = 1 << 0,
+};
+
 /*
  * A send WQE: this 64-byte header, then either num_sge struct xib_hca_sge
  * or, with XIB_HCA_SEND_INLINE, inline_len bytes of data.  The stride of
  * the send ring is large enough for the QP's max_send_sge and
  * max_inline_data.
+ *
+ * Memory windows (RC and UC QPs; IBTA 10.6.7).  XIB_HCA_WR_BIND_MW (no
+ * data, num_sge 0) binds the window whose index bind.mw_rkey has to
+ * [bind.addr, bind.addr + bind.length) of the MR bind.mr_lkey names, with
+ * bind.access (XIB_ACCESS_MW_SUPPORTED), and gives it bind.new_rkey: the
+ * same index (bits 31-8), the binder's key byte.  The MR needs MW_BIND
+ * (and LOCAL_WRITE for a window with REMOTE_WRITE or REMOTE_ATOMIC), the
+ * range must lie inside it, and window, MR and QP must share one PD; a
+ * type 2 window must be free and the length nonzero, and is then bound
+ * to this QP (type 2B); a type 1 window is bound again in place, and
+ * length 0 unbinds it.  Bind and LOCAL_INV run in order with the WQEs
+ * before them on the send queue and complete with XIB_HCA_WC_BIND_MW or
+ * _LOCAL_INV; a bind that breaks a rule completes with MW_BIND_ERR and
+ * moves the QP to ERR.
+ * XIB_HCA_WR_LOCAL_INV frees the bound type 2 window whose rkey is
+ * invalidate_rkey (it must be this QP's and valid; else LOC_PROT_ERR);
+ * XIB_HCA_WR_SEND_WITH_INV (RC only) is a SEND whose last packet carries
+ * invalidate_rkey in an IETH: the responder frees that type 2 window of
+ * its PD bound to the receiving QP before it completes the receive with
+ * XIB_HCA_WC_WITH_INV; if it cannot, it NAKs with a remote access error.
  */
 struct xib_hca_send_wqe {
 	__aligned_u64 wr_id;
 	__u32 opcode;		/* enum xib_hca_wr_opcode */
 	__u32 flags;		/* enum xib_hca_send_flags */
 	__u32 num_sge;
-	__be32 imm_data;	/* *_WITH_IMM: network order, as in ibv_send_wr */
+	union {
+		__be32 imm_data;	/* *_WITH_IMM: network order, as in ibv_send_wr */
+		__u32 invalidate_rkey;	/* LOCAL_INV, SEND_WITH_INV */
+	};
 	union {
 		struct {
 			__aligned_u64 remote_addr;
@@ -174,6 +206,15 @@ struct xib_hca_send_wqe {
 			__u32 rkey;
 			__u32 reserved;
 		} atomic;
+		struct {
+			__aligned_u64 addr;
+			__aligned_u64 length;	/* 0: unbind (type 1) */
+			__u32 mw_rkey;		/* names the window by its index */
+			__u32 new_rkey;		/* its rkey once bound */
+			__u32 mr_lkey;		/* the MR bound to */
+			__u16 access;		/* XIB_ACCESS_MW_SUPPORTED */
+			__u16 flags;		/* enum xib_hca_bind_flags */
+		} bind;
 		struct {
 			__u32 ahn;		/* from XIB_UVERBS_CREATE_AH */
 			__u32 remote_qpn;
@@ -240,7 +281,9 @@ enum xib_hca_wc_flags {
 };
 
 /*
- * A CQE; the fields of struct ibv_wc.  For a UD receive the first 40
+ * A CQE; the fields of struct ibv_wc.  With XIB_HCA_WC_WITH_INV in
+ * wc_flags, imm_data holds the invalidated rkey in host order (struct
+ * ibv_wc's invalidated_rkey shares its place).  For a UD receive the first 40
  * bytes of the receive buffer hold the GRH area (for RoCEv2 over IPv4,
  * the IPv4 header in its last 20 bytes, as rdma_rxe and RoCE NICs do) and
  * byte_len counts them.

@@ -53,14 +53,18 @@
  *	Port attributes, one GID table entry (-ENOENT for an empty entry),
  *	one P_Key (the table has one entry, 0xffff).
  * XIB_UVERBS_ALLOC_PD, XIB_UVERBS_DEALLOC_PD
- *	Protection domains.  Dealloc fails with -EBUSY while an MR, QP, SRQ
- *	or AH uses the PD.
+ *	Protection domains.  Dealloc fails with -EBUSY while an MR, MW, QP,
+ *	SRQ or AH uses the PD.
  * XIB_UVERBS_REG_MR, XIB_UVERBS_DEREG_MR
  *	Register [addr, addr + length) of the caller's memory with the
  *	given access flags, addressed remotely and in WQEs at iova.  The
  *	pages are pinned and charged to RLIMIT_MEMLOCK (-ENOMEM beyond it
  *	unless CAP_IPC_LOCK).  REMOTE_WRITE or REMOTE_ATOMIC without
  *	LOCAL_WRITE is -EINVAL, as in the IBTA.  length 0 is -EINVAL.
+ *	MW_BIND allows memory windows to be bound to the MR.  DEREG_MR (and
+ *	REREG_MR) of an MR that memory windows are bound to fails with
+ *	-EBUSY, as the IBTA says (10.6.7.1): unbind, invalidate or
+ *	deallocate the windows first.
  * XIB_UVERBS_REREG_MR
  *	Change an MR in place (the IBTA's Reregister Memory Region): with
  *	XIB_REREG_MR_CHANGE_TRANSLATION its memory (addr, length, and iova,
@@ -69,7 +73,8 @@
  *	the rules of REG_MR, and fields of a change not requested must be
  *	zero.  The MR keeps its handle, lkey and rkey (returned).  Work
  *	requests the HCA starts after the command see only the new
- *	attributes; one already running finishes with the old ones.  New
+ *	attributes; one already running finishes with the old ones.  Its
+ *	keys keep their MR and memory-window ranges (below).  New
  *	pages are pinned before the old ones are let go, so both count
  *	against RLIMIT_MEMLOCK for that moment.  On failure nothing changes.
  * XIB_UVERBS_CREATE_COMP_CHANNEL
@@ -128,6 +133,19 @@
  *	a QP that is not attached to the group is -EINVAL.  DESTROY_QP of
  *	an attached QP is -EBUSY; closing the file (or removing the device)
  *	detaches its QPs.
+ * XIB_UVERBS_ALLOC_MW, XIB_UVERBS_DEALLOC_MW
+ *	Memory windows (IBTA 10.6.7) of type 1 or 2 (type 2B: bound to one
+ *	QP) on a PD; any other type is -EINVAL, and so are nonzero reserved
+ *	fields.  Beyond the device's max_mw or the context's limit: -ENOMEM.
+ *	ALLOC_MW returns the window's rkey: bits 31-8 name it for its life
+ *	(an MW index, 0x800000 to 0xffffff, never an MR's, 1 to 0x7fffff),
+ *	bits 7-0 are its key, drawn at random.  A type 1 window starts valid
+ *	and unbound (zero length), a type 2 window free.  Windows are bound
+ *	and invalidated by send WQEs (hca-abi.h: XIB_HCA_WR_BIND_MW,
+ *	_LOCAL_INV, _SEND_WITH_INV), never by a command; each bind gives the
+ *	window the key byte of the WQE's new rkey (the rkey the caller keeps
+ *	tracking).  DEALLOC_MW of a bound window unbinds it; remote accesses
+ *	through it fail from then on.
  */
 #ifndef _UAPI_XIB_UVERBS_H
 #define _UAPI_XIB_UVERBS_H
@@ -235,11 +253,12 @@ enum xib_access_flags {
 	XIB_ACCESS_RELAXED_ORDERING	= 1 << 20,
 };
 
-/* MR access flags REG_MR accepts; ZERO_BASED, ON_DEMAND, MW_BIND are not. */
+/* MR access flags REG_MR accepts; ZERO_BASED and ON_DEMAND are not. */
 #define XIB_ACCESS_MR_SUPPORTED	(XIB_ACCESS_LOCAL_WRITE |		\
 				 XIB_ACCESS_REMOTE_WRITE |		\
 				 XIB_ACCESS_REMOTE_READ |		\
 				 XIB_ACCESS_REMOTE_ATOMIC |		\
+				 XIB_ACCESS_MW_BIND |			\
 				 XIB_ACCESS_HUGETLB |			\
 				 XIB_ACCESS_RELAXED_ORDERING)
 /*
@@ -249,6 +268,17 @@ enum xib_access_flags {
  */
 #define XIB_ACCESS_QP_SUPPORTED	(XIB_ACCESS_LOCAL_WRITE |		\
 				 XIB_ACCESS_REMOTE_WRITE |		\
+				 XIB_ACCESS_REMOTE_READ |		\
+				 XIB_ACCESS_REMOTE_ATOMIC)
+
+/* Memory window types (XIB_UVERBS_ALLOC_MW); those of enum ibv_mw_type. */
+enum xib_mw_type {
+	XIB_MW_TYPE_1 = 1,
+	XIB_MW_TYPE_2 = 2,
+};
+
+/* Access flags a memory window may grant (a bind's access). */
+#define XIB_ACCESS_MW_SUPPORTED	(XIB_ACCESS_REMOTE_WRITE |		\
 				 XIB_ACCESS_REMOTE_READ |		\
 				 XIB_ACCESS_REMOTE_ATOMIC)
 
@@ -438,7 +468,7 @@ struct xib_uverbs_alloc_pd {
 	__u32 pdn;			/* out: the PD's number on the device */
 };
 
-/* DEALLOC_PD, DEREG_MR, DESTROY_AH, KICK */
+/* DEALLOC_PD, DEREG_MR, DESTROY_AH, KICK, DEALLOC_MW */
 struct xib_uverbs_destroy {
 	__u32 handle;			/* in */
 	__u32 reserved;
@@ -678,6 +708,14 @@ struct xib_uverbs_create_ah {
 	__u32 ahn;			/* out: names the AH in UD send WQEs */
 };
 
+struct xib_uverbs_alloc_mw {
+	__u32 pd_handle;		/* in */
+	__u32 type;			/* in: enum xib_mw_type */
+	__u32 mw_handle;		/* out */
+	__u32 rkey;			/* out */
+	__aligned_u64 reserved;
+};
+
 #define XIB_UVERBS_IO(nr, type) _IOWR(XIB_UVERBS_IOCTL_MAGIC, nr, type)
 
 #define XIB_UVERBS_GET_CONTEXT		XIB_UVERBS_IO(0x00, struct xib_uverbs_get_context)
@@ -708,5 +746,7 @@ struct xib_uverbs_create_ah {
 #define XIB_UVERBS_RESIZE_SRQ		XIB_UVERBS_IO(0x19, struct xib_uverbs_resize_srq)
 #define XIB_UVERBS_ATTACH_MCAST		XIB_UVERBS_IO(0x1a, struct xib_uverbs_mcast)
 #define XIB_UVERBS_DETACH_MCAST		XIB_UVERBS_IO(0x1b, struct xib_uverbs_mcast)
+#define XIB_UVERBS_ALLOC_MW		XIB_UVERBS_IO(0x1c, struct xib_uverbs_alloc_mw)
+#define XIB_UVERBS_DEALLOC_MW		XIB_UVERBS_IO(0x1d, struct xib_uverbs_destroy)
 
 #endif /* _UAPI_XIB_UVERBS_H */
