@@ -110,10 +110,15 @@ $(LIBXIB): userspace/libxib/xib.c $(LIBXIB_HDRS)
 	$(CC) $(CFLAGS) $(XIB_CFLAGS) -c -o $(BUILD)/userspace/libxib/xib.o $<
 	rm -f $@ && $(AR) rcs $@ $(BUILD)/userspace/libxib/xib.o
 
+# The programs that inject whole RoCEv2 frames share xib_roce.c.
+XIB_ROCE_TESTS := $(BUILD)/tests/c/xib_spoof
+$(XIB_ROCE_TESTS): XT_EXTRA := tests/c/xib_roce.c
+$(XIB_ROCE_TESTS): tests/c/xib_roce.c tests/c/xib_roce.h
+
 $(BUILD)/tests/c/%: tests/c/%.c tests/c/xib_test.c tests/c/xib_test.h $(LIBXIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(XIB_CFLAGS) -Iuserspace/libxib -o $@ $< tests/c/xib_test.c \
-		$(LIBXIB) -lpthread
+		$(XT_EXTRA) $(LIBXIB) -lpthread
 
 # Raw ioctls, no library: the ABI as the kernel sees it.
 $(BUILD)/tests/c/uverbs_smoke: tests/c/uverbs_smoke.c include/uapi/xib/uverbs.h include/uapi/xib/hca-abi.h
