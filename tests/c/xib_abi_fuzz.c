@@ -65,7 +65,7 @@ enum op {
 	OP_QUERY_QP, OP_DESTROY_QP, OP_CREATE_SRQ, OP_MODIFY_SRQ, OP_QUERY_SRQ,
 	OP_DESTROY_SRQ, OP_CREATE_AH, OP_DESTROY_AH, OP_KICK, OP_REREG_MR,
 	OP_RESIZE_SRQ, OP_ATTACH_MCAST, OP_DETACH_MCAST,
-	OP_BAD_IOCTL, OP_MMAP, OP_MUNMAP, OP_FORK, OP_REOPEN,
+	OP_BAD_IOCTL, OP_MMAP, OP_MUNMAP, OP_FORK, OP_REOPEN, OP_DRIVE,
 	OP_CM_CREATE_ID, OP_CM_DESTROY_ID, OP_CM_BIND, OP_CM_RESOLVE_ADDR,
 	OP_CM_RESOLVE_ROUTE, OP_CM_QUERY, OP_CM_LISTEN, OP_CM_CONNECT,
 	OP_CM_ESTABLISH, OP_CM_ACCEPT, OP_CM_REJECT, OP_CM_DISCONNECT,
@@ -82,7 +82,7 @@ static const char *const op_name[OP_NR] = {
 	"QUERY_QP", "DESTROY_QP", "CREATE_SRQ", "MODIFY_SRQ", "QUERY_SRQ",
 	"DESTROY_SRQ", "CREATE_AH", "DESTROY_AH", "KICK", "REREG_MR",
 	"RESIZE_SRQ", "ATTACH_MCAST", "DETACH_MCAST",
-	"bad ioctl", "mmap", "munmap", "fork", "close+reopen",
+	"bad ioctl", "mmap", "munmap", "fork", "close+reopen", "drive QP",
 	"CM CREATE_ID", "CM DESTROY_ID", "CM BIND", "CM RESOLVE_ADDR",
 	"CM RESOLVE_ROUTE", "CM QUERY", "CM LISTEN", "CM CONNECT",
 	"CM ESTABLISH", "CM ACCEPT", "CM REJECT", "CM DISCONNECT",
@@ -150,6 +150,8 @@ struct shared {
 	unsigned int noff;
 	uint8_t gid[16];
 	int gid_index;
+	uint32_t lkey[NPOOL], rkey[NPOOL], ahn[NPOOL];	/* of MRs and AHs created */
+	unsigned int nkey, nahn;
 };
 
 static struct shared sh = { .lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1, .cm_fd = -1 };
@@ -450,6 +452,7 @@ static void do_fork(uint64_t *s)
 	if (!pid) {
 		/* the child uses the parent's file: a few commands, then exit */
 		pthread_mutex_init(&sh.lock, NULL);
+		pthread_mutex_init(&map_lock, NULL);
 		for (i = 0; i < 16; i++) {
 			enum op op = below(&cs, OP_DETACH_MCAST + 1);
 
@@ -504,6 +507,177 @@ static int known_cmd(unsigned long cmd, const unsigned long *tab, unsigned int n
 		if (tab[i] == cmd)
 			return 1;
 	return 0;
+}
+
+/* A key of an MR created on the shared file (maybe gone), or a random one. */
+static uint32_t pick_key(uint64_t *s, int remote)
+{
+	uint32_t k = rnd(s);
+
+	pthread_mutex_lock(&sh.lock);
+	if (sh.nkey && !one_in(s, 8)) {
+		unsigned int i = below(s, sh.nkey < NPOOL ? sh.nkey : NPOOL);
+
+		k = remote ? sh.rkey[i] : sh.lkey[i];
+	}
+	pthread_mutex_unlock(&sh.lock);
+	return k;
+}
+
+static uint32_t pick_ahn(uint64_t *s)
+{
+	uint32_t a = rnd(s);
+
+	pthread_mutex_lock(&sh.lock);
+	if (sh.nahn && !one_in(s, 8))
+		a = sh.ahn[below(s, sh.nahn < NPOOL ? sh.nahn : NPOOL)];
+	pthread_mutex_unlock(&sh.lock);
+	return a;
+}
+
+/* Keep @p (@len bytes, writable) for the scribbler, dropping a mapping in its slot. */
+static void keep_mapping(void *p, size_t len, uint64_t *s)
+{
+	unsigned int i;
+
+	pthread_mutex_lock(&map_lock);
+	i = below(s, NMAP);
+	if (maps[i].addr)
+		munmap(maps[i].addr, maps[i].len);
+	maps[i].addr = p;
+	maps[i].len = len;
+	pthread_mutex_unlock(&map_lock);
+}
+
+static void sge_fill(struct xib_hca_sge *g, uint64_t *s)
+{
+	uint32_t off = below(s, MR_BUF_SIZE);
+
+	g->addr = one_in(s, 16) ? rnd(s) : (uintptr_t)mr_buf + off;
+	g->length = one_in(s, 16) ? rnd(s) : below(s, MR_BUF_SIZE - off + 1) % 8192;
+	g->lkey = pick_key(s, 0);
+}
+
+/*
+ * A QP just created on @fd: bring it to RTS (RC and UC connected to
+ * themselves), map its rings, post random but plausible receive and send
+ * WQEs and kick it; the rings stay mapped for the scribbler.  The other
+ * threads may destroy it at any moment.
+ */
+static void drive_qp(int fd, const struct xib_uverbs_create_qp *cq, uint64_t *s)
+{
+	struct xib_uverbs_modify_qp m;
+	struct xib_uverbs_destroy k = { .handle = cq->qp_handle };
+	const struct xib_uverbs_ring *r;
+	uint32_t type = cq->qp_type, n, i, prod;
+	uint8_t *sq, *rq;
+
+	memset(&m, 0, sizeof(m));
+	m.qp_handle = cq->qp_handle;
+	m.attr.qp_state = XIB_QPS_INIT;
+	m.attr.port_num = 1;
+	m.attr.qkey = 0x1234;
+	m.attr.qp_access_flags = XIB_ACCESS_QP_SUPPORTED;
+	m.attr_mask = XIB_QP_STATE | XIB_QP_PKEY_INDEX | XIB_QP_PORT |
+		(type == XIB_QPT_UD ? XIB_QP_QKEY : XIB_QP_ACCESS_FLAGS);
+	if (ioctl(fd, XIB_UVERBS_MODIFY_QP, &m))
+		return;
+	memset(&m.attr, 0, sizeof(m.attr));
+	m.attr.qp_state = XIB_QPS_RTR;
+	m.attr.path_mtu = 1 + below(s, 3);
+	m.attr.dest_qp_num = cq->qpn;
+	m.attr.max_dest_rd_atomic = 4;
+	m.attr.min_rnr_timer = 1;
+	memcpy(m.attr.ah_attr.dgid, sh.gid, 16);
+	m.attr.ah_attr.sgid_index = sh.gid_index;
+	m.attr.ah_attr.hop_limit = 64;
+	m.attr.ah_attr.port_num = 1;
+	m.attr.ah_attr.is_global = 1;
+	m.attr_mask = XIB_QP_STATE;
+	if (type == XIB_QPT_RC)
+		m.attr_mask |= XIB_QP_AV | XIB_QP_PATH_MTU | XIB_QP_DEST_QPN | XIB_QP_RQ_PSN |
+			XIB_QP_MAX_DEST_RD_ATOMIC | XIB_QP_MIN_RNR_TIMER;
+	else if (type == XIB_QPT_UC)
+		m.attr_mask |= XIB_QP_AV | XIB_QP_PATH_MTU | XIB_QP_DEST_QPN | XIB_QP_RQ_PSN;
+	if (ioctl(fd, XIB_UVERBS_MODIFY_QP, &m))
+		return;
+	memset(&m.attr, 0, sizeof(m.attr));
+	m.attr.qp_state = XIB_QPS_RTS;
+	m.attr.timeout = 8;
+	m.attr.retry_cnt = below(s, 3);
+	m.attr.rnr_retry = below(s, 3);
+	m.attr.max_rd_atomic = 4;
+	m.attr_mask = XIB_QP_STATE | XIB_QP_SQ_PSN;
+	if (type == XIB_QPT_RC)
+		m.attr_mask |= XIB_QP_TIMEOUT | XIB_QP_RETRY_CNT | XIB_QP_RNR_RETRY |
+			XIB_QP_MAX_QP_RD_ATOMIC;
+	if (ioctl(fd, XIB_UVERBS_MODIFY_QP, &m))
+		return;
+
+	r = &cq->rq;
+	rq = r->mmap_size ? mmap(NULL, r->mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+				 r->mmap_offset) : MAP_FAILED;
+	if (rq != MAP_FAILED) {
+		struct xib_hca_wq_hdr *h = (void *)rq;
+
+		n = below(s, r->slots + 1);
+		prod = h->prod;
+		for (i = 0; i < n; i++) {
+			uint8_t *slot = rq + XIB_HCA_RING_HDR_SIZE + ((prod + i) & (r->slots - 1)) *
+				r->stride;
+			struct xib_hca_recv_wqe *w = (void *)slot;
+
+			w->wr_id = rnd(s);
+			w->num_sge = one_in(s, 16) ? rnd(s) : 1;
+			if (r->stride >= sizeof(*w) + sizeof(struct xib_hca_sge))
+				sge_fill((void *)(w + 1), s);
+		}
+		__atomic_store_n(&h->prod, prod + n, __ATOMIC_RELEASE);
+		keep_mapping(rq, r->mmap_size, s);
+	}
+	r = &cq->sq;
+	sq = mmap(NULL, r->mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, r->mmap_offset);
+	if (sq == MAP_FAILED)
+		return;
+	n = 1 + below(s, r->slots < 16 ? r->slots : 16);
+	prod = ((struct xib_hca_wq_hdr *)sq)->prod;
+	for (i = 0; i < n; i++) {
+		uint8_t *slot = sq + XIB_HCA_RING_HDR_SIZE + ((prod + i) & (r->slots - 1)) * r->stride;
+		struct xib_hca_send_wqe *w = (void *)slot;
+		uint32_t room = (r->stride - sizeof(*w)) / sizeof(struct xib_hca_sge), j;
+
+		memset(w, 0, r->stride);
+		w->wr_id = rnd(s);
+		w->opcode = one_in(s, 16) ? rnd(s) : below(s, 10);
+		w->flags = one_in(s, 8) ? rnd(s) : (XIB_HCA_SEND_SIGNALED | (rnd(s) & 0x15));
+		w->num_sge = one_in(s, 16) ? rnd(s) : below(s, room + 1);
+		w->imm_data = rnd(s);
+		if (type == XIB_QPT_UD) {
+			w->ud.ahn = pick_ahn(s);
+			w->ud.remote_qpn = one_in(s, 2) ? cq->qpn : rnd(s) & 0xffffff;
+			w->ud.remote_qkey = one_in(s, 2) ? 0x1234 : rnd(s);
+		} else if (w->opcode == XIB_HCA_WR_ATOMIC_CMP_AND_SWP ||
+			   w->opcode == XIB_HCA_WR_ATOMIC_FETCH_AND_ADD) {
+			w->atomic.remote_addr = (uintptr_t)mr_buf + (below(s, MR_BUF_SIZE) & ~7u) +
+				(one_in(s, 8) ? 1 : 0);
+			w->atomic.compare_add = rnd(s);
+			w->atomic.swap = rnd(s);
+			w->atomic.rkey = pick_key(s, 1);
+		} else {
+			w->rdma.remote_addr = (uintptr_t)mr_buf + below(s, MR_BUF_SIZE);
+			w->rdma.rkey = pick_key(s, 1);
+		}
+		if (w->flags & XIB_HCA_SEND_INLINE) {
+			w->inline_len = one_in(s, 8) ? rnd(s) : below(s, r->stride - sizeof(*w) + 1);
+		} else {
+			for (j = 0; j < room && j < w->num_sge; j++)
+				sge_fill((struct xib_hca_sge *)(w + 1) + j, s);
+		}
+	}
+	__atomic_store_n(&((struct xib_hca_wq_hdr *)sq)->prod, prod + n, __ATOMIC_RELEASE);
+	(void)xio(fd, XIB_UVERBS_KICK, &k);
+	keep_mapping(sq, r->mmap_size, s);
+	atomic_fetch_add(&n_ok[OP_DRIVE], 1);
 }
 
 static int uverbs_op(int fd, enum op op, uint64_t *s)
@@ -744,6 +918,11 @@ static int uverbs_op(int fd, enum op op, uint64_t *s)
 		break;
 	case OP_REG_MR:
 		pool_add(&sh.mr, u.mr.mr_handle, s);
+		pthread_mutex_lock(&sh.lock);
+		sh.lkey[sh.nkey % NPOOL] = u.mr.lkey;
+		sh.rkey[sh.nkey % NPOOL] = u.mr.rkey;
+		sh.nkey++;
+		pthread_mutex_unlock(&sh.lock);
 		break;
 	case OP_CREATE_CQ:
 		pool_add(&sh.cq, u.cq.cq_handle, s);
@@ -756,6 +935,8 @@ static int uverbs_op(int fd, enum op op, uint64_t *s)
 		pool_add(&sh.qp, u.qp.qp_handle, s);
 		ring_add(&u.qp.sq);
 		ring_add(&u.qp.rq);
+		if (!one_in(s, 3))
+			drive_qp(fd, &u.qp, s);
 		break;
 	case OP_CREATE_SRQ:
 		pool_add(&sh.srq, u.srq.srq_handle, s);
@@ -766,6 +947,9 @@ static int uverbs_op(int fd, enum op op, uint64_t *s)
 		break;
 	case OP_CREATE_AH:
 		pool_add(&sh.ah, u.ah.ah_handle, s);
+		pthread_mutex_lock(&sh.lock);
+		sh.ahn[sh.nahn++ % NPOOL] = u.ah.ahn;
+		pthread_mutex_unlock(&sh.lock);
 		break;
 	default:
 		if (pool)
@@ -923,6 +1107,8 @@ static void *worker(void *arg)
 		case OP_REOPEN:
 			if (one_in(&s, 32))
 				do_reopen();
+			continue;
+		case OP_DRIVE:		/* done after CREATE_QP */
 			continue;
 		default:
 			break;

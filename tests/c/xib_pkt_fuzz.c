@@ -24,6 +24,13 @@
  *             of BTH, headers and payload changed, ICRC recomputed
  *   length    headers cut short, payload lengths and pad counts wrong
  *   pkey      another partition's P_Key
+ *   deep      for victim QPs (an RC pair and a UD QP on each device,
+ *             not the checked transfer's): RC requests and responses from
+ *             the victim's peer, PSNs near the expected ones, RETHs and
+ *             AtomicETHs naming the victims' MR or nearly, UD datagrams
+ *             with the right Q_Key or not; they pass the address checks
+ *             and reach the opcode handlers, which may execute, answer or
+ *             drop them (not counted as must-drop)
  *   udplen    UDP length not the IP payload's: the UDP layer drops a
  *             longer one and cuts a shorter one, which the device then
  *             drops (malformed, or a bad ICRC: the bytes it reads as
@@ -57,16 +64,21 @@
 #define UDP_SPORT	0xc0feu
 
 enum cat { C_ICRC, C_SHORT, C_OPCODE, C_RANDQP, C_MUTATE, C_LENGTH, C_PKEY, C_UDPLEN,
-	   C_NR };
+	   C_DEEP, C_NR };
 static const char *const cat_name[C_NR] = {
-	"icrc", "short", "opcode", "randqp", "mutate", "length", "pkey", "udplen",
+	"icrc", "short", "opcode", "randqp", "mutate", "length", "pkey", "udplen", "deep",
 };
+
+#define VQKEY	0x11223344u	/* the victim UD QPs' Q_Key */
 
 struct dest {
 	uint32_t addr;		/* the device's address */
 	uint32_t peer;		/* its QP's peer's address */
 	uint32_t qpn;		/* its live QP */
 	uint32_t other_qpn;	/* the other device's live QP */
+	uint32_t vrc, vud;	/* its victim RC and UD QPs */
+	uint64_t vaddr;		/* the victims' MR: address, length, R_Key */
+	uint32_t vlen, vrkey;
 	uint64_t must_drop, icrc;
 };
 
@@ -145,7 +157,8 @@ static uint32_t dead_qpn(uint64_t *s)
 		q = rnd_next(s) & 0xffffff;
 		if (!rnd_below(s, 8))
 			q = rnd_below(s, 64);	/* small numbers: QP0, early QPNs */
-	} while (q == 1 || q == dst[0].qpn || q == dst[1].qpn);
+	} while (q == 1 || q == dst[0].qpn || q == dst[1].qpn || q == dst[0].vrc ||
+		 q == dst[1].vrc || q == dst[0].vud || q == dst[1].vud);
 	return q;
 }
 
@@ -184,6 +197,60 @@ static size_t build(uint8_t *pkt, uint64_t *s, const struct dest *d, uint32_t sr
 	if (rnd_below(s, 4))
 		pkt[XR_BTH_OFF + 1] |= 0x40;	/* MigReq */
 	return len;
+}
+
+/*
+ * A packet that passes the address checks, for the victim QPs (not the
+ * checked transfer's): RC requests and responses from the victim's peer
+ * with PSNs near the expected ones and RETHs and AtomicETHs that name
+ * the victims' MR (or almost), and UD datagrams with the right Q_Key or
+ * not.  The device may execute, answer or drop it: it must only survive.
+ */
+static size_t deep(uint8_t *pkt, uint64_t *s, struct dest *d)
+{
+	uint8_t ext[48];
+	int ud = !rnd_below(s, 3), el;
+	uint8_t op;
+	size_t len, plen, i;
+	uint64_t va;
+
+	if (ud)
+		op = rnd_below(s, 8) ? 0x64 + rnd_below(s, 2) : rnd_next(s);
+	else
+		op = rnd_below(s, 8) ? rnd_below(s, 0x18) : rnd_next(s);
+	el = ext_len(op);
+	if (el < 0)
+		el = rnd_below(s, 41);
+	for (i = 0; i < sizeof(ext); i++)
+		ext[i] = rnd_next(s);
+	va = d->vaddr + (rnd_below(s, 4) ? rnd_below(s, d->vlen) : rnd_next(s) % (d->vlen * 2));
+	if ((op & 0xe0) == 0 && (el == 16 || el == 20)) {		/* RETH */
+		xr_put32(ext, va >> 32);
+		xr_put32(ext + 4, va);
+		xr_put32(ext + 8, rnd_below(s, 8) ? d->vrkey : (uint32_t)rnd_next(s));
+		xr_put32(ext + 12, rnd_below(s, 2) ? rnd_below(s, 4096) :
+			 (uint32_t)rnd_next(s) >> rnd_below(s, 32));
+	} else if ((op & 0xe0) == 0 && el == 28) {			/* AtomicETH */
+		if (rnd_below(s, 4))
+			va &= ~7ull;
+		xr_put32(ext, va >> 32);
+		xr_put32(ext + 4, va);
+		xr_put32(ext + 8, rnd_below(s, 8) ? d->vrkey : (uint32_t)rnd_next(s));
+	} else if (ud && el >= 8) {					/* DETH */
+		xr_put32(ext, rnd_below(s, 2) ? VQKEY : (uint32_t)rnd_next(s));
+		xr_put24(ext + 5, rnd_next(s));
+	}
+	plen = rnd_below(s, 2) ? rnd_below(s, 64) : rnd_below(s, 1100);
+	len = xr_frame(pkt, ud ? other_src(s, d) : d->peer, d->addr, UDP_SPORT, op,
+		       ud ? d->vud : d->vrc, rnd_below(s, 2) ? 0x123 + rnd_below(s, 256) :
+		       rnd_next(s) & 0xffffff, ext, el, 0, plen);
+	for (i = XR_BTH_OFF + XR_BTH_LEN + el; i < len; i++)
+		pkt[i] = rnd_next(s);
+	if (rnd_below(s, 8))
+		pkt[XR_BTH_OFF + 1] &= 0x30;	/* keep the pad count only */
+	if (!rnd_below(s, 4))
+		pkt[XR_BTH_OFF + 8] = 0;	/* no AckReq */
+	return xr_seal(pkt, len);
 }
 
 /* One packet of category @c to @d; returns its length, 0 for none. */
@@ -249,6 +316,8 @@ static size_t make(uint8_t *pkt, uint64_t *s, enum cat c, struct dest *d, uint32
 		xr_put16(pkt + XR_IP_LEN + 4, n);
 		*udp_len = n;
 		return len;
+	case C_DEEP:
+		return deep(pkt, s, d);
 	default:
 		return 0;
 	}
@@ -285,7 +354,9 @@ static void *injector(void *arg)
 			continue;
 		}
 		sent[c]++;
-		if (c != C_UDPLEN) {
+		if (c == C_DEEP) {
+			/* may be executed: not counted */
+		} else if (c != C_UDPLEN) {
 			d->must_drop++;
 			if (c == C_ICRC)
 				d->icrc++;
@@ -347,6 +418,59 @@ static void round_trip(struct xt_side *sa, struct xt_side *sb, struct xib_qp *qa
 		xt_fail("round %llu: the transfer's data differ", (unsigned long long)r);
 }
 
+#define VACCESS (XIB_ACCESS_LOCAL_WRITE | XIB_ACCESS_REMOTE_WRITE | XIB_ACCESS_REMOTE_READ | \
+		 XIB_ACCESS_REMOTE_ATOMIC)
+
+/* Receive WQEs on a victim, as many as it takes, for the SENDs that get through. */
+static void victim_recvs(struct xib_qp *qp, struct xib_mr *mr, uint8_t *buf)
+{
+	uint32_t i;
+
+	for (i = 0; i < 64; i++) {
+		struct xib_sge sge = { (uintptr_t)buf + (i % 16) * 4096, 4096, mr->lkey };
+		struct xib_recv_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 };
+		struct xib_recv_wr *bad;
+
+		if (xib_post_recv(qp, &wr, &bad))
+			break;
+	}
+}
+
+static uint64_t revived;
+
+/*
+ * A victim RC QP the deep packets moved to ERR (as they may) goes back
+ * through RESET to RTS, with fresh receive WQEs, so that they keep
+ * reaching its opcode handlers; its CQs are drained.
+ */
+static void revive(struct xt_side *v, struct xib_qp *qp, const struct xt_side *rv,
+		   struct xib_qp *rqp, struct xib_mr *mr, uint8_t *buf)
+{
+	struct xib_uverbs_qp_attr a;
+	xib_wc wc[64];
+
+	while (xib_poll_cq(v->scq, 64, wc) > 0)
+		;
+	while (xib_poll_cq(v->rcq, 64, wc) > 0)
+		;
+	if (xt_qp_state(qp) != XIB_QPS_ERR)
+		return;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = XIB_QPS_RESET;
+	xt_check(xib_modify_qp(qp, &a, XIB_QP_STATE), "modify_qp RESET");
+	xt_rc_connect(qp, v, rqp->qpn, rv, VACCESS & ~XIB_ACCESS_LOCAL_WRITE);
+	victim_recvs(qp, mr, buf);
+	revived++;
+}
+
+static const char *qp_state_name(struct xib_qp *qp)
+{
+	static const char *const names[] = { "RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR" };
+	uint32_t st = xt_qp_state(qp);
+
+	return st < 7 ? names[st] : "?";
+}
+
 static void *alloc_buf(void)
 {
 	void *p;
@@ -376,10 +500,10 @@ int main(int argc, char **argv)
 {
 	const char *deva = NULL, *devb = NULL, *ns_c = NULL, *spoof_s = NULL;
 	struct xib_context *ca, *cb;
-	struct xt_side sa, sb;
-	struct xib_qp *qa, *qb;
-	struct xib_mr *amr, *bmr;
-	uint8_t *abuf, *bbuf;
+	struct xt_side sa, sb, va, vb;
+	struct xib_qp *qa, *qb, *vrca, *vrcb, *vuda, *vudb;
+	struct xib_mr *amr, *bmr, *vamr, *vbmr;
+	uint8_t *abuf, *bbuf, *vabuf, *vbbuf;
 	pthread_t th;
 	uint64_t rounds = 0;
 	int opt, c;
@@ -420,13 +544,48 @@ int main(int argc, char **argv)
 	qb = xt_create_qp(&sb, XIB_QPT_RC, 64, 1, 0, NULL);
 	xt_rc_connect(qa, &sa, qb->qpn, &sb, XIB_ACCESS_REMOTE_WRITE);
 	xt_rc_connect(qb, &sb, qa->qpn, &sa, XIB_ACCESS_REMOTE_WRITE);
-	dst[0] = (struct dest){ gid_v4(&sa), gid_v4(&sb), qa->qpn, qb->qpn, 0, 0 };
-	dst[1] = (struct dest){ gid_v4(&sb), gid_v4(&sa), qb->qpn, qa->qpn, 0, 0 };
+	dst[0] = (struct dest){ .addr = gid_v4(&sa), .peer = gid_v4(&sb), .qpn = qa->qpn,
+				.other_qpn = qb->qpn };
+	dst[1] = (struct dest){ .addr = gid_v4(&sb), .peer = gid_v4(&sa), .qpn = qb->qpn,
+				.other_qpn = qa->qpn };
+
+	/* the victims: their own PDs, CQs and MRs on the same contexts */
+	xt_side_open(&va, ca, -1, 256);
+	xt_side_open(&vb, cb, -1, 256);
+	vabuf = alloc_buf();
+	vbbuf = alloc_buf();
+	xt_check(xib_reg_mr(va.pd, vabuf, BUF_SIZE, VACCESS, &vamr), "reg_mr victim A");
+	xt_check(xib_reg_mr(vb.pd, vbbuf, BUF_SIZE, VACCESS, &vbmr), "reg_mr victim B");
+	vrca = xt_create_qp(&va, XIB_QPT_RC, 64, 1, 0, NULL);
+	vrcb = xt_create_qp(&vb, XIB_QPT_RC, 64, 1, 0, NULL);
+	vuda = xt_create_qp(&va, XIB_QPT_UD, 64, 1, 0, NULL);
+	vudb = xt_create_qp(&vb, XIB_QPT_UD, 64, 1, 0, NULL);
+	xt_rc_connect(vrca, &va, vrcb->qpn, &vb, VACCESS & ~XIB_ACCESS_LOCAL_WRITE);
+	xt_rc_connect(vrcb, &vb, vrca->qpn, &va, VACCESS & ~XIB_ACCESS_LOCAL_WRITE);
+	xt_ud_ready(vuda, VQKEY);
+	xt_ud_ready(vudb, VQKEY);
+	victim_recvs(vrca, vamr, vabuf);
+	victim_recvs(vuda, vamr, vabuf);
+	victim_recvs(vrcb, vbmr, vbbuf);
+	victim_recvs(vudb, vbmr, vbbuf);
+	dst[0].vrc = vrca->qpn;
+	dst[0].vud = vuda->qpn;
+	dst[0].vaddr = (uintptr_t)vabuf;
+	dst[0].vlen = BUF_SIZE;
+	dst[0].vrkey = vamr->rkey;
+	dst[1].vrc = vrcb->qpn;
+	dst[1].vud = vudb->qpn;
+	dst[1].vaddr = (uintptr_t)vbbuf;
+	dst[1].vlen = BUF_SIZE;
+	dst[1].vrkey = vbmr->rkey;
 
 	if (pthread_create(&th, NULL, injector, NULL))
 		xt_fail("pthread_create");
-	while (!atomic_load(&inject_done))
+	while (!atomic_load(&inject_done)) {
 		round_trip(&sa, &sb, qa, qb, amr, bmr, abuf, bbuf, rounds++);
+		revive(&va, vrca, &vb, vrcb, vamr, vabuf);
+		revive(&vb, vrcb, &va, vrca, vbmr, vbbuf);
+	}
 	pthread_join(th, NULL);
 	/* the device still works, and the QPs are unharmed */
 	round_trip(&sa, &sb, qa, qb, amr, bmr, abuf, bbuf, rounds++);
@@ -444,12 +603,26 @@ int main(int argc, char **argv)
 	printf("to B: must-drop %llu icrc %llu\n", (unsigned long long)dst[1].must_drop,
 	       (unsigned long long)dst[1].icrc);
 
+	printf("victim QPs: RC A %s B %s, UD A %s B %s; RC QPs revived from ERR %llu times\n",
+	       qp_state_name(vrca), qp_state_name(vrcb), qp_state_name(vuda),
+	       qp_state_name(vudb), (unsigned long long)revived);
+
 	xt_check(xib_destroy_qp(qa), "destroy_qp");
 	xt_check(xib_destroy_qp(qb), "destroy_qp");
+	xt_check(xib_destroy_qp(vrca), "destroy_qp");
+	xt_check(xib_destroy_qp(vrcb), "destroy_qp");
+	xt_check(xib_destroy_qp(vuda), "destroy_qp");
+	xt_check(xib_destroy_qp(vudb), "destroy_qp");
 	xt_check(xib_dereg_mr(amr), "dereg_mr");
 	xt_check(xib_dereg_mr(bmr), "dereg_mr");
+	xt_check(xib_dereg_mr(vamr), "dereg_mr");
+	xt_check(xib_dereg_mr(vbmr), "dereg_mr");
 	xt_side_close(&sa);
 	xt_side_close(&sb);
+	xt_side_close(&va);
+	xt_side_close(&vb);
+	free(vabuf);
+	free(vbbuf);
 	xt_check(xib_close(ca), "close");
 	xt_check(xib_close(cb), "close");
 	free(abuf);
