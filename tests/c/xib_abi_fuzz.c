@@ -131,6 +131,7 @@ static int errno_expected(int e)
 #define SKIP (-1)		/* an op not tried */
 #define UNKNOWN_OK (-2)	/* an unknown command succeeded */
 static atomic_ullong n_ok[OP_NR], n_err[OP_NR], n_errno[NERR], n_unexpected;
+static atomic_ullong n_op_errno[OP_NR][NERR];
 static atomic_ullong n_scribble, n_faults, n_kicks;
 static atomic_int stop;
 
@@ -282,6 +283,7 @@ static void count(enum op op, int ret)
 	}
 	atomic_fetch_add(&n_err[op], 1);
 	atomic_fetch_add(&n_errno[ret < NERR ? ret : 0], 1);
+	atomic_fetch_add(&n_op_errno[op][ret < NERR ? ret : 0], 1);
 	if (!errno_expected(ret) && atomic_fetch_add(&n_unexpected, 1) < 20) {
 		fprintf(stderr, "xib_abi_fuzz: %s: unexpected errno %d (%s)\n", op_name[op],
 			ret, strerror(ret));
@@ -1569,6 +1571,18 @@ int main(int argc, char **argv)
 		       (unsigned long long)n_err[i]);
 		total_ok += n_ok[i];
 		total_err += n_err[i];
+	}
+	for (i = 0; i < OP_NR; i++) {
+		unsigned int e;
+
+		if (!n_err[i])
+			continue;
+		printf("errno of %s:", op_name[i]);
+		for (e = 0; e < NERR; e++)
+			if (n_op_errno[i][e])
+				printf(" %s %llu", e ? strerrorname_np(e) : "other",
+				       (unsigned long long)n_op_errno[i][e]);
+		printf("\n");
 	}
 	printf("errors by errno:");
 	for (i = 0; i < NERR; i++)
