@@ -50,7 +50,7 @@ help:
 	@echo "make check-pcie   the PCI front end's suites, stock and debug VMs"
 	@echo "make check-harness            prove the harness catches faults"
 	@echo "make bench        perftest on xib vs rdma_rxe, syscalls per WR (stock VM)"
-	@echo "make soak         the data-path suite with 16x its volumes (stock VM)"
+	@echo "make soak         the data-path suite with 16x its volumes, long fuzzer runs (stock VM)"
 	@echo "make install      install modules (KDIR), xibctl and its manual page,"
 	@echo "                  xib-run and the drop-in libraries (under \$$(libdir)/xib)"
 	@echo "make demo         stock verbs tools on xib and against rdma_rxe (VM)"
@@ -99,7 +99,8 @@ $(BUILD)/userspace/xibctl: userspace/xibctl/xibctl.c include/uapi/xib/netlink.h 
 LIBXIB := $(BUILD)/userspace/libxib/libxib.a
 LIBXIB_HDRS := userspace/libxib/xib.h include/uapi/xib/uverbs.h include/uapi/xib/hca-abi.h
 XIB_TESTS_C := xib_rc_test xib_ud_test xib_mcast_test xib_bad_test xib_hold_test xib_atomic_test \
-	xib_res_test xib_uc_test xib_spoof xib_qkey_test xib_destroy_race xib_mw_test
+	xib_res_test xib_uc_test xib_spoof xib_qkey_test xib_destroy_race xib_mw_test \
+	xib_pkt_fuzz xib_abi_fuzz
 
 .PHONY: libxib tests-c
 userspace: libxib tests-c
@@ -111,10 +112,15 @@ $(LIBXIB): userspace/libxib/xib.c $(LIBXIB_HDRS)
 	$(CC) $(CFLAGS) $(XIB_CFLAGS) -c -o $(BUILD)/userspace/libxib/xib.o $<
 	rm -f $@ && $(AR) rcs $@ $(BUILD)/userspace/libxib/xib.o
 
+# The programs that inject whole RoCEv2 frames share xib_roce.c.
+XIB_ROCE_TESTS := $(BUILD)/tests/c/xib_spoof $(BUILD)/tests/c/xib_pkt_fuzz
+$(XIB_ROCE_TESTS): XT_EXTRA := tests/c/xib_roce.c
+$(XIB_ROCE_TESTS): tests/c/xib_roce.c tests/c/xib_roce.h
+
 $(BUILD)/tests/c/%: tests/c/%.c tests/c/xib_test.c tests/c/xib_test.h $(LIBXIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(XIB_CFLAGS) -Iuserspace/libxib -o $@ $< tests/c/xib_test.c \
-		$(LIBXIB) -lpthread
+		$(XT_EXTRA) $(LIBXIB) -lpthread
 
 # Raw ioctls, no library: the ABI as the kernel sees it.
 $(BUILD)/tests/c/uverbs_smoke: tests/c/uverbs_smoke.c include/uapi/xib/uverbs.h include/uapi/xib/hca-abi.h
@@ -172,8 +178,10 @@ bench: userspace
 		sh:tests/bench/bench.sh; st=$$?; cat $(BUILD)/bench/bench.out; exit $$st
 
 # Long runs, not part of the gate: the data-path suite with 16 times its
-# volumes and rsockets with every size, 64 times the gate's bytes, in the
-# stock VM (XIB_VERBS_BYTES, XIB_LOSS_BYTES, XIB_RS_* override).
+# volumes and rsockets with every size, 64 times the gate's bytes, and the
+# fuzzers with 1M ABI operations per user and 10M malformed packets, in
+# the stock VM (XIB_VERBS_BYTES, XIB_LOSS_BYTES, XIB_RS_*, XIB_FUZZ_*
+# override).
 soak: userspace
 	$(MAKE) --no-print-directory modules-vm KERNEL=stock
 	XIB_VERBS_BYTES=$${XIB_VERBS_BYTES:-256M} XIB_LOSS_BYTES=$${XIB_LOSS_BYTES:-64M} \
@@ -181,8 +189,10 @@ soak: userspace
 	XIB_RS_COUNT=$${XIB_RS_COUNT:-10000} XIB_RS_BYTES=$${XIB_RS_BYTES:-268435456} \
 	XIB_HOSTILE_PP_ITERS=$${XIB_HOSTILE_PP_ITERS:-2048} XIB_HOSTILE_BYTES=$${XIB_HOSTILE_BYTES:-32M} \
 	XIB_HOSTILE_BW_ITERS=$${XIB_HOSTILE_BW_ITERS:-1000} \
+	XIB_FUZZ_ABI_OPS=$${XIB_FUZZ_ABI_OPS:-1000000} XIB_FUZZ_PKTS=$${XIB_FUZZ_PKTS:-10000000} \
 		$(VM)/vm-test --kernel stock --out $(BUILD)/soak --idle 1800 --timeout 7200 \
-		bats:tests/bats/verbs.bats bats:tests/bats/rsockets.bats bats:tests/bats/hostile.bats
+		bats:tests/bats/verbs.bats bats:tests/bats/rsockets.bats bats:tests/bats/hostile.bats \
+		bats:tests/bats/fuzz.bats
 
 XIB_MODULES := core/xib_core core/uverbs/xib_uverbs core/cma/xib_cma \
 	core/ucma/xib_ucma drivers/hca/xib_hca

@@ -32,14 +32,11 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <netinet/in.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
+#include "xib_roce.h"
 #include "xib_test.h"
 
 #define PSN0		0x123u
@@ -48,7 +45,6 @@
 #define NMSG		8u
 #define NSEND		4u
 #define UDP_SPORT	0xc0deu
-#define ROCE_PORT	4791u
 
 #define OP_RC_WRITE_ONLY	0x0a
 #define OP_RC_ACK		0x11
@@ -57,61 +53,6 @@
 
 static int raw_a = -1;	/* sends from A's namespace (to B) */
 static int raw_b = -1;	/* sends from B's namespace (to A) */
-
-/* CRC-32 of Ethernet, reflected, over @len bytes, continuing @crc. */
-static uint32_t crc32_le(uint32_t crc, const uint8_t *p, size_t len)
-{
-	int k;
-
-	while (len--) {
-		crc ^= *p++;
-		for (k = 0; k < 8; k++)
-			crc = (crc >> 1) ^ (0xedb88320u & -(crc & 1));
-	}
-	return crc;
-}
-
-/*
- * The RoCEv2 ICRC of an IPv4 packet of @len bytes (IP header to the end
- * of the pad): 8 bytes of 0xff for the LRH, then the packet with TOS,
- * TTL, IP checksum, UDP checksum and the BTH's resv8a as all ones.
- */
-static uint32_t icrc(const uint8_t *pkt, size_t len)
-{
-	static const uint8_t lrh[8] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
-	uint8_t hdr[20 + 8 + 12];
-	uint32_t crc;
-
-	memcpy(hdr, pkt, sizeof(hdr));
-	hdr[1] = 0xff;
-	hdr[8] = 0xff;
-	hdr[10] = hdr[11] = 0xff;
-	hdr[20 + 6] = hdr[20 + 7] = 0xff;
-	hdr[28 + 4] = 0xff;
-	crc = crc32_le(~0u, lrh, sizeof(lrh));
-	crc = crc32_le(crc, hdr, sizeof(hdr));
-	crc = crc32_le(crc, pkt + sizeof(hdr), len - sizeof(hdr));
-	return ~crc;
-}
-
-static void put16(uint8_t *p, uint32_t v)
-{
-	p[0] = v >> 8;
-	p[1] = v;
-}
-
-static void put24(uint8_t *p, uint32_t v)
-{
-	p[0] = v >> 16;
-	p[1] = v >> 8;
-	p[2] = v;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	put16(p, v >> 16);
-	put16(p + 2, v);
-}
 
 /*
  * Send one RC packet from @src to @dst (IPv4, network order) through
@@ -122,47 +63,14 @@ static void inject(int sock, uint32_t src, uint32_t dst, uint8_t opcode,
 		   uint32_t dqpn, uint32_t psn, const uint8_t *ext, size_t extlen,
 		   uint8_t fill, size_t plen)
 {
-	static uint16_t ip_id = 0x5e00;
-	uint8_t pkt[2048];
-	uint32_t pad = (4 - plen % 4) % 4, crc;
-	size_t len = 20 + 8 + 12 + extlen + plen + pad;
-	struct sockaddr_in to = { .sin_family = AF_INET, .sin_addr.s_addr = dst };
-	uint8_t *p = pkt;
+	uint8_t pkt[XR_FRAME_MAX];
+	size_t len;
 
-	if (len + 4 > sizeof(pkt))
+	len = xr_frame(pkt, src, dst, UDP_SPORT, opcode, dqpn, psn, ext, extlen, fill, plen);
+	if (!len)
 		xt_fail("packet too long");
-	memset(pkt, 0, sizeof(pkt));
-	/* IPv4; the kernel fills the checksum (masked in the ICRC) */
-	p[0] = 0x45;
-	put16(p + 2, len + 4);
-	put16(p + 4, ++ip_id);		/* not 0: the kernel keeps it */
-	put16(p + 6, 0x4000);		/* DF */
-	p[8] = 64;
-	p[9] = IPPROTO_UDP;
-	memcpy(p + 12, &src, 4);
-	memcpy(p + 16, &dst, 4);
-	p += 20;
-	put16(p, UDP_SPORT);
-	put16(p + 2, ROCE_PORT);
-	put16(p + 4, len + 4 - 20);	/* checksum 0: none (IPv4) */
-	p += 8;
-	p[0] = opcode;
-	p[1] = pad << 4;
-	put16(p + 2, 0xffff);		/* default P_Key */
-	put24(p + 5, dqpn);
-	p[8] = 0x80;			/* AckReq */
-	put24(p + 9, psn);
-	p += 12;
-	memcpy(p, ext, extlen);
-	p += extlen;
-	memset(p, fill, plen);
-	p += plen + pad;
-	crc = icrc(pkt, len);
-	p[0] = crc;
-	p[1] = crc >> 8;
-	p[2] = crc >> 16;
-	p[3] = crc >> 24;
-	if (sendto(sock, pkt, len + 4, 0, (struct sockaddr *)&to, sizeof(to)) < 0)
+	len = xr_seal(pkt, len);
+	if (xr_send(sock, pkt, len))
 		xt_fail("sendto: %s", strerror(errno));
 }
 
@@ -171,10 +79,10 @@ static void forge_write(int sock, uint32_t src, uint32_t dst, uint32_t dqpn,
 {
 	uint8_t reth[16];
 
-	put32(reth, va >> 32);
-	put32(reth + 4, va);
-	put32(reth + 8, rkey);
-	put32(reth + 12, MSG);
+	xr_put32(reth, va >> 32);
+	xr_put32(reth + 4, va);
+	xr_put32(reth + 8, rkey);
+	xr_put32(reth + 12, MSG);
 	inject(sock, src, dst, OP_RC_WRITE_ONLY, dqpn, psn, reth, sizeof(reth), fill, MSG);
 }
 
@@ -184,36 +92,19 @@ static void forge_ack(int sock, uint32_t src, uint32_t dst, uint32_t dqpn,
 	uint8_t aeth[4];
 
 	aeth[0] = syndrome;
-	put24(aeth + 1, msn);
+	xr_put24(aeth + 1, msn);
 	inject(sock, src, dst, OP_RC_ACK, dqpn, psn, aeth, sizeof(aeth), 0, 0);
-}
-
-static int raw_socket(void)
-{
-	int s = socket(AF_INET, SOCK_RAW, IPPROTO_RAW);
-
-	if (s < 0)
-		xt_fail("raw socket: %s (root needed)", strerror(errno));
-	return s;
 }
 
 /* One raw socket here, one in the namespace at @ns_path. */
 static void open_raw(const char *ns_path)
 {
-	int here, fd;
-
-	raw_a = raw_socket();
-	here = open("/proc/self/ns/net", O_RDONLY);
-	fd = open(ns_path, O_RDONLY);
-	if (here < 0 || fd < 0)
-		xt_fail("open %s: %s", ns_path, strerror(errno));
-	if (setns(fd, CLONE_NEWNET))
-		xt_fail("setns %s: %s", ns_path, strerror(errno));
-	raw_b = raw_socket();
-	if (setns(here, CLONE_NEWNET))
-		xt_fail("setns back: %s", strerror(errno));
-	close(fd);
-	close(here);
+	raw_a = xr_raw_socket(NULL);
+	if (raw_a < 0)
+		xt_fail("raw socket: %s (root needed)", strerror(errno));
+	raw_b = xr_raw_socket(ns_path);
+	if (raw_b < 0)
+		xt_fail("raw socket in %s: %s", ns_path, strerror(errno));
 }
 
 static uint32_t gid_v4(const struct xt_side *s)
