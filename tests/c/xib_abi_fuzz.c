@@ -64,7 +64,7 @@ enum op {
 	OP_CREATE_CQ, OP_RESIZE_CQ, OP_DESTROY_CQ, OP_CREATE_QP, OP_MODIFY_QP,
 	OP_QUERY_QP, OP_DESTROY_QP, OP_CREATE_SRQ, OP_MODIFY_SRQ, OP_QUERY_SRQ,
 	OP_DESTROY_SRQ, OP_CREATE_AH, OP_DESTROY_AH, OP_KICK, OP_REREG_MR,
-	OP_RESIZE_SRQ, OP_ATTACH_MCAST, OP_DETACH_MCAST,
+	OP_RESIZE_SRQ, OP_ATTACH_MCAST, OP_DETACH_MCAST, OP_ALLOC_MW, OP_DEALLOC_MW,
 	OP_BAD_IOCTL, OP_MMAP, OP_MUNMAP, OP_FORK, OP_REOPEN, OP_DRIVE,
 	OP_CM_CREATE_ID, OP_CM_DESTROY_ID, OP_CM_BIND, OP_CM_RESOLVE_ADDR,
 	OP_CM_RESOLVE_ROUTE, OP_CM_QUERY, OP_CM_LISTEN, OP_CM_CONNECT,
@@ -74,6 +74,7 @@ enum op {
 	OP_NR
 };
 #define OP_CM_FIRST OP_CM_CREATE_ID
+#define OP_UVERBS_NR (OP_DEALLOC_MW + 1)	/* the uverbs commands */
 
 static const char *const op_name[OP_NR] = {
 	"GET_CONTEXT", "QUERY_DEVICE", "QUERY_PORT", "QUERY_GID", "QUERY_PKEY",
@@ -81,7 +82,7 @@ static const char *const op_name[OP_NR] = {
 	"CREATE_CQ", "RESIZE_CQ", "DESTROY_CQ", "CREATE_QP", "MODIFY_QP",
 	"QUERY_QP", "DESTROY_QP", "CREATE_SRQ", "MODIFY_SRQ", "QUERY_SRQ",
 	"DESTROY_SRQ", "CREATE_AH", "DESTROY_AH", "KICK", "REREG_MR",
-	"RESIZE_SRQ", "ATTACH_MCAST", "DETACH_MCAST",
+	"RESIZE_SRQ", "ATTACH_MCAST", "DETACH_MCAST", "ALLOC_MW", "DEALLOC_MW",
 	"bad ioctl", "mmap", "munmap", "fork", "close+reopen", "drive QP",
 	"CM CREATE_ID", "CM DESTROY_ID", "CM BIND", "CM RESOLVE_ADDR",
 	"CM RESOLVE_ROUTE", "CM QUERY", "CM LISTEN", "CM CONNECT",
@@ -100,7 +101,7 @@ static const unsigned long uverbs_cmd[] = {
 	XIB_UVERBS_MODIFY_SRQ, XIB_UVERBS_QUERY_SRQ, XIB_UVERBS_DESTROY_SRQ,
 	XIB_UVERBS_CREATE_AH, XIB_UVERBS_DESTROY_AH, XIB_UVERBS_KICK,
 	XIB_UVERBS_REREG_MR, XIB_UVERBS_RESIZE_SRQ, XIB_UVERBS_ATTACH_MCAST,
-	XIB_UVERBS_DETACH_MCAST,
+	XIB_UVERBS_DETACH_MCAST, XIB_UVERBS_ALLOC_MW, XIB_UVERBS_DEALLOC_MW,
 };
 
 static const unsigned long ucma_cmd[] = {
@@ -145,7 +146,7 @@ struct shared {
 	pthread_mutex_t lock;
 	int fd;
 	int cm_fd;
-	struct pool pd, mr, cq, qp, srq, ah, cm_id, mc;
+	struct pool pd, mr, cq, qp, srq, ah, cm_id, mc, mw;
 	uint64_t off[NOFF];
 	uint32_t off_len[NOFF];
 	unsigned int noff;
@@ -456,7 +457,7 @@ static void do_fork(uint64_t *s)
 		pthread_mutex_init(&sh.lock, NULL);
 		pthread_mutex_init(&map_lock, NULL);
 		for (i = 0; i < 16; i++) {
-			enum op op = below(&cs, OP_DETACH_MCAST + 1);
+			enum op op = below(&cs, OP_UVERBS_NR);
 
 			(void)uverbs_op(sh.fd, op, &cs);
 		}
@@ -711,6 +712,7 @@ static int uverbs_op(int fd, enum op op, uint64_t *s)
 		struct xib_uverbs_resize_srq rs;
 		struct xib_uverbs_create_ah ah;
 		struct xib_uverbs_mcast mc;
+		struct xib_uverbs_alloc_mw amw;
 		uint8_t raw[512];
 	} u;
 	struct pool *pool = NULL;
@@ -892,13 +894,21 @@ static int uverbs_op(int fd, enum op op, uint64_t *s)
 		u.mc.qp_handle = pool_pick(&sh.qp, s);
 		u.mc.mlid = rnd(s);
 		break;
+	case OP_ALLOC_MW:
+		u.amw.pd_handle = pool_pick(&sh.pd, s);
+		u.amw.type = one_in(s, 8) ? rnd(s) : 1 + below(s, 2);
+		break;
+	case OP_DEALLOC_MW:
+		u.d.handle = pool_pick(&sh.mw, s);
+		pool = &sh.mw;
+		break;
 	case OP_BAD_IOCTL:
 		/* an unknown number, a wrong size or direction, another magic */
 		cmd = one_in(s, 2) ?
-			_IOWR(XIB_UVERBS_IOCTL_MAGIC, 0x1c + below(s, 228), struct xib_uverbs_destroy) :
+			_IOWR(XIB_UVERBS_IOCTL_MAGIC, 0x1e + below(s, 226), struct xib_uverbs_destroy) :
 			_IOC(below(s, 4), one_in(s, 4) ? below(s, 256) : XIB_UVERBS_IOCTL_MAGIC,
 			     below(s, 0x20), below(s, 512));
-		if (known_cmd(cmd, uverbs_cmd, OP_DETACH_MCAST + 1))
+		if (known_cmd(cmd, uverbs_cmd, OP_UVERBS_NR))
 			return SKIP;
 		ret = xio(fd, cmd, u.raw);
 		if (!ret)
@@ -921,6 +931,9 @@ static int uverbs_op(int fd, enum op op, uint64_t *s)
 		break;
 	case OP_ALLOC_PD:
 		pool_add(&sh.pd, u.pd.pd_handle, s);
+		break;
+	case OP_ALLOC_MW:
+		pool_add(&sh.mw, u.amw.mw_handle, s);
 		break;
 	case OP_REG_MR:
 		pool_add(&sh.mr, u.mr.mr_handle, s);
