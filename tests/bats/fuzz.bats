@@ -25,9 +25,6 @@ load helpers
 
 C=${XIB_BUILD:-${XIB_ROOT:-.}/build}/tests/c
 
-inA() { ip netns exec xibA "$@"; }
-inB() { ip netns exec xibB "$@"; }
-
 setup_file() {
 	xib_require_vm
 	xib-modules load
@@ -58,8 +55,8 @@ teardown_file() {
 setup() {
 	xib_require_vm
 	[ -x "$C/xib_abi_fuzz" ] || skip "tests/c not built (make userspace)"
-	dev0=$(inA bash -c "$(declare -f uverbs_of); uverbs_of xib0")
-	dev1=$(inB bash -c "$(declare -f uverbs_of); uverbs_of xib1")
+	dev0=$(uverbs_in xibA xib0)
+	dev1=$(uverbs_in xibB xib1)
 	SEED=${XIB_FUZZ_SEED:-$((0x5eed))}
 	ABI_OPS=${XIB_FUZZ_ABI_OPS:-100000}
 	PKTS=${XIB_FUZZ_PKTS:-100000}

@@ -140,3 +140,24 @@ stat_sum() {
 			select(.key != "dev" and .key != "port" and (.key | test($re))) |
 			.value] | add // 0'
 }
+
+# Commands in the suites' two namespaces.  Background programs are started
+# with "ip netns exec" itself, never through these functions: $! must be
+# the program (ip netns exec execs it), not a subshell that "kill -9"
+# would kill in its place.
+inA() { ip netns exec xibA "$@"; }
+inB() { ip netns exec xibB "$@"; }
+
+# The /dev/xib/uverbsN node of device $2, as namespace $1 sees it.
+uverbs_in() {
+	ip netns exec "$1" bash -c "$(declare -f uverbs_of); uverbs_of $2"
+}
+
+# xib0 on xv0 in xibA and xib1 on xv1 in xibB; their nodes in dev0, dev1.
+xib_two_devices() {
+	inA xibctl link add xib0 netdev xv0
+	inB xibctl link add xib1 netdev xv1
+	dev0=$(uverbs_in xibA xib0)
+	dev1=$(uverbs_in xibB xib1)
+	[ -c "$dev0" ] && [ -c "$dev1" ]
+}

@@ -83,11 +83,6 @@ teardown() {
 	dmesg | grep 'xib_hca: QP' | tail -n 5 || true
 }
 
-# The /dev/xib/uverbsN node of xib device $2 in namespace $1.
-uverbs_in() {
-	ip netns exec "$1" bash -c "$(declare -f uverbs_of); uverbs_of $2"
-}
-
 # pp_pair TIMEOUT SRV_NS CLI_NS BYTES -- SERVER... -- CLIENT...: xib_pair
 # for ibv_rc_pingpong, run again (3 runs at most) in one case only: one
 # side ends in "retry counter exceeded" after the other side received all

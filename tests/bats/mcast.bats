@@ -39,22 +39,6 @@ teardown() {
 	xib_wait_gone xib0 xib1
 }
 
-inA() {
-	ip netns exec xibA "$@"
-}
-
-inB() {
-	ip netns exec xibB "$@"
-}
-
-two_devices() {
-	inA xibctl link add xib0 netdev xv0
-	inB xibctl link add xib1 netdev xv1
-	dev0=$(inA bash -c "$(declare -f uverbs_of); uverbs_of xib0")
-	dev1=$(inB bash -c "$(declare -f uverbs_of); uverbs_of xib1")
-	[ -c "$dev0" ] && [ -c "$dev1" ]
-}
-
 # Run xib_mcast_test in the background with -P; once it is READY, check
 # that xv0 is a member of its group; let it finish; check that xv0 left.
 run_paused() {
@@ -86,7 +70,7 @@ run_paused() {
 }
 
 @test "UD multicast over IPv4: limits reported, every attached QP, loopback, detach, errors" {
-	two_devices
+	xib_two_devices
 	run inA "$XR" ibv_devinfo -v -d xib0
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -102,6 +86,6 @@ run_paused() {
 	# only the IPv6 GIDs: the test picks IPv4-mapped ones when there are
 	inA ip addr flush dev xv0 scope global
 	inB ip addr flush dev xv1 scope global
-	two_devices
+	xib_two_devices
 	run_paused
 }

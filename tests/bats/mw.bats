@@ -36,22 +36,6 @@ teardown() {
 	xib_wait_gone xib0 xib1
 }
 
-inA() {
-	ip netns exec xibA "$@"
-}
-
-inB() {
-	ip netns exec xibB "$@"
-}
-
-two_devices() {
-	inA xibctl link add xib0 netdev xv0
-	inB xibctl link add xib1 netdev xv1
-	dev0=$(inA bash -c "$(declare -f uverbs_of); uverbs_of xib0")
-	dev1=$(inB bash -c "$(declare -f uverbs_of); uverbs_of xib1")
-	[ -c "$dev0" ] && [ -c "$dev1" ]
-}
-
 # Every check passed, and the ones that prove the checks can fail ran.
 check_output() {
 	echo "$output"
@@ -67,13 +51,13 @@ check_output() {
 }
 
 @test "memory windows between two namespaces (xib_mw_test)" {
-	two_devices
+	xib_two_devices
 	run inA "$C/xib_mw_test" -d "$dev0" -D "$dev1"
 	check_output
 }
 
 @test "memory windows on one device (loopback)" {
-	two_devices
+	xib_two_devices
 	run inA "$C/xib_mw_test" -d "$dev0"
 	check_output
 }

@@ -24,9 +24,6 @@ load helpers
 
 C=${XIB_BUILD:-${XIB_ROOT:-.}/build}/tests/c
 
-inA() { ip netns exec xibA "$@"; }
-inB() { ip netns exec xibB "$@"; }
-
 setup_file() {
 	xib_require_vm
 	xib-modules load
@@ -49,8 +46,8 @@ teardown() {
 setup() {
 	xib_require_vm
 	[ -x "$C/xib_spoof" ] || skip "tests/c not built (make userspace)"
-	dev0=$(inA bash -c "$(declare -f uverbs_of); uverbs_of xib0")
-	dev1=$(inB bash -c "$(declare -f uverbs_of); uverbs_of xib1")
+	dev0=$(uverbs_in xibA xib0)
+	dev1=$(uverbs_in xibB xib1)
 }
 
 @test "forged RC WRITE, ACK and NAK from a third address are dropped; the transfer completes; QPNs and R_Keys random" {

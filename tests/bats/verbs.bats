@@ -73,21 +73,10 @@ teardown() {
 	xib_wait_gone xib0 xib1
 }
 
-# Background programs are started with "ip netns exec" itself, never
-# through these functions: $! must be the program (ip netns exec execs
-# it), not a subshell that "kill -9" would kill in its place.
-inA() {
-	ip netns exec xibA "$@"
-}
-
-inB() {
-	ip netns exec xibB "$@"
-}
-
 # xib0 on xv0 in xibA; dev0 is its node.
 one_device() {
 	inA xibctl link add xib0 netdev xv0
-	dev0=$(inA bash -c "$(declare -f uverbs_of); uverbs_of xib0")
+	dev0=$(uverbs_in xibA xib0)
 	[ -c "$dev0" ]
 }
 
@@ -95,7 +84,7 @@ one_device() {
 two_devices() {
 	one_device
 	inB xibctl link add xib1 netdev xv1
-	dev1=$(inB bash -c "$(declare -f uverbs_of); uverbs_of xib1")
+	dev1=$(uverbs_in xibB xib1)
 	[ -c "$dev1" ]
 }
 

@@ -24,9 +24,6 @@ xib_apps_require() {
 		skip "libibverbs.so.1 not built (make userspace)"
 }
 
-inA() { ip netns exec xibA "$@"; }
-inB() { ip netns exec xibB "$@"; }
-
 # Wait (at most $3 s, default 20) until port $2 of device $1 (in namespace
 # $NS, "" for the initial one) is ACTIVE and has a RoCEv2 GID for IPv4
 # address $4.  Prints the GID index.
