@@ -402,7 +402,12 @@ start_trace() {
 	bg_pid=$!
 	for ((i = 0; i < 100; i++)); do
 		grep -q capturing "$BATS_TEST_TMPDIR/trace.err" && return 0
-		kill -0 "$bg_pid" 2>/dev/null || break
+		# with -c COUNT on a busy device it may have captured its
+		# packets and exited between the two checks
+		if ! kill -0 "$bg_pid" 2>/dev/null; then
+			grep -q capturing "$BATS_TEST_TMPDIR/trace.err" && return 0
+			break
+		fi
 		sleep 0.1
 	done
 	cat "$BATS_TEST_TMPDIR/trace.err"
