@@ -432,7 +432,6 @@ struct xib_hca_rtx_stats {
  *	responses; later responses past the same gap are ignored
  * @rd_gap_psn: the first missing READ response PSN
  * @broken: the ring's producer index was impossible; nothing more is read
- * @retransmits: retries since creation (xib_hca_retry()), for dumps
  * @rnr_naks: RNR NAKs received since creation, for dumps
  * @st: what the retransmission did, since creation (for dumps and the
  *	kernel log line of a retry exhaustion)
@@ -462,7 +461,6 @@ struct xib_hca_sq {
 	bool rd_gap;
 	u32 rd_gap_psn;
 	bool broken;
-	u64 retransmits;
 	u64 rnr_naks;
 	struct xib_hca_rtx_stats st;
 };

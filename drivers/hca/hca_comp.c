@@ -321,7 +321,6 @@ static void xib_hca_retry(struct xib_hca_qp *qp, u32 psn,
 		return;
 	sq->timed_out = false;
 	sq->rtt_timing = false;	/* Karn: resent packets are not timed */
-	sq->retransmits++;
 	sq->st.retries++;
 	sq->st.retry_run++;
 	sq->st.retry_run_max = max(sq->st.retry_run_max, sq->st.retry_run);

@@ -693,7 +693,8 @@ static void xib_hca_get_qp_stats(struct xib_qp *ibqp, u64 *vals)
 	const struct xib_hca_rtx_stats *st = &qp->sq.st;
 
 	spin_lock_bh(&qp->sq.lock);
-	vals[XIB_HCA_QP_STAT_RETRANSMITS] = qp->sq.retransmits;
+	/* every retry is a retransmission: one count serves both names */
+	vals[XIB_HCA_QP_STAT_RETRANSMITS] = st->retries;
 	vals[XIB_HCA_QP_STAT_RNR_NAKS_RCVD] = qp->sq.rnr_naks;
 	vals[XIB_HCA_QP_STAT_LOCAL_ACK_TIMEOUTS] = st->timeouts;
 	vals[XIB_HCA_QP_STAT_REWINDS] = st->rewinds;
@@ -715,7 +716,7 @@ static void xib_hca_query_qp_res(struct xib_qp *ibqp, struct xib_qp_res *res)
 	res->sq_psn = qp->sq.psn;
 	res->sq_outstanding = xib_hca_ring_outstanding(&qp->sq.ring,
 						       qp->sq.cons);
-	res->retransmits = qp->sq.retransmits;
+	res->retransmits = qp->sq.st.retries;
 	res->rnr_naks = qp->sq.rnr_naks;
 	spin_unlock_bh(&qp->sq.lock);
 
