@@ -245,6 +245,9 @@ mads_are_cm() {
 	mads_are_cm xibB xib1
 }
 
+# stock only: rping's kernel paths (RC connect, READ, WRITE) run on the debug
+# kernel under ucmatose and verbs.bats.
+# bats test_tags=stock-only
 @test "rping -v -V -C 10: RDMA read/write ping, validated, xib <-> xib" {
 	cm_pair 60 -- rping -s -v -V -C 10 -a $B -- rping -c -v -V -C 10 -a $B
 	[ "$cli_status" -eq 0 ]
@@ -331,6 +334,9 @@ mckey_pair() {
 	[ "$status" -eq 0 ]
 }
 
+# stock only: the debug kernel sets up and tears down connections with
+# cmtime below (32 at once) and the 50 connect/disconnect cycles.
+# bats test_tags=stock-only
 @test "cmtime: many connections set up and torn down, xib <-> xib" {
 	# rdma-core 44's cmtime server keeps listening after the client is
 	# done: it must still be running then (not dead of an error).
@@ -363,6 +369,9 @@ mckey_pair() {
 	[ "$status" -eq 0 ]
 }
 
+# stock only: the synchronous API is librdmacm's; its kernel commands are
+# the ones ucmatose and the checklist drive on the debug kernel.
+# bats test_tags=stock-only
 @test "rdma_server / rdma_client: the synchronous API (rdma_getaddrinfo, rdma_create_ep)" {
 	cm_pair 60 -- rdma_server -s $B -- rdma_client -s $B
 	[ "$cli_status" -eq 0 ]

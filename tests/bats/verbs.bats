@@ -304,6 +304,9 @@ uc_loss_msgs() {
 	[ "$status" -eq 0 ]
 }
 
+# stock only: counter arithmetic; the per-CPU counters are bumped by every
+# debug test and summed by the fuzz and loss cases there.
+# bats test_tags=stock-only
 @test "statistic: exact packets, bytes, drops and completions of a known UD transfer" {
 	local r=3 mtu hdr pkts bytes
 	two_devices
@@ -340,6 +343,9 @@ uc_loss_msgs() {
 	[ "$(stat_of xibA xib0 tx_packets)" -eq "$pkts" ]
 }
 
+# stock only: on the debug kernel the ICRC drop path runs in fuzz.bats' packet
+# fuzzer (which counts rx_icrc_errors exactly) and retransmission in the loss cases.
+# bats test_tags=stock-only
 @test "statistic: ICRC errors under corruption, retries, no error completions" {
 	local t idx
 	modprobe sch_netem 2>/dev/null || true
@@ -371,6 +377,9 @@ uc_loss_msgs() {
 	echo >"$t/trace"
 }
 
+# stock only: the permission is genetlink's GENL_ADMIN_PERM flag; the debug
+# kernel runs the reset itself in other suites.
+# bats test_tags=stock-only
 @test "statistic: reset needs CAP_NET_ADMIN, show does not" {
 	local bin
 	one_device
@@ -459,6 +468,9 @@ stop_trace() {
 	[ "$(awk '$1 == "10.211.0.2" && $2 == 17' <<<"$fields" | wc -l)" -ge 1 ]
 }
 
+# stock only: filters and -c are xibctl's; the capture path runs on the debug
+# kernel in "a pcap of RDMA WRITEs" and the tracepoint case.
+# bats test_tags=stock-only
 @test "trace: qpn filter, -c, loopback on one device, and CAP_NET_ADMIN" {
 	local pcap=$BATS_TEST_TMPDIR/l.pcap bin
 	one_device
