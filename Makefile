@@ -122,6 +122,12 @@ $(BUILD)/tests/c/%: tests/c/%.c tests/c/xib_test.c tests/c/xib_test.h $(LIBXIB)
 	$(CC) $(CFLAGS) $(XIB_CFLAGS) -Iuserspace/libxib -o $@ $< tests/c/xib_test.c \
 		$(XT_EXTRA) $(LIBXIB) -lpthread
 
+# The guest's copy bandwidth: make bench's ceiling for the data path.
+userspace: $(BUILD)/tests/bench/memcpy_bw
+$(BUILD)/tests/bench/memcpy_bw: tests/bench/memcpy_bw.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(XIB_CFLAGS) -o $@ $<
+
 # Raw ioctls, no library: the ABI as the kernel sees it.
 $(BUILD)/tests/c/uverbs_smoke: tests/c/uverbs_smoke.c include/uapi/xib/uverbs.h include/uapi/xib/hca-abi.h
 	@mkdir -p $(dir $@)

@@ -51,8 +51,9 @@ done
 # uverbs-smoke, ibverbs-ex, port, rdmacm); what they add, the programs'
 # behaviour, user-space protocols and the wire against rdma_rxe, does
 # not depend on KASAN, lockdep or kmemleak, and at half a second per
-# process there they would double the gate.
-debug_skip=(ibverbs-utils perftest rxe-interop rsockets rdmacm-rxe)
+# process there they would double the gate.  bench.bats is make bench's
+# smoke: stock programs too.
+debug_skip=(ibverbs-utils perftest rxe-interop rsockets rdmacm-rxe bench)
 stock_items=("${bats_items[@]}")
 debug_items=("${kunit_items[@]}")
 for i in "${bats_items[@]}"; do
