@@ -49,7 +49,7 @@ help:
 	@echo "make kunit T=MODULE           one KUnit module, in the debug VM"
 	@echo "make check-pcie   the PCI front end's suites, stock and debug VMs"
 	@echo "make check-harness            prove the harness catches faults"
-	@echo "make bench        perftest on xib vs rdma_rxe, syscalls per WR (stock VM)"
+	@echo "make bench        stock perftest etc. on xib vs rdma_rxe, ceilings, plots (stock VM)"
 	@echo "make soak         the data-path suite with 16x its volumes, long fuzzer runs (stock VM)"
 	@echo "make install      install modules (KDIR), xibctl and its manual page,"
 	@echo "                  xib-run and the drop-in libraries (under \$$(libdir)/xib)"
