@@ -847,6 +847,7 @@ void xib_hca_engine_beat(struct xib_hca_dev *hca);
 void xib_hca_engine_add_qp(struct xib_hca_qp *qp);
 void xib_hca_engine_del_qp(struct xib_hca_qp *qp);
 void xib_hca_qp_error(struct xib_hca_qp *qp);
+void xib_hca_qp_send_error(struct xib_hca_qp *qp);
 void xib_hca_qp_set_state(struct xib_hca_qp *qp, int state);
 void xib_hca_qp_modify_state(struct xib_hca_qp *qp, int state,
 			     bool sqd_notify);

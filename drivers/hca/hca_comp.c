@@ -127,7 +127,7 @@ static void xib_hca_retire(struct xib_hca_qp *qp, u8 status)
 			      swqe->wqe.flags, swqe->len, status))
 		xib_hca_qp_error(qp);
 	if (status != XIB_HCA_WC_SUCCESS)
-		xib_hca_qp_error(qp);
+		xib_hca_qp_send_error(qp);
 }
 
 /* Retire every WQE at the head that is done; stop after an error. */

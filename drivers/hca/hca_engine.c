@@ -168,7 +168,9 @@ static void xib_hca_qp_due_events(struct xib_hca_qp *qp)
  * @state: enum xib_qp_state
  *
  * Entering ERR schedules the flush of both queues: every outstanding WQE
- * completes with WR_FLUSH_ERR.  Any context.
+ * completes with WR_FLUSH_ERR.  Entering SQE (only the HCA moves a QP
+ * there, and only from RTS or SQD) schedules the flush of the send queue;
+ * the receive queue works on.  Any context.
  */
 void xib_hca_qp_set_state(struct xib_hca_qp *qp, int state)
 {
@@ -178,9 +180,18 @@ void xib_hca_qp_set_state(struct xib_hca_qp *qp, int state)
 
 	spin_lock_irqsave(&qp->state_lock, flags);
 	old = qp->hstate;
+	if (state == XIB_QPS_SQE && old != XIB_QPS_RTS && old != XIB_QPS_SQD) {
+		/* a send error that raced with a move out of RTS/SQD */
+		spin_unlock_irqrestore(&qp->state_lock, flags);
+		return;
+	}
 	if (state == XIB_QPS_ERR && qp->hstate != XIB_QPS_ERR) {
 		WRITE_ONCE(qp->flush_sq, true);
 		WRITE_ONCE(qp->flush_rq, true);
+		kick = true;
+	}
+	if (state == XIB_QPS_SQE && old != XIB_QPS_SQE) {
+		WRITE_ONCE(qp->flush_sq, true);
 		kick = true;
 	}
 	xib_hca_qp_arm_events(qp, state);
@@ -229,16 +240,36 @@ void xib_hca_qp_error(struct xib_hca_qp *qp)
 }
 
 /*
- * Worker: publish an engine-made ERR in qp->attr.  modify_qp runs under
- * qp->mutex and sets @hstate there, so if @hstate is still ERR under the
- * mutex, no modify has happened since.  Never waits for the mutex.
+ * A send WQE of @qp completed in error.  An RC QP goes to ERR; a UC or UD
+ * QP to SQE (IBTA 10.3.1, "Send Queue Error"): its other send WQEs, and
+ * those posted until modify_qp takes it back to RTS, are flushed, while
+ * its receive queue keeps working.  Published in qp->attr as ERR is.
+ */
+void xib_hca_qp_send_error(struct xib_hca_qp *qp)
+{
+	if (qp->ibqp.qp_type == XIB_QPT_RC) {
+		xib_hca_qp_error(qp);
+		return;
+	}
+	xib_hca_qp_set_state(qp, XIB_QPS_SQE);
+	WRITE_ONCE(qp->sync_attr, true);
+}
+
+/*
+ * Worker: publish an engine-made ERR or SQE in qp->attr.  modify_qp runs
+ * under qp->mutex and sets @hstate there, so if @hstate is still ERR or
+ * SQE under the mutex, no modify has happened since.  Never waits for the
+ * mutex.
  */
 static void xib_hca_sync_attr(struct xib_hca_qp *qp)
 {
+	int state;
+
 	if (!READ_ONCE(qp->sync_attr) || !mutex_trylock(&qp->ibqp.mutex))
 		return;
-	if (READ_ONCE(qp->hstate) == XIB_QPS_ERR)
-		qp->ibqp.attr.qp_state = XIB_QPS_ERR;
+	state = READ_ONCE(qp->hstate);
+	if (state == XIB_QPS_ERR || state == XIB_QPS_SQE)
+		qp->ibqp.attr.qp_state = state;
 	WRITE_ONCE(qp->sync_attr, false);
 	mutex_unlock(&qp->ibqp.mutex);
 }
@@ -287,6 +318,16 @@ static int xib_hca_qp_step(struct xib_hca_qp *qp)
 	int done = 0;
 
 	xib_hca_sync_attr(qp);
+	/*
+	 * In SQE, send WQEs are flushed as they come and the receive side
+	 * works on (unless ERR has been entered since: flush_rq).
+	 */
+	if (READ_ONCE(qp->hstate) == XIB_QPS_SQE && !READ_ONCE(qp->flush_rq)) {
+		done += xib_hca_req_flush(qp);
+		done += xib_hca_resp_process(qp, XIB_HCA_QP_BUDGET);
+		xib_hca_qp_due_events(qp);
+		return done;
+	}
 	/* In ERR, WQEs posted after the flush are flushed as they come. */
 	if (READ_ONCE(qp->flush_sq) || READ_ONCE(qp->flush_rq) ||
 	    READ_ONCE(qp->hstate) == XIB_QPS_ERR) {

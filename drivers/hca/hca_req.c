@@ -493,7 +493,7 @@ bool xib_hca_req_has_work(struct xib_hca_qp *qp)
 	if (READ_ONCE(qp->dead) || READ_ONCE(sq->broken))
 		return false;
 	prod = xib_hca_ring_read_prod(&sq->ring);
-	if (state == XIB_QPS_ERR)
+	if (state == XIB_QPS_ERR || state == XIB_QPS_SQE)
 		return prod != READ_ONCE(sq->cons);
 	if (!xib_hca_req_sends(state) || READ_ONCE(sq->stalled))
 		return false;
@@ -509,7 +509,7 @@ bool xib_hca_req_has_work(struct xib_hca_qp *qp)
 
 /**
  * xib_hca_req_flush() - complete every outstanding send WQE with
- * WR_FLUSH_ERR (the QP is in ERR)
+ * WR_FLUSH_ERR (the QP is in ERR or SQE)
  * @qp: the QP
  *
  * Worker context.  Return: the WQEs flushed.

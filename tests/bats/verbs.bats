@@ -290,18 +290,20 @@ uc_loss_msgs() {
 	[[ "$output" == *PASS* ]]
 }
 
-@test "UD loopback: GRH area, byte_len, Q_Key check" {
+@test "UD loopback: GRH area, byte_len, Q_Key check; a send error: SQE, flush, RTS again" {
 	one_device
-	run inA "$C/xib_ud_test" -d "$dev0"
+	run inA "$C/xib_ud_test" -d "$dev0" -e
 	echo "$output"
 	[ "$status" -eq 0 ]
+	[[ "$output" == *"send error: LOC_PROT_ERR, SQE"* ]]
 }
 
-@test "UD between two devices in two namespaces" {
+@test "UD between two devices in two namespaces; a send error: SQE, flush, RTS again" {
 	two_devices
-	run inA "$C/xib_ud_test" -d "$dev0" -D "$dev1"
+	run inA "$C/xib_ud_test" -d "$dev0" -D "$dev1" -e
 	echo "$output"
 	[ "$status" -eq 0 ]
+	[[ "$output" == *"send error: LOC_PROT_ERR, SQE"* ]]
 }
 
 # stock only: counter arithmetic; the per-CPU counters are bumped by every

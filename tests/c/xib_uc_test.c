@@ -19,7 +19,8 @@
  *    than the receive WQE completes it with LOC_LEN_ERR and the QP stays
  *    in RTS; a WRITE WITH IMM with a bad R_Key is dropped silently (no
  *    completion) and the QP stays in RTS; the next messages arrive whole.
- *    An RDMA READ posted on a UC QP completes with LOC_QP_OP_ERR.
+ *    An RDMA READ posted on a UC QP completes with LOC_QP_OP_ERR and takes
+ *    that QP to SQE (a UC send error), from which modify_qp returns it to RTS.
  * 3. With -L N: xib_hca's tx_loss (debugfs) is set to N (one sent packet in N is
  *    lost) and MSGS messages (default 300) of 1 to 4 packets, SENDs,
  *    SENDs with immediate and WRITEs with immediate in turn, each
@@ -392,10 +393,25 @@ static void run_errors(struct pair *p)
 	if (wc.wr_id != 820 || wc.status != XIB_HCA_WC_LOC_QP_OP_ERR)
 		xt_fail("READ on UC: wr_id %llu status %s, expected LOC_QP_OP_ERR",
 			(unsigned long long)wc.wr_id, xt_status_str(wc.status));
+	/* a UC send error takes the QP to SQE, not ERR; SQE -> RTS is allowed */
+	{
+		uint64_t deadline = xt_now_ns() + 3000000000ull;
+		struct xib_uverbs_qp_attr attr;
+
+		while (xt_qp_state(qc) != XIB_QPS_SQE && xt_now_ns() < deadline)
+			usleep(10000);
+		if (xt_qp_state(qc) != XIB_QPS_SQE)
+			xt_fail("READ on UC: QP state %u, expected SQE", xt_qp_state(qc));
+		memset(&attr, 0, sizeof(attr));
+		attr.qp_state = XIB_QPS_RTS;
+		xt_check(xib_modify_qp(qc, &attr, XIB_QP_STATE), "modify_qp SQE -> RTS");
+		if (xt_qp_state(qc) != XIB_QPS_RTS)
+			xt_fail("after SQE -> RTS: state %u", xt_qp_state(qc));
+	}
 	xt_check(xib_destroy_qp(qc), "destroy_qp");
 	expect_rts(p, "READ on another QP");
 	xt_info("errors: long SEND -> LOC_LEN_ERR, bad R_Key and bounds dropped, "
-		"READ -> LOC_QP_OP_ERR; QPs still RTS");
+		"READ -> LOC_QP_OP_ERR and SQE, SQE -> RTS; the other QPs still RTS");
 }
 
 /* --- 3. under loss ------------------------------------------------------ */

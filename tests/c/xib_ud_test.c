@@ -3,7 +3,7 @@
  * xib_ud_test: UD SENDs between two QPs, with the 40-byte GRH area and
  * the Q_Key check.
  *
- *   xib_ud_test [-d DEV] [-D DEV2] [-g IDX] [-G IDX] [-n COUNT]
+ *   xib_ud_test [-d DEV] [-D DEV2] [-g IDX] [-G IDX] [-n COUNT] [-e]
  *
  * Checks for SENDs of 0, 1, MTU/2 and MTU bytes (and an inline one): the
  * receive completion's byte_len is the payload plus 40, GRH is set in
@@ -12,6 +12,12 @@
  * SEND with the wrong Q_Key completes successfully at the sender (UD does
  * not acknowledge) and is not delivered: it consumes no receive WQE, and
  * the receiving port's qkey_viol_cntr counts it.
+ *
+ * With -e, then: a send error (a SEND with a bad lkey: LOC_PROT_ERR) takes
+ * the UD QP to SQE, not ERR (IBTA 10.3.1): the next SEND is flushed, the
+ * QP still receives, and modify_qp SQE -> RTS makes it send again.  (Not
+ * by default: the suites that count this program's packets know its
+ * default traffic.)
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -20,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "xib_test.h"
 
@@ -105,6 +112,101 @@ static void check_recv(uint64_t wr_id, uint32_t len, uint64_t seed)
 	free(exp);
 }
 
+/* One signaled SEND from @qp; its completion's status. */
+static uint32_t send_status(struct xt_side *s, struct xib_qp *qp, struct xib_ah *to,
+			    uint32_t qpn, uint32_t qkey, uint8_t *buf, uint32_t lkey,
+			    uint64_t wr_id)
+{
+	struct xib_sge sge = { (uintptr_t)buf, 64, lkey };
+	struct xib_send_wr wr, *bad;
+	xib_wc wc;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = wr_id;
+	wr.opcode = XIB_HCA_WR_SEND;
+	wr.send_flags = XIB_HCA_SEND_SIGNALED;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.wr.ud.ah = to;
+	wr.wr.ud.remote_qpn = qpn;
+	wr.wr.ud.remote_qkey = qkey;
+	xt_check(xib_post_send(qp, &wr, &bad), "post_send");
+	xt_wait(s->scq, &wc, 1, "UD send");
+	if (wc.wr_id != wr_id)
+		xt_fail("UD send: completion of wr_id %llu, expected %llu",
+			(unsigned long long)wc.wr_id, (unsigned long long)wr_id);
+	return wc.status;
+}
+
+/* Wait (at most 3 s) for @qp to be reported in @state. */
+static void wait_state(struct xib_qp *qp, uint32_t state, const char *what)
+{
+	uint64_t deadline = xt_now_ns() + 3000000000ull;
+	uint32_t st;
+
+	do {
+		st = xt_qp_state(qp);
+		if (st == state)
+			return;
+		usleep(10000);
+	} while (xt_now_ns() < deadline);
+	xt_fail("%s: QP %u in state %u, expected %u", what, qp->qpn, st, state);
+}
+
+/* The send error phase: SQE, a flushed SEND, receives on, back to RTS. */
+static void send_error_to_sqe(void)
+{
+	struct xib_uverbs_ah_attr av;
+	struct xib_uverbs_qp_attr attr;
+	struct xib_ah *ah_ba;
+	uint32_t st;
+	xib_wc wc;
+
+	xt_fill_av(&av, &b, &a);
+	xt_check(xib_create_ah(b.pd, &av, &ah_ba), "create_ah b -> a");
+	st = send_status(&a, qa, ah, qb->qpn, QKEY, abuf, amr->lkey ^ 0x5a00, 8000);
+	if (st != XIB_HCA_WC_LOC_PROT_ERR)
+		xt_fail("SEND with a bad lkey: status %s, expected LOC_PROT_ERR",
+			xt_status_str(st));
+	st = send_status(&a, qa, ah, qb->qpn, QKEY, abuf, amr->lkey, 8001);
+	if (st != XIB_HCA_WC_WR_FLUSH_ERR)
+		xt_fail("SEND after the error: status %s, expected WR_FLUSH_ERR",
+			xt_status_str(st));
+	wait_state(qa, XIB_QPS_SQE, "after a UD send error");
+	/* the receive queue works in SQE */
+	{
+		struct xib_sge sge = { (uintptr_t)abuf, GRH + 64, amr->lkey };
+		struct xib_recv_wr rwr = { .wr_id = 8100, .sg_list = &sge, .num_sge = 1 };
+		struct xib_recv_wr *rbad;
+
+		xt_check(xib_post_recv(qa, &rwr, &rbad), "post_recv in SQE");
+	}
+	st = send_status(&b, qb, ah_ba, qa->qpn, 0x5555, bbuf, bmr->lkey, 8002);
+	if (st != XIB_HCA_WC_SUCCESS)
+		xt_fail("SEND to the QP in SQE: status %s", xt_status_str(st));
+	xt_wait(a.rcq, &wc, 1, "UD receive in SQE");
+	if (wc.wr_id != 8100 || wc.status != XIB_HCA_WC_SUCCESS || wc.byte_len != GRH + 64)
+		xt_fail("receive in SQE: wr_id %llu status %s byte_len %u",
+			(unsigned long long)wc.wr_id, xt_status_str(wc.status), wc.byte_len);
+	/* SQE -> RTS: sending again */
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = XIB_QPS_RTS;
+	xt_check(xib_modify_qp(qa, &attr, XIB_QP_STATE), "modify_qp SQE -> RTS");
+	if (xt_qp_state(qa) != XIB_QPS_RTS)
+		xt_fail("after SQE -> RTS: state %u", xt_qp_state(qa));
+	post_recv(100 + 8003, GRH + 64);
+	st = send_status(&a, qa, ah, qb->qpn, QKEY, abuf, amr->lkey, 8003);
+	if (st != XIB_HCA_WC_SUCCESS)
+		xt_fail("SEND after SQE -> RTS: status %s", xt_status_str(st));
+	xt_wait(b.rcq, &wc, 1, "UD receive after SQE -> RTS");
+	if (wc.wr_id != 100 + 8003 || wc.status != XIB_HCA_WC_SUCCESS)
+		xt_fail("receive after SQE -> RTS: wr_id %llu status %s",
+			(unsigned long long)wc.wr_id, xt_status_str(wc.status));
+	xt_check(xib_destroy_ah(ah_ba), "destroy_ah");
+	xt_info("send error: LOC_PROT_ERR, SQE, next SEND flushed, receives on, "
+		"SQE -> RTS sends again");
+}
+
 int main(int argc, char **argv)
 {
 	const char *dev_a = "/dev/xib/uverbs0", *dev_b = NULL;
@@ -112,21 +214,23 @@ int main(int argc, char **argv)
 	struct xib_uverbs_port_attr pa0, pa1;
 	struct xib_uverbs_ah_attr av;
 	int gid_a = -1, gid_b = -1, c, rounds = 10, r;
+	bool send_error = false;
 	uint32_t sizes[4];
 	unsigned int i;
 	xib_wc wc;
 
 	xt_prog = "xib_ud_test";
-	while ((c = getopt(argc, argv, "d:D:g:G:n:")) != -1) {
+	while ((c = getopt(argc, argv, "d:D:g:G:n:e")) != -1) {
 		switch (c) {
 		case 'd': dev_a = optarg; break;
 		case 'D': dev_b = optarg; break;
 		case 'g': gid_a = atoi(optarg); break;
 		case 'G': gid_b = atoi(optarg); break;
 		case 'n': rounds = atoi(optarg); break;
+		case 'e': send_error = true; break;
 		default:
 			fprintf(stderr, "usage: xib_ud_test [-d DEV] [-D DEV2] [-g IDX] "
-				"[-G IDX] [-n ROUNDS]\n");
+				"[-G IDX] [-n ROUNDS] [-e]\n");
 			return 2;
 		}
 	}
@@ -189,6 +293,8 @@ int main(int argc, char **argv)
 	check_recv(100 + 7000, 64, 6);
 	xt_info("%d rounds of UD sends of 0..%u bytes verified; wrong Q_Key dropped",
 		rounds, sizes[3]);
+	if (send_error)
+		send_error_to_sqe();
 
 	xt_check(xib_destroy_ah(ah), "destroy_ah");
 	xt_check(xib_destroy_qp(qa), "destroy_qp");
