@@ -78,16 +78,29 @@ void xib_hca_set_attrs(struct xib_hca_dev *hca)
 
 /* --- user context ---------------------------------------------------------- */
 
-static int xib_hca_alloc_ucontext(struct xib_ucontext *uctx, u64 *db_offset,
-				  u32 *db_size)
+/*
+ * The doorbell page, and for a device on a PCI function whose BAR0 page
+ * is its own, the UAR (pci.c).  hca->pci does not change while the
+ * device is registered.
+ */
+static int xib_hca_alloc_ucontext(struct xib_ucontext *uctx,
+				  struct xib_ucontext_resp *resp)
 {
 	struct xib_hca_dev *hca = to_hca_dev(uctx->device);
 	int ret;
 
-	ret = xib_mmap_publish(uctx, hca->db, db_offset);
+	ret = xib_mmap_publish(uctx, hca->db, &resp->db_offset);
 	if (ret)
 		return ret;
-	*db_size = hca->db->size;
+	resp->db_size = hca->db->size;
+	if (hca->pci) {
+		ret = xib_hca_pci_publish_uar(hca->pci, uctx, resp);
+		if (ret) {
+			xib_mmap_unpublish(uctx, resp->db_offset);
+			resp->db_size = 0;
+			return ret;
+		}
+	}
 	return 0;
 }
 

@@ -83,6 +83,58 @@ void xib_hca_pci_ring_db(struct xib_hca_pci *xp)
 	xib_hca_pci_ring(xp, xp->sig.db_vector);
 }
 
+/**
+ * xib_hca_pci_publish_uar() - give a user context of the device bound to
+ *	@xp the function's UAR, if it has one
+ * @xp: the function
+ * @uctx: the context
+ * @resp: where its offset and the doorbell's register and value go
+ *
+ * The UAR is BAR0's first page, when nothing else is in that page: the
+ * Doorbell register, and IntrMask, IntrStatus (which do nothing while
+ * MSI-X is enabled) and IVPosition (read-only).  A write there can only
+ * raise a vector of this function: wake the engine, or an event
+ * interrupt that finds nothing to do (Documentation/pcie.rst).
+ *
+ * Return: 0 (@resp->db_kind XIB_UVERBS_DB_MMIO, or left at
+ * XIB_UVERBS_DB_SYSCALL without a UAR), or xib_mmap_publish()'s error.
+ */
+int xib_hca_pci_publish_uar(struct xib_hca_pci *xp, struct xib_ucontext *uctx,
+			    struct xib_ucontext_resp *resp)
+{
+	int ret;
+
+	if (!xp->uar)
+		return 0;
+	ret = xib_mmap_publish(uctx, xp->uar, &resp->uar_offset);
+	if (ret)
+		return ret;
+	resp->db_kind = XIB_UVERBS_DB_MMIO;
+	resp->uar_db_reg = XIB_PCI_REG_DOORBELL;
+	resp->uar_db_value = XIB_PCI_DOORBELL(xp->peer, xp->sig.db_vector);
+	return 0;
+}
+
+/*
+ * BAR0's first page as a UAR, if the page holds nothing but BAR0: it
+ * starts on a page boundary and the resource covers the whole page
+ * (QEMU's BAR0 is 256 bytes; pci=resource_alignment=12@BDF on the
+ * kernel's command line makes the kernel give it a page of its own).
+ */
+static void xib_hca_pci_make_uar(struct xib_hca_pci *xp)
+{
+	struct pci_dev *pdev = xp->pdev;
+	resource_size_t start = pci_resource_start(pdev, 0);
+
+	if (!PAGE_ALIGNED(start) || pci_resource_len(pdev, 0) < PAGE_SIZE) {
+		pci_info(pdev, "BAR0 %pR shares its page: no UAR, doorbells by system call\n",
+			 &pdev->resource[0]);
+		return;
+	}
+	/* NULL (no memory) only costs the UAR */
+	xp->uar = xib_mmap_alloc_io(start);
+}
+
 /* Ring @vector and wait until its handler completed @seen. */
 static int xib_hca_pci_selftest(struct xib_hca_pci *xp, unsigned int vector,
 				struct completion *seen)
@@ -199,13 +251,14 @@ static int xib_hca_pci_probe(struct pci_dev *pdev,
 	if (ret)
 		goto err_free_ev_irq;
 
+	xib_hca_pci_make_uar(xp);
 	pci_set_drvdata(pdev, xp);
 	mutex_lock(&xib_hca_pci_lock);
 	list_add_tail(&xp->node, &xib_hca_pci_funcs);
 	mutex_unlock(&xib_hca_pci_lock);
-	pci_info(pdev, "peer %u, %llu bytes shared, %u MSI-X vectors, serial %016llx\n",
+	pci_info(pdev, "peer %u, %llu bytes shared, %u MSI-X vectors, serial %016llx%s\n",
 		 xp->peer, le64_to_cpu(xp->sig.shm_size), nvec,
-		 le64_to_cpu(xp->sig.serial));
+		 le64_to_cpu(xp->sig.serial), xp->uar ? ", UAR" : "");
 	return 0;
 
 err_free_ev_irq:
@@ -253,6 +306,12 @@ static void xib_hca_pci_remove(struct pci_dev *pdev)
 	if (hca)
 		wait_for_completion(&xp->detached);
 
+	/*
+	 * The device is unregistered: its contexts are disassociated, their
+	 * UAR mappings zapped and new ones refused; what still holds the
+	 * entry (a context not yet closed) never maps it again.
+	 */
+	xib_mmap_put(xp->uar);
 	free_irq(pci_irq_vector(pdev, xp->sig.ev_vector), xp);
 	free_irq(pci_irq_vector(pdev, xp->sig.db_vector), xp);
 	pci_free_irq_vectors(pdev);

@@ -12,6 +12,9 @@
 
 struct netlink_ext_ack;
 struct xib_hca_dev;
+struct xib_mmap_entry;
+struct xib_ucontext;
+struct xib_ucontext_resp;
 
 /**
  * struct xib_hca_pci - one bound PCI function
@@ -34,6 +37,9 @@ struct xib_hca_dev;
  * @ev_seen: completed by the event vector's handler (probe's self-test)
  * @db_name: the doorbell vector's name in /proc/interrupts
  * @ev_name: the event vector's name in /proc/interrupts
+ * @uar: BAR0's first page as an io mmap entry (the UAR user space
+ *	rings the doorbell through), or NULL when BAR0 shares that page
+ *	with another resource; set by probe, put by remove
  */
 struct xib_hca_pci {
 	struct list_head node;
@@ -52,6 +58,7 @@ struct xib_hca_pci {
 	struct completion ev_seen;
 	char db_name[32];
 	char ev_name[32];
+	struct xib_mmap_entry *uar;
 };
 
 int xib_hca_pci_check_sig(const struct xib_pci_sig *sig, u64 bar_len,
@@ -62,6 +69,8 @@ int xib_hca_pci_attach(struct xib_hca_dev *hca, const char *bdf,
 int xib_hca_pci_list(struct xib_hca_dev *hca);
 void xib_hca_pci_detach(struct xib_hca_dev *hca);
 void xib_hca_pci_ring_db(struct xib_hca_pci *xp);
+int xib_hca_pci_publish_uar(struct xib_hca_pci *xp, struct xib_ucontext *uctx,
+			    struct xib_ucontext_resp *resp);
 int xib_hca_pci_init(void);
 void xib_hca_pci_exit(void);
 
