@@ -195,6 +195,7 @@ static int xib_hca_create_cq(struct xib_cq *ibcq,
 	int ret;
 
 	spin_lock_init(&cq->lock);
+	INIT_LIST_HEAD(&cq->ev_node);
 	ret = xib_hca_ring_alloc(&cq->ring, uctx, slots,
 				 sizeof(struct xib_hca_cqe), ring);
 	if (ret)
@@ -264,7 +265,16 @@ static int xib_hca_resize_cq(struct xib_cq *ibcq, u32 cqe,
 
 static void xib_hca_destroy_cq(struct xib_cq *ibcq)
 {
-	xib_hca_ring_unpublish(&to_hca_cq(ibcq)->ring);
+	struct xib_hca_cq *cq = to_hca_cq(ibcq);
+	unsigned long flags;
+
+	/* an event the PCI function's handler has yet to deliver is dropped */
+	spin_lock_irqsave(&cq->lock, flags);
+	cq->dead = true;
+	spin_unlock_irqrestore(&cq->lock, flags);
+	if (to_hca_dev(ibcq->device)->pci)
+		xib_hca_pci_cq_gone(to_hca_dev(ibcq->device)->pci, cq);
+	xib_hca_ring_unpublish(&cq->ring);
 }
 
 static void xib_hca_release_cq(struct xib_cq *ibcq)

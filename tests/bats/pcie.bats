@@ -15,8 +15,9 @@
 # xib1 in xibB as its peer): stock pingpongs with their data checked, the
 # device's doorbells written by the library to the function's UAR (BAR0's
 # page mapped into the process) and coming back as its doorbell vector's
-# interrupts, with no KICK system call, and hot removal of the function
-# under traffic: the device goes, its users get DEVICE_FATAL.
+# interrupts, with no KICK system call, its completion events delivered
+# by its event vector, and hot removal of the function under traffic:
+# the device goes, its users get DEVICE_FATAL.
 #
 # The debug kernel's time (KASAN under TCG) goes mostly to loading and
 # unloading modules and to starting programs, so the tests share them: a
@@ -271,13 +272,20 @@ bound() {
 	# one device per function
 	xib_refute_with 'already' inA xibctl link add xibq netdev xv0 pci "$bdf"
 	xib_refute_with 'no PCI function' inA xibctl link add xibq netdev xv0 pci 0000:00:1f.7
-	local db0 iters
+	local db0 ev0 iters
 	iters=$(pp_iters)
 	db0=$(irqs xib-db)
-	xib_pair 180 xibB xibA -- "$XR" ibv_rc_pingpong -d xib1 -g "$GIDB" -n "$iters" -c \
-		-- "$XR" ibv_rc_pingpong -d xibp -g "$GIDA" -n "$iters" -c 10.211.0.2
+	ev0=$(irqs xib-ev)
+	# -e: both sides sleep on their completion channel; xibp's completion
+	# events come by the function's event vector
+	xib_pair 180 xibB xibA -- "$XR" ibv_rc_pingpong -d xib1 -g "$GIDB" -n "$iters" -c -e \
+		-- "$XR" ibv_rc_pingpong -d xibp -g "$GIDA" -n "$iters" -c -e 10.211.0.2
 	[ "$cli_status" = 0 ] && [ "$srv_status" = 0 ]
 	[[ $cli_out == *"$iters iters in"* ]]
+	local ev
+	ev=$(( $(irqs xib-ev) - ev0 ))
+	echo "# xibp: $ev event interrupts for $iters iterations with -e" >&3
+	[ "$ev" -ge 1 ]
 	xib_pair 180 xibB xibA -- "$XR" ibv_ud_pingpong -d xib1 -g "$GIDB" -s 1024 -n "$iters" -c \
 		-- "$XR" ibv_ud_pingpong -d xibp -g "$GIDA" -s 1024 -n "$iters" -c 10.211.0.2
 	[ "$cli_status" = 0 ] && [ "$srv_status" = 0 ]
