@@ -10,8 +10,9 @@
  * the publishing process's pinned_vm against RLIMIT_MEMLOCK (unless it
  * has CAP_IPC_LOCK), as pinned MR pages are (core/umem.c), and
  * uncharged when it is freed.  Read-only entries (a device's doorbell
- * page, shared by every context) belong to the device and are not.
- *  Its creator holds one
+ * page, shared by every context) belong to the device and are not, nor
+ * are io entries: a page of a PCI function's registers (a UAR), which
+ * is device memory, not memory of the kernel's.  Its creator holds one
  * reference; publishing it in a context adds one (dropped by unpublish or
  * by the context's cleanup); xib_mmap_lookup() returns one more, which the
  * caller (uverbs: the VMA) drops with xib_mmap_put().
@@ -63,6 +64,39 @@ struct xib_mmap_entry *xib_mmap_alloc(size_t size, bool read_only)
 EXPORT_SYMBOL_GPL(xib_mmap_alloc);
 
 /**
+ * xib_mmap_alloc_io() - describe one page of device memory user space may
+ *	map (a UAR)
+ * @addr: the page's physical address, page aligned; the caller makes
+ *	sure that nothing but what user space may write is in that page
+ *
+ * The entry maps @addr uncached (xib_uverbs' mmap), is not charged to
+ * anyone and is never read by the kernel.  Its creator must keep the
+ * device memory valid until every context that published it is
+ * disassociated (which zaps its mappings and refuses new ones): a
+ * driver creates it with the device and puts it after the device is
+ * unregistered.  Context: process context.
+ *
+ * Return: the entry with one reference, or NULL (out of memory, or
+ * @addr not page aligned).
+ */
+struct xib_mmap_entry *xib_mmap_alloc_io(phys_addr_t addr)
+{
+	struct xib_mmap_entry *entry;
+
+	if (!PAGE_ALIGNED(addr))
+		return NULL;
+	entry = kzalloc(sizeof(*entry), GFP_KERNEL);
+	if (!entry)
+		return NULL;
+	kref_init(&entry->ref);
+	entry->size = PAGE_SIZE;
+	entry->io = true;
+	entry->io_addr = addr;
+	return entry;
+}
+EXPORT_SYMBOL_GPL(xib_mmap_alloc_io);
+
+/**
  * xib_mmap_get() - take a reference on an mmap entry
  * @entry: an entry the caller holds a reference on
  */
@@ -81,7 +115,8 @@ static void xib_mmap_release(struct kref *ref)
 		atomic64_sub(entry->size >> PAGE_SHIFT, &entry->mm->pinned_vm);
 		mmdrop(entry->mm);
 	}
-	vfree(entry->vaddr);
+	if (!entry->io)
+		vfree(entry->vaddr);
 	kfree(entry);
 }
 
@@ -91,7 +126,7 @@ static int xib_mmap_charge(struct xib_mmap_entry *entry)
 	unsigned long npages = entry->size >> PAGE_SHIFT;
 	struct mm_struct *mm = current->mm;
 
-	if (entry->read_only || READ_ONCE(entry->mm))
+	if (entry->read_only || entry->io || READ_ONCE(entry->mm))
 		return 0;
 	/* a kernel caller (no process memory) is not charged */
 	if (!mm)

@@ -308,9 +308,8 @@ static int xib_cmd_get_context(struct xib_uverbs_ctx *ctx, void *buf,
 {
 	struct xib_uverbs_get_context *cmd = buf;
 	struct xib_device *xdev = ctx->xdev;
+	struct xib_ucontext_resp *resp = &out->uresp;
 	struct xib_uverbs_ev_file *ev;
-	u64 db_offset = 0;
-	u32 db_size = 0;
 	struct file *file;
 	int fd, ret;
 
@@ -336,9 +335,9 @@ static int xib_cmd_get_context(struct xib_uverbs_ctx *ctx, void *buf,
 		ret = PTR_ERR(file);
 		goto err_put_fd;
 	}
+	memset(resp, 0, sizeof(*resp));
 	if (xdev->ops->alloc_ucontext) {
-		ret = xdev->ops->alloc_ucontext(&ctx->uctx, &db_offset,
-						&db_size);
+		ret = xdev->ops->alloc_ucontext(&ctx->uctx, resp);
 		if (ret)
 			goto err_fput;
 	}
@@ -346,14 +345,18 @@ static int xib_cmd_get_context(struct xib_uverbs_ctx *ctx, void *buf,
 	cmd->abi_version = XIB_UVERBS_ABI_VERSION;
 	cmd->async_fd = fd;
 	cmd->num_comp_vectors = XIB_UVERBS_NUM_COMP_VECTORS;
-	cmd->db_mmap_size = db_size;
-	cmd->db_mmap_offset = db_offset;
+	cmd->db_mmap_size = resp->db_size;
+	cmd->db_mmap_offset = resp->db_offset;
+	cmd->db_kind = resp->db_kind;
+	if (resp->db_kind == XIB_UVERBS_DB_MMIO) {
+		cmd->uar_db_reg = resp->uar_db_reg;
+		cmd->uar_db_value = resp->uar_db_value;
+		cmd->uar_mmap_offset = resp->uar_offset;
+	}
 
 	ctx->state = XIB_UCTX_PENDING;
 	out->get_context = true;
 	out->async_ev = ev;
-	out->db_offset = db_offset;
-	out->db_size = db_size;
 	out->file = file;
 	out->fd = fd;
 	return 0;
@@ -375,8 +378,10 @@ static int xib_get_context_finish(struct xib_uverbs_ctx *ctx,
 	if (ctx->disassociated) {
 		ret = -EIO;
 	} else if (ret) {
-		if (out->db_size)
-			xib_mmap_unpublish(&ctx->uctx, out->db_offset);
+		if (out->uresp.db_size)
+			xib_mmap_unpublish(&ctx->uctx, out->uresp.db_offset);
+		if (out->uresp.db_kind == XIB_UVERBS_DB_MMIO)
+			xib_mmap_unpublish(&ctx->uctx, out->uresp.uar_offset);
 		ctx->state = XIB_UCTX_NEW;
 	} else {
 		spin_lock_irq(&ctx->udev->ctx_lock);

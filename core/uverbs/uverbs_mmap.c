@@ -13,6 +13,12 @@
  * remap_vmalloc_range() would refuse it), which zap_vma_ptes()
  * refuses to touch (it only zaps VM_PFNMAP), so the mappings are zapped
  * with zap_page_range(), which Linux 6.1 exports.
+ *
+ * An io entry (a UAR: one page of a PCI function's registers) is mapped
+ * with io_remap_pfn_range(), uncached (VM_IO | VM_PFNMAP), writable and
+ * never executable; it is not copied by fork() (VM_DONTCOPY) and
+ * mremap() is refused, so that every VMA mapping device memory is one
+ * the context tracks and zaps before the device lets the memory go.
  */
 
 #include <linux/highmem.h>
@@ -108,6 +114,36 @@ static const struct vm_operations_struct xib_uverbs_vm_ops = {
 	.fault = xib_uverbs_vm_fault,
 };
 
+/* A UAR stays where it was mapped (see the top of the file). */
+static int xib_uverbs_io_mremap(struct vm_area_struct *vma)
+{
+	return -EINVAL;
+}
+
+static const struct vm_operations_struct xib_uverbs_io_vm_ops = {
+	.open = xib_uverbs_vm_open,
+	.close = xib_uverbs_vm_close,
+	.fault = xib_uverbs_vm_fault,
+	.mremap = xib_uverbs_io_mremap,
+};
+
+/* Map the device page of the io @entry into @vma, uncached. */
+static int xib_uverbs_map_io(struct vm_area_struct *vma,
+			     struct xib_mmap_entry *entry)
+{
+	/* a UAR is for writing doorbells: never read-only, never code */
+	if (!(vma->vm_flags & VM_WRITE))
+		return -EINVAL;
+	if (vma->vm_flags & VM_EXEC)
+		return -EPERM;
+	vma->vm_flags &= ~VM_MAYEXEC;
+	vma->vm_flags |= VM_IO | VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY;
+	vma->vm_page_prot = pgprot_noncached(vma->vm_page_prot);
+	return io_remap_pfn_range(vma, vma->vm_start,
+				  PHYS_PFN(entry->io_addr), PAGE_SIZE,
+				  vma->vm_page_prot);
+}
+
 /* Map every page of @entry into @vma, whose size is the entry's. */
 static int xib_uverbs_insert_pages(struct vm_area_struct *vma,
 				   struct xib_mmap_entry *entry)
@@ -128,7 +164,8 @@ static int xib_uverbs_insert_pages(struct vm_area_struct *vma,
  * xib_uverbs_mmap() - map the entry published at the VMA's offset
  * @filp: a /dev/xib/uverbsN file
  * @vma: must be shared and exactly the entry's size; read-only entries
- *	refuse writable mappings
+ *	refuse writable mappings, io entries (a UAR) mappings that are not
+ *	writable or are executable
  */
 int xib_uverbs_mmap(struct file *filp, struct vm_area_struct *vma)
 {
@@ -160,24 +197,30 @@ int xib_uverbs_mmap(struct file *filp, struct vm_area_struct *vma)
 		ret = -EINVAL;
 		goto err_put_entry;
 	}
-	if (entry->read_only) {
-		if (vma->vm_flags & VM_WRITE) {
-			ret = -EPERM;
+	if (entry->io) {
+		ret = xib_uverbs_map_io(vma, entry);
+		if (ret)
 			goto err_put_entry;
+	} else {
+		if (entry->read_only) {
+			if (vma->vm_flags & VM_WRITE) {
+				ret = -EPERM;
+				goto err_put_entry;
+			}
+			vma->vm_flags &= ~VM_MAYWRITE;
 		}
-		vma->vm_flags &= ~VM_MAYWRITE;
+		vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+		ret = xib_uverbs_insert_pages(vma, entry);
+		if (ret)
+			goto err_put_entry;
 	}
-	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
-	ret = xib_uverbs_insert_pages(vma, entry);
-	if (ret)
-		goto err_put_entry;
 
 	umap->ctx = ctx;
 	umap->vma = vma;
 	umap->entry = entry;
 	list_add_tail(&umap->list, &ctx->umaps);
 	vma->vm_private_data = umap;
-	vma->vm_ops = &xib_uverbs_vm_ops;
+	vma->vm_ops = entry->io ? &xib_uverbs_io_vm_ops : &xib_uverbs_vm_ops;
 	mutex_unlock(&ctx->umap_lock);
 	return 0;
 

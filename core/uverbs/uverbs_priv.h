@@ -205,8 +205,7 @@ struct xib_uverbs_out {
 	int fd;
 	bool get_context;		/* GET_CONTEXT commit */
 	struct xib_uverbs_ev_file *async_ev;
-	u64 db_offset;
-	u32 db_size;
+	struct xib_ucontext_resp uresp;	/* GET_CONTEXT: what to unpublish */
 };
 
 /* uverbs_main.c */

@@ -253,6 +253,11 @@ struct xib_hca_mr {
  * @prod: the trusted producer index (the header's is a copy)
  * @fired_sn: the arm sequence fired last
  * @overflow: a CQE did not fit; no more CQEs are written
+ * @ev_pending: on a device on a PCI function, completion events fired
+ *	but not yet delivered by the event vector's handler (pci.c)
+ * @ev_node: on the function's list of CQs with events (under its
+ *	ev_lock) from the first pending event until the handler takes it
+ * @dead: destroyed: events no longer delivered
  */
 struct xib_hca_cq {
 	struct xib_cq ibcq;
@@ -261,6 +266,9 @@ struct xib_hca_cq {
 	u32 prod;
 	u32 fired_sn;
 	bool overflow;
+	u32 ev_pending;
+	struct list_head ev_node;
+	bool dead;
 };
 
 /**

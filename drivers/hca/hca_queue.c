@@ -112,6 +112,22 @@ static bool xib_hca_cq_arm_fires(struct xib_hca_cq *cq, bool solicited)
 	return true;
 }
 
+/*
+ * Deliver a completion event of @cq: on a device on a PCI function, by
+ * the function's event vector (pci.c), else at once.  Called under
+ * @cq->lock.
+ */
+static void xib_hca_cq_fire(struct xib_hca_cq *cq)
+{
+	struct xib_hca_dev *hca = to_hca_dev(cq->ibcq.device);
+
+	lockdep_assert_held(&cq->lock);
+	if (hca->pci)
+		xib_hca_pci_queue_comp(hca->pci, cq);
+	else
+		xib_cq_comp(&cq->ibcq);
+}
+
 /* The counter of a CQE of @status. */
 static enum xib_hca_stat xib_hca_cqe_stat(u8 status)
 {
@@ -176,7 +192,7 @@ int xib_hca_cq_post(struct xib_hca_cq *cq, const struct xib_hca_cqe *cqe,
 	}
 	fire = !overflow && xib_hca_cq_arm_fires(cq, solicited);
 	if (fire)
-		xib_cq_comp(&cq->ibcq);
+		xib_hca_cq_fire(cq);
 	if (overflow)
 		xib_cq_event(&cq->ibcq, XIB_EVENT_CQ_ERR);
 	spin_unlock_irqrestore(&cq->lock, flags);

@@ -78,16 +78,29 @@ void xib_hca_set_attrs(struct xib_hca_dev *hca)
 
 /* --- user context ---------------------------------------------------------- */
 
-static int xib_hca_alloc_ucontext(struct xib_ucontext *uctx, u64 *db_offset,
-				  u32 *db_size)
+/*
+ * The doorbell page, and for a device on a PCI function whose BAR0 page
+ * is its own, the UAR (pci.c).  hca->pci does not change while the
+ * device is registered.
+ */
+static int xib_hca_alloc_ucontext(struct xib_ucontext *uctx,
+				  struct xib_ucontext_resp *resp)
 {
 	struct xib_hca_dev *hca = to_hca_dev(uctx->device);
 	int ret;
 
-	ret = xib_mmap_publish(uctx, hca->db, db_offset);
+	ret = xib_mmap_publish(uctx, hca->db, &resp->db_offset);
 	if (ret)
 		return ret;
-	*db_size = hca->db->size;
+	resp->db_size = hca->db->size;
+	if (hca->pci) {
+		ret = xib_hca_pci_publish_uar(hca->pci, uctx, resp);
+		if (ret) {
+			xib_mmap_unpublish(uctx, resp->db_offset);
+			resp->db_size = 0;
+			return ret;
+		}
+	}
 	return 0;
 }
 
@@ -182,6 +195,7 @@ static int xib_hca_create_cq(struct xib_cq *ibcq,
 	int ret;
 
 	spin_lock_init(&cq->lock);
+	INIT_LIST_HEAD(&cq->ev_node);
 	ret = xib_hca_ring_alloc(&cq->ring, uctx, slots,
 				 sizeof(struct xib_hca_cqe), ring);
 	if (ret)
@@ -251,7 +265,16 @@ static int xib_hca_resize_cq(struct xib_cq *ibcq, u32 cqe,
 
 static void xib_hca_destroy_cq(struct xib_cq *ibcq)
 {
-	xib_hca_ring_unpublish(&to_hca_cq(ibcq)->ring);
+	struct xib_hca_cq *cq = to_hca_cq(ibcq);
+	unsigned long flags;
+
+	/* an event the PCI function's handler has yet to deliver is dropped */
+	spin_lock_irqsave(&cq->lock, flags);
+	cq->dead = true;
+	spin_unlock_irqrestore(&cq->lock, flags);
+	if (to_hca_dev(ibcq->device)->pci)
+		xib_hca_pci_cq_gone(to_hca_dev(ibcq->device)->pci, cq);
+	xib_hca_ring_unpublish(&cq->ring);
 }
 
 static void xib_hca_release_cq(struct xib_cq *ibcq)

@@ -18,7 +18,10 @@
  * netdev IF pci BDF", xib_hca_pci_attach()): the device's engine is
  * woken by the function's doorbell vector (xib_hca_wake() rings it), and
  * removing the function removes the device (its users get DEVICE_FATAL
- * from the core) before the function's resources go.
+ * from the core) before the function's resources go.  Its completion
+ * events go by the event vector: the engine queues the CQ whose arm
+ * fired (xib_hca_pci_queue_comp()) and rings the vector if no CQ was
+ * queued already; the vector's threaded handler delivers them.
  *
  * Concurrency: probe and remove are serialized by the driver core.
  * xib_hca_pci_lock (a mutex) protects the list of bound functions and
@@ -27,7 +30,10 @@
  * (hca_main.c).  The interrupt handlers read @hca only (READ_ONCE());
  * detach clears it and synchronizes the doorbell vector before the
  * device can go.  The handlers are freed (free_irq() waits for a running
- * one) before anything they touch.
+ * one) before anything they touch.  @ev_lock (irq-safe) protects the
+ * list of CQs with events and nests inside a CQ's lock; the event thread
+ * takes it alone, then each CQ's lock alone; a CQ's destroy takes it off
+ * the list and synchronizes the event vector (its thread included).
  */
 
 #include <linux/interrupt.h>
@@ -62,6 +68,38 @@ static irqreturn_t xib_hca_pci_ev_irq(int irq, void *data)
 
 	atomic_long_inc(&xp->ev_irqs);
 	complete(&xp->ev_seen);
+	return IRQ_WAKE_THREAD;
+}
+
+/*
+ * The event vector's thread: deliver the completion events of every CQ
+ * on the list.  A CQ taken off the list is used until its lock is
+ * dropped; its destroy waits for this thread (xib_hca_pci_cq_gone()).
+ */
+static irqreturn_t xib_hca_pci_ev_thread(int irq, void *data)
+{
+	struct xib_hca_pci *xp = data;
+	struct xib_hca_cq *cq;
+	unsigned long flags;
+	u32 n;
+
+	for (;;) {
+		spin_lock_irqsave(&xp->ev_lock, flags);
+		cq = list_first_entry_or_null(&xp->ev_cqs, struct xib_hca_cq,
+					      ev_node);
+		if (cq)
+			list_del_init(&cq->ev_node);
+		spin_unlock_irqrestore(&xp->ev_lock, flags);
+		if (!cq)
+			break;
+		spin_lock_irqsave(&cq->lock, flags);
+		n = cq->dead ? 0 : cq->ev_pending;
+		cq->ev_pending = 0;
+		atomic_long_add(n, &xp->ev_delivered);
+		while (n--)
+			xib_cq_comp(&cq->ibcq);
+		spin_unlock_irqrestore(&cq->lock, flags);
+	}
 	return IRQ_HANDLED;
 }
 
@@ -73,6 +111,52 @@ static void xib_hca_pci_ring(struct xib_hca_pci *xp, unsigned int vector)
 }
 
 /**
+ * xib_hca_pci_queue_comp() - have the event vector deliver a completion
+ *	event of @cq
+ * @xp: the function of @cq's device
+ * @cq: a CQ whose arm fired; its lock is held
+ *
+ * The event vector is rung only when no CQ was waiting for it already:
+ * the events that come while an interrupt is on its way go with it.
+ * Any context.
+ */
+void xib_hca_pci_queue_comp(struct xib_hca_pci *xp, struct xib_hca_cq *cq)
+{
+	bool ring;
+
+	lockdep_assert_held(&cq->lock);
+	/* on the list already, or taken by the thread, which counts it */
+	if (cq->ev_pending++)
+		return;
+	spin_lock(&xp->ev_lock);
+	ring = list_empty(&xp->ev_cqs);
+	list_add_tail(&cq->ev_node, &xp->ev_cqs);
+	spin_unlock(&xp->ev_lock);
+	if (ring) {
+		atomic_long_inc(&xp->ev_rings);
+		xib_hca_pci_ring(xp, xp->sig.ev_vector);
+	}
+}
+
+/**
+ * xib_hca_pci_cq_gone() - forget @cq, destroyed (@cq->dead is set)
+ * @xp: the function of its device
+ * @cq: the CQ
+ *
+ * Takes @cq off the list and waits for a run of the event thread that
+ * may have taken it before.  Context: process context, may sleep.
+ */
+void xib_hca_pci_cq_gone(struct xib_hca_pci *xp, struct xib_hca_cq *cq)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&xp->ev_lock, flags);
+	list_del_init(&cq->ev_node);
+	spin_unlock_irqrestore(&xp->ev_lock, flags);
+	synchronize_irq(pci_irq_vector(xp->pdev, xp->sig.ev_vector));
+}
+
+/**
  * xib_hca_pci_ring_db() - ring the doorbell of @xp: an MMIO write that
  *	comes back as its doorbell vector's interrupt, which wakes the
  *	engine of the device bound to it
@@ -81,6 +165,58 @@ static void xib_hca_pci_ring(struct xib_hca_pci *xp, unsigned int vector)
 void xib_hca_pci_ring_db(struct xib_hca_pci *xp)
 {
 	xib_hca_pci_ring(xp, xp->sig.db_vector);
+}
+
+/**
+ * xib_hca_pci_publish_uar() - give a user context of the device bound to
+ *	@xp the function's UAR, if it has one
+ * @xp: the function
+ * @uctx: the context
+ * @resp: where its offset and the doorbell's register and value go
+ *
+ * The UAR is BAR0's first page, when nothing else is in that page: the
+ * Doorbell register, and IntrMask, IntrStatus (which do nothing while
+ * MSI-X is enabled) and IVPosition (read-only).  A write there can only
+ * raise a vector of this function: wake the engine, or an event
+ * interrupt that finds nothing to do (Documentation/pcie.rst).
+ *
+ * Return: 0 (@resp->db_kind XIB_UVERBS_DB_MMIO, or left at
+ * XIB_UVERBS_DB_SYSCALL without a UAR), or xib_mmap_publish()'s error.
+ */
+int xib_hca_pci_publish_uar(struct xib_hca_pci *xp, struct xib_ucontext *uctx,
+			    struct xib_ucontext_resp *resp)
+{
+	int ret;
+
+	if (!xp->uar)
+		return 0;
+	ret = xib_mmap_publish(uctx, xp->uar, &resp->uar_offset);
+	if (ret)
+		return ret;
+	resp->db_kind = XIB_UVERBS_DB_MMIO;
+	resp->uar_db_reg = XIB_PCI_REG_DOORBELL;
+	resp->uar_db_value = XIB_PCI_DOORBELL(xp->peer, xp->sig.db_vector);
+	return 0;
+}
+
+/*
+ * BAR0's first page as a UAR, if the page holds nothing but BAR0: it
+ * starts on a page boundary and the resource covers the whole page
+ * (QEMU's BAR0 is 256 bytes; pci=resource_alignment=12@BDF on the
+ * kernel's command line makes the kernel give it a page of its own).
+ */
+static void xib_hca_pci_make_uar(struct xib_hca_pci *xp)
+{
+	struct pci_dev *pdev = xp->pdev;
+	resource_size_t start = pci_resource_start(pdev, 0);
+
+	if (!PAGE_ALIGNED(start) || pci_resource_len(pdev, 0) < PAGE_SIZE) {
+		pci_info(pdev, "BAR0 %pR shares its page: no UAR, doorbells by system call\n",
+			 &pdev->resource[0]);
+		return;
+	}
+	/* NULL (no memory) only costs the UAR */
+	xp->uar = xib_mmap_alloc_io(start);
 }
 
 /* Ring @vector and wait until its handler completed @seen. */
@@ -136,6 +272,8 @@ static int xib_hca_pci_probe(struct pci_dev *pdev,
 	init_completion(&xp->detached);
 	init_completion(&xp->db_seen);
 	init_completion(&xp->ev_seen);
+	spin_lock_init(&xp->ev_lock);
+	INIT_LIST_HEAD(&xp->ev_cqs);
 
 	ret = pci_enable_device_mem(pdev);
 	if (ret)
@@ -188,8 +326,9 @@ static int xib_hca_pci_probe(struct pci_dev *pdev,
 			  xib_hca_pci_db_irq, 0, xp->db_name, xp);
 	if (ret)
 		goto err_free_vectors;
-	ret = request_irq(pci_irq_vector(pdev, xp->sig.ev_vector),
-			  xib_hca_pci_ev_irq, 0, xp->ev_name, xp);
+	ret = request_threaded_irq(pci_irq_vector(pdev, xp->sig.ev_vector),
+				   xib_hca_pci_ev_irq, xib_hca_pci_ev_thread, 0,
+				   xp->ev_name, xp);
 	if (ret)
 		goto err_free_db_irq;
 
@@ -199,13 +338,14 @@ static int xib_hca_pci_probe(struct pci_dev *pdev,
 	if (ret)
 		goto err_free_ev_irq;
 
+	xib_hca_pci_make_uar(xp);
 	pci_set_drvdata(pdev, xp);
 	mutex_lock(&xib_hca_pci_lock);
 	list_add_tail(&xp->node, &xib_hca_pci_funcs);
 	mutex_unlock(&xib_hca_pci_lock);
-	pci_info(pdev, "peer %u, %llu bytes shared, %u MSI-X vectors, serial %016llx\n",
+	pci_info(pdev, "peer %u, %llu bytes shared, %u MSI-X vectors, serial %016llx%s\n",
 		 xp->peer, le64_to_cpu(xp->sig.shm_size), nvec,
-		 le64_to_cpu(xp->sig.serial));
+		 le64_to_cpu(xp->sig.serial), xp->uar ? ", UAR" : "");
 	return 0;
 
 err_free_ev_irq:
@@ -253,6 +393,12 @@ static void xib_hca_pci_remove(struct pci_dev *pdev)
 	if (hca)
 		wait_for_completion(&xp->detached);
 
+	/*
+	 * The device is unregistered: its contexts are disassociated, their
+	 * UAR mappings zapped and new ones refused; what still holds the
+	 * entry (a context not yet closed) never maps it again.
+	 */
+	xib_mmap_put(xp->uar);
 	free_irq(pci_irq_vector(pdev, xp->sig.ev_vector), xp);
 	free_irq(pci_irq_vector(pdev, xp->sig.db_vector), xp);
 	pci_free_irq_vectors(pdev);

@@ -132,6 +132,29 @@ struct xib_event_handler {
 };
 
 /**
+ * struct xib_ucontext_resp - what a driver's alloc_ucontext gives a new
+ *	user context (XIB_UVERBS_GET_CONTEXT's response, uverbs.h)
+ * @db_offset: mmap offset of the doorbell page (published)
+ * @db_size: bytes of the doorbell page
+ * @db_kind: enum xib_uverbs_db_kind; the fields below are for
+ *	XIB_UVERBS_DB_MMIO only and stay 0 otherwise
+ * @uar_offset: mmap offset of the UAR page (an io entry, published)
+ * @uar_db_reg: byte offset of the doorbell register in that page
+ * @uar_db_value: the value a doorbell write stores there
+ *
+ * The core zeroes it before the call and unpublishes both offsets if the
+ * command fails after it.
+ */
+struct xib_ucontext_resp {
+	u64 db_offset;
+	u32 db_size;
+	u16 db_kind;
+	u16 uar_db_reg;
+	u32 uar_db_value;
+	u64 uar_offset;
+};
+
+/**
  * struct xib_device_ops - what a driver implements
  * @owner: the driver module
  * @driver_name: reported to user space (XIB_ATTR_DEV_DRIVER)
@@ -165,7 +188,8 @@ struct xib_event_handler {
  * frees the memory.
  *
  * @alloc_ucontext: a user context opens; publish the doorbell page with
- *	xib_mmap_publish() and return its offset and size
+ *	xib_mmap_publish() and describe it in @resp, with the UAR if the
+ *	device has one (struct xib_ucontext_resp)
  * @kick: user space rang the doorbell of @qp's send queue (engine asleep)
  * @alloc_pd: optional; set up the driver part of @pd (pdn assigned)
  * @dealloc_pd: optional; @pd has left the PD table and nothing uses it
@@ -246,8 +270,8 @@ struct xib_device_ops {
 
 	size_t size_pd, size_mr, size_cq, size_qp, size_srq, size_ah;
 
-	int (*alloc_ucontext)(struct xib_ucontext *uctx, u64 *db_offset,
-			      u32 *db_size);
+	int (*alloc_ucontext)(struct xib_ucontext *uctx,
+			      struct xib_ucontext_resp *resp);
 	int (*kick)(struct xib_qp *qp);
 	int (*alloc_pd)(struct xib_pd *pd);
 	void (*dealloc_pd)(struct xib_pd *pd);
@@ -581,6 +605,10 @@ void xib_link_unregister(struct xib_link_ops *ops);
  *	zeroed, page aligned, @size bytes
  * @size: a multiple of PAGE_SIZE
  * @read_only: refuse writable mappings
+ * @io: device memory (a UAR): one page of MMIO at @io_addr, which @vaddr
+ *	(NULL) does not describe; mapped uncached, writable and never
+ *	executable, not inherited by fork() and never moved
+ * @io_addr: with @io, the page's physical address
  * @mm: the process whose pinned_vm the entry is charged to (mmgrab), or
  *	NULL; set once, by the first xib_mmap_publish()
  */
@@ -589,10 +617,13 @@ struct xib_mmap_entry {
 	void *vaddr;
 	size_t size;
 	bool read_only;
+	bool io;
+	phys_addr_t io_addr;
 	struct mm_struct *mm;
 };
 
 struct xib_mmap_entry *xib_mmap_alloc(size_t size, bool read_only);
+struct xib_mmap_entry *xib_mmap_alloc_io(phys_addr_t addr);
 void xib_mmap_get(struct xib_mmap_entry *entry);
 void xib_mmap_put(struct xib_mmap_entry *entry);
 int xib_mmap_publish(struct xib_ucontext *uctx, struct xib_mmap_entry *entry,

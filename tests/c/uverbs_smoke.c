@@ -347,8 +347,9 @@ static void basic(void)
 	      "unknown ioctl");
 	CHECK(xio(fd, _IOWR(XIB_UVERBS_IOCTL_MAGIC, 5, int), &ret) == -ENOTTY,
 	      "wrong size");
-	gc.reserved[1] = 1;
-	CHECK(xio(fd, XIB_UVERBS_GET_CONTEXT, &gc) == -EINVAL, "reserved");
+	/* out fields (once reserved space) must be zero on input */
+	gc.uar_mmap_offset = 1;
+	CHECK(xio(fd, XIB_UVERBS_GET_CONTEXT, &gc) == -EINVAL, "out field");
 	CHECK(xio(fd, XIB_UVERBS_GET_CONTEXT, (void *)16) == -EFAULT, "efault");
 	close(fd);
 
@@ -356,6 +357,10 @@ static void basic(void)
 		exit(failures ? 1 : 77);
 	CHECK(o.gc.abi_version == XIB_UVERBS_ABI_VERSION, "abi");
 	CHECK(o.gc.num_comp_vectors == 1, "vectors");
+	/* a netdev-bound device has no UAR: kicks are system calls */
+	CHECK(o.gc.db_kind == XIB_UVERBS_DB_SYSCALL && !o.gc.uar_db_reg &&
+	      !o.gc.uar_db_value && !o.gc.uar_mmap_offset, "db kind %u",
+	      o.gc.db_kind);
 	CHECK(fcntl(o.async_fd, F_GETFD) == FD_CLOEXEC, "async fd cloexec");
 	memset(&gc, 0, sizeof(gc));
 	CHECK(xio(o.fd, XIB_UVERBS_GET_CONTEXT, &gc) == -EEXIST, "2nd ctx");

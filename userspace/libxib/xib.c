@@ -4,6 +4,7 @@
  * over the rings of <xib/hca-abi.h>.  See xib.h for the conventions.
  */
 #define _GNU_SOURCE
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -55,6 +56,34 @@ void xib_get_stats(struct xib_stats *st)
 {
 	st->posted_send = __atomic_load_n(&stats.posted_send, __ATOMIC_RELAXED);
 	st->kicks = __atomic_load_n(&stats.kicks, __ATOMIC_RELAXED);
+	st->uar_doorbells = __atomic_load_n(&stats.uar_doorbells, __ATOMIC_RELAXED);
+}
+
+/*
+ * Map the UAR GET_CONTEXT describes (uverbs.h), if the kind is one this
+ * library knows; otherwise, or if the mapping fails, kicks stay system
+ * calls, which are never wrong.
+ */
+static void uar_map(struct xib_context *ctx, const struct xib_uverbs_get_context *gc)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	void *uar;
+
+	if (gc->db_kind != XIB_UVERBS_DB_MMIO)
+		return;
+	if (page <= 0 || gc->uar_db_reg % 4 || gc->uar_db_reg > page - 4) {
+		lib_debug("GET_CONTEXT: UAR doorbell register at %u", gc->uar_db_reg);
+		return;
+	}
+	uar = mmap(NULL, (size_t)page, PROT_WRITE, MAP_SHARED, ctx->fd,
+		   (off_t)gc->uar_mmap_offset);
+	if (uar == MAP_FAILED) {
+		lib_debug("mmap of the UAR: %s", strerror(errno));
+		return;
+	}
+	ctx->uar = uar;
+	ctx->uar_db = (volatile uint32_t *)((char *)uar + gc->uar_db_reg);
+	ctx->uar_value = htole32(gc->uar_db_value);
 }
 
 /* Map a ring the kernel described; read-write (we write our index). */
@@ -156,6 +185,7 @@ int xib_open(const char *path, struct xib_context **out)
 	ctx->db = db;
 	ctx->db_size = gc.db_mmap_size;
 	ctx->db_offset = gc.db_mmap_offset;
+	uar_map(ctx, &gc);
 	ctx->stale_after_polls = stale_after_polls();
 	pthread_spin_init(&ctx->stale_lock, PTHREAD_PROCESS_PRIVATE);
 	ret = xib_query_device(ctx, &ctx->attr);
@@ -165,6 +195,8 @@ int xib_open(const char *path, struct xib_context **out)
 	return 0;
 
 err_unmap:
+	if (ctx->uar)
+		munmap(ctx->uar, (size_t)sysconf(_SC_PAGESIZE));
 	munmap((void *)ctx->db, ctx->db_size);
 err_close:
 	if (ctx->async_fd >= 0)
@@ -186,6 +218,8 @@ int xib_open_index(unsigned int index, struct xib_context **out)
 int xib_close(struct xib_context *ctx)
 {
 	pthread_spin_destroy(&ctx->stale_lock);
+	if (ctx->uar)
+		munmap(ctx->uar, (size_t)sysconf(_SC_PAGESIZE));
 	munmap((void *)ctx->db, ctx->db_size);
 	if (ctx->async_fd >= 0)
 		close(ctx->async_fd);
@@ -494,8 +528,19 @@ int xib_destroy_ah(struct xib_ah *ah)
 
 /* --- kicks of a RUNNING engine that is off the CPU ----------------------- */
 
+/*
+ * Wake the engine for @handle's send queue: by the UAR's doorbell
+ * register if the context has one (one uncached store, which the
+ * barrier after the publication of prod already orders; the engine then
+ * looks at every send queue), else by XIB_UVERBS_KICK.
+ */
 static void kick_handle(struct xib_context *ctx, uint32_t handle)
 {
+	if (ctx->uar_db) {
+		stat_add(&stats.uar_doorbells, 1);
+		*ctx->uar_db = ctx->uar_value;
+		return;
+	}
 	stat_add(&stats.kicks, 1);
 	destroy_simple(ctx, XIB_UVERBS_KICK, handle);
 }

@@ -62,6 +62,14 @@ struct xib_context {
 	const volatile struct xib_hca_db_page *db;
 	size_t db_size;
 	uint64_t db_offset;	/* mmap offset of the doorbell page */
+	/*
+	 * The UAR (GET_CONTEXT's db_kind XIB_UVERBS_DB_MMIO): a kick is a
+	 * store of uar_value to *uar_db instead of XIB_UVERBS_KICK.  NULL:
+	 * kicks are system calls.
+	 */
+	volatile uint32_t *uar_db;
+	void *uar;
+	uint32_t uar_value;	/* little-endian, as stored */
 	struct xib_uverbs_device_attr attr;	/* QUERY_DEVICE at open */
 	/*
 	 * Send queues published while the engine was RUNNING that no pass
@@ -352,7 +360,8 @@ int xib_mcast(struct xib_qp *qp, const uint8_t gid[16], uint16_t mlid, int attac
 /* Counters of the data path (process-wide, for measurements). */
 struct xib_stats {
 	uint64_t posted_send;
-	uint64_t kicks;
+	uint64_t kicks;		/* XIB_UVERBS_KICK system calls */
+	uint64_t uar_doorbells;	/* doorbells written to the UAR instead */
 };
 void xib_get_stats(struct xib_stats *st);
 

@@ -44,7 +44,10 @@
  * will find the work by itself.  The engine sets SLEEPING, issues a full
  * barrier, and looks at every send queue once more before sleeping, so
  * one of the two always sees the other.  Receive queue posts never need
- * a kick.
+ * a kick.  "Kick" is XIB_UVERBS_KICK where GET_CONTEXT's db_kind is
+ * XIB_UVERBS_DB_SYSCALL, and a store to the UAR's doorbell register where
+ * it is XIB_UVERBS_DB_MMIO (uverbs.h): the engine then looks at every
+ * send queue, and nothing runs in the poster's context.
  *
  * A RUNNING engine may still be runnable but off the CPU, where CPUs are
  * fewer than busy threads.  The engine adds one to passes after each of

@@ -18,7 +18,11 @@
  *
  * A write of XIB_PCI_DOORBELL(own peer ID, vector) to Doorbell raises
  * MSI-X vector `vector` of this same function: that is xib's doorbell
- * (an MMIO write, no system call) and its interrupt path.
+ * (an MMIO write, no system call) and its interrupt path.  When BAR0 has
+ * a page of its own, that page is the UAR user contexts map (uverbs.h,
+ * XIB_UVERBS_DB_MMIO) to write XIB_PCI_DOORBELL(peer, db_vector); while
+ * MSI-X is enabled IntrMask and IntrStatus do nothing, so a user of the
+ * page can only raise this function's vectors.
  *
  * BAR1: the MSI-X table and PBA.
  *

@@ -37,7 +37,24 @@
  *	version, a new async event fd (O_CLOEXEC; read() returns struct
  *	xib_uverbs_async_event records, poll() says when one is there), the
  *	number of completion vectors and where the doorbell page is.  A
- *	second call fails with -EEXIST.  Once the context is gone (its file
+ *	second call fails with -EEXIST.
+ *	db_kind says how the library rings the doorbell where hca-abi.h
+ *	says to KICK.  XIB_UVERBS_DB_SYSCALL (0, what a kernel without
+ *	this field leaves in what was reserved space): the XIB_UVERBS_KICK
+ *	command.  XIB_UVERBS_DB_MMIO: the device is a PCI function whose
+ *	doorbell register user space writes directly (the UAR, User Access
+ *	Region, Documentation/pcie.rst): mmap() one page
+ *	(sysconf(_SC_PAGESIZE) bytes, MAP_SHARED, PROT_WRITE; a mapping
+ *	without PROT_WRITE or with PROT_EXEC is refused, and so is any other
+ *	size) at uar_mmap_offset, and ring by a 32-bit little-endian store
+ *	of uar_db_value at byte uar_db_reg of it, after the barrier that
+ *	follows the publication of prod.  The page is uncached device
+ *	memory, write-only by contract: reads return the function's
+ *	registers, which mean nothing to user space.  It is not inherited
+ *	across fork() and cannot be moved with mremap().  A doorbell wakes
+ *	the engine, which then looks at every send queue of the device, as
+ *	it does on a KICK; it names no QP.  With XIB_UVERBS_DB_SYSCALL,
+ *	uar_db_reg, uar_db_value and uar_mmap_offset are 0.  Once the context is gone (its file
  *	closed or the device removed), read() on the async fd and on its
  *	completion channels returns what is queued, then -EIO; it never
  *	sleeps for an event that can no longer come.
@@ -115,7 +132,9 @@
  *	create returns; the HCA checks that it belongs to the QP's PD.
  * XIB_UVERBS_KICK
  *	Wake the HCA's engine for a QP's send queue.  Only needed when the
- *	doorbell page says the engine sleeps (see hca-abi.h).
+ *	doorbell page says the engine sleeps (see hca-abi.h), and on a
+ *	context whose db_kind is XIB_UVERBS_DB_MMIO not at all (it still
+ *	works).
  * XIB_UVERBS_ATTACH_MCAST, XIB_UVERBS_DETACH_MCAST
  *	Attach a UD QP to the multicast group named by gid (the MGID), or
  *	detach it.  On RoCEv2 the MGID is an IP multicast address: an
@@ -353,7 +372,20 @@ struct xib_uverbs_get_context {
 	__u32 num_comp_vectors;		/* out */
 	__u32 db_mmap_size;		/* out: bytes of the doorbell page */
 	__aligned_u64 db_mmap_offset;	/* out */
-	__aligned_u64 reserved[2];
+	__u16 db_kind;			/* out: enum xib_uverbs_db_kind */
+	__u16 uar_db_reg;		/* out, MMIO: the register's byte offset */
+	__u32 uar_db_value;		/* out, MMIO: the value a doorbell writes */
+	__aligned_u64 uar_mmap_offset;	/* out, MMIO: mmap offset of the UAR */
+};
+
+/*
+ * How user space rings the doorbell (GET_CONTEXT's db_kind).  A library
+ * that does not know the kind it is given uses XIB_UVERBS_KICK, which is
+ * never wrong.
+ */
+enum xib_uverbs_db_kind {
+	XIB_UVERBS_DB_SYSCALL = 0,	/* XIB_UVERBS_KICK */
+	XIB_UVERBS_DB_MMIO = 1,		/* a 32-bit store to the UAR page */
 };
 
 /* xib_uverbs_device_attr.atomic_cap: the values of enum ibv_atomic_cap. */
