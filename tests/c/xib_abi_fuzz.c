@@ -504,6 +504,7 @@ static void do_reopen(void)
 	old = sh.fd;
 	sh.fd = nfd;
 	sh.pd.n = sh.mr.n = sh.cq.n = sh.qp.n = sh.srq.n = sh.ah.n = 0;
+	sh.mw.n = sh.xrcd.n = 0;
 	sh.noff = 0;
 	pthread_mutex_unlock(&sh.lock);
 	count(OP_REOPEN, close(old) ? errno : 0);
