@@ -404,7 +404,7 @@ static void xib_xrcd_free(struct xib_xrcd *xrcd)
 	struct xib_device *dev = xrcd->device;
 
 	if (xrcd->inode)
-		iput(xrcd->inode);
+		path_put(&xrcd->path);
 	xib_res_erase(dev, XIB_RES_XRCD, xrcd->xrcdn);
 	xib_res_uncharge(dev, NULL, XIB_RES_XRCD);
 	kfree(xrcd);
@@ -451,9 +451,13 @@ static struct xib_xrcd *xib_xrcd_find(struct xib_device *dev,
 	return NULL;
 }
 
-/* A new domain of @inode (or of none), on @dev's list if @inode. */
+/*
+ * A new domain named by @file's inode (or by none), on @dev's list if
+ * @file.  It holds @file's path, so the filesystem stays mounted (umount
+ * is EBUSY) while the domain lives and the inode cannot be reused.
+ */
 static struct xib_xrcd *xib_xrcd_create(struct xib_device *dev,
-					struct inode *inode)
+					struct file *file)
 {
 	struct xib_xrcd *xrcd;
 	int ret;
@@ -471,18 +475,14 @@ static struct xib_xrcd *xib_xrcd_create(struct xib_device *dev,
 		goto err_free;
 	xrcd->device = dev;
 	kref_init(&xrcd->ref);
-	if (inode) {
-		xrcd->inode = igrab(inode);
-		if (!xrcd->inode) {
-			ret = -ENOENT;	/* the inode is being evicted */
-			goto err_erase;
-		}
+	if (file) {
+		xrcd->path = file->f_path;
+		path_get(&xrcd->path);
+		xrcd->inode = file_inode(file);
 		list_add(&xrcd->list, &dev->xrcds);
 	}
 	return xrcd;
 
-err_erase:
-	xib_res_erase(dev, XIB_RES_XRCD, xrcd->xrcdn);
 err_free:
 	kfree(xrcd);
 err_uncharge:
@@ -495,8 +495,8 @@ err_uncharge:
  * @dev: the device
  * @uctx: the opening user context, charged one XRCD until
  *	xib_close_xrcd(); NULL for the kernel
- * @inode: the inode that names the domain, or NULL for a new domain no
- *	one else can open
+ * @file: a file whose inode names the domain, or NULL for a new domain
+ *	no one else can open
  * @oflags: XIB_XRCD_O_CREAT, XIB_XRCD_O_EXCL, as open(2): with an
  *	@inode, an existing domain is opened unless O_CREAT|O_EXCL
  *	(-EEXIST), and a missing one is created with O_CREAT (else
@@ -512,9 +512,10 @@ err_uncharge:
  * Context: process context; may sleep.
  */
 struct xib_xrcd *xib_open_xrcd(struct xib_device *dev,
-			       struct xib_ucontext *uctx, struct inode *inode,
+			       struct xib_ucontext *uctx, struct file *file,
 			       u32 oflags)
 {
+	struct inode *inode = file ? file_inode(file) : NULL;
 	struct xib_xrcd *xrcd;
 	int ret;
 
@@ -544,7 +545,7 @@ struct xib_xrcd *xib_open_xrcd(struct xib_device *dev,
 		if (!(oflags & XIB_XRCD_O_CREAT))
 			xrcd = ERR_PTR(-ENOENT);
 		else
-			xrcd = xib_xrcd_create(dev, inode);
+			xrcd = xib_xrcd_create(dev, file);
 	}
 	mutex_unlock(&dev->xrcd_lock);
 	if (IS_ERR(xrcd)) {

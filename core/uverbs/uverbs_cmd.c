@@ -1208,8 +1208,7 @@ static int xib_cmd_open_xrcd(struct xib_uverbs_ctx *ctx, void *buf,
 		fdput(f);
 		return PTR_ERR(uobj);
 	}
-	xrcd = xib_open_xrcd(ctx->xdev, &ctx->uctx,
-			     f.file ? file_inode(f.file) : NULL, cmd->oflags);
+	xrcd = xib_open_xrcd(ctx->xdev, &ctx->uctx, f.file, cmd->oflags);
 	fdput(f);
 	if (IS_ERR(xrcd)) {
 		xib_uobj_abort(uobj);

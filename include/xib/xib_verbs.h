@@ -13,6 +13,7 @@
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/netdevice.h>
+#include <linux/path.h>
 #include <linux/percpu.h>
 #include <linux/refcount.h>
 #include <linux/rwsem.h>
@@ -35,6 +36,7 @@ struct xib_srq;
 struct xib_ah;
 struct xib_xrcd;
 struct inode;
+struct file;
 struct xib_cq_init_attr;
 struct xib_qp_init_attr;
 struct xib_srq_init_attr;
@@ -942,8 +944,10 @@ struct xib_srq {
  * @device: its device
  * @ref: one for each opener (an open handle of a user context) and each
  *	object in the domain
- * @inode: the inode that names the domain (igrab()bed), or NULL for one
- *	opened without a file, which only its creator's handle reaches
+ * @inode: the inode that names the domain, or NULL for one opened
+ *	without a file, which only its creator's handle reaches
+ * @path: with an @inode: the path of the file it was created through,
+ *	held (so the inode and its filesystem stay while the domain does)
  * @list: in @device->xrcds while it has an @inode (under xrcd_lock)
  * @xrcdn: its number on the device
  *
@@ -954,6 +958,7 @@ struct xib_xrcd {
 	struct xib_device *device;
 	struct kref ref;
 	struct inode *inode;
+	struct path path;
 	struct list_head list;
 	u32 xrcdn;
 };
@@ -962,7 +967,7 @@ struct xib_xrcd {
 #define XIB_XRCD_OFLAGS	(XIB_XRCD_O_CREAT | XIB_XRCD_O_EXCL)
 
 struct xib_xrcd *xib_open_xrcd(struct xib_device *dev,
-			       struct xib_ucontext *uctx, struct inode *inode,
+			       struct xib_ucontext *uctx, struct file *file,
 			       u32 oflags);
 void xib_close_xrcd(struct xib_xrcd *xrcd, struct xib_ucontext *uctx);
 void xib_xrcd_put(struct xib_xrcd *xrcd);

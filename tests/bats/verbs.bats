@@ -587,6 +587,7 @@ tracing_dir() {
 	grep -q '^ok .* another process opens the domain of the file (xrcdn [0-9]*, want [0-9]*)$' <<<"$output"
 	grep -q '^ok .* CLOSE_XRCD with XRC SRQs in it: EBUSY$' <<<"$output"
 	grep -q '^ok .* once no one holds it, the domain is gone: ENOENT$' <<<"$output"
+	grep -q '^ok .* umount while the domain lives: EBUSY$' <<<"$output"
 	wait_res_zero xibA xib0 30
 }
 

@@ -26,6 +26,9 @@
  *     DESTROY_CQ of their CQ, until they are destroyed; an RC QP cannot
  *     use an XRC SRQ (EINVAL); bad types, handles and reserved fields are
  *     refused; a BASIC SRQ through CREATE_XSRQ works;
+ *   - the domain holds its file's filesystem: umount is EBUSY while it
+ *     lives (a tmpfs mounted for the test; needs CAP_SYS_ADMIN), and works
+ *     once the domain is closed;
  *   - a process that exits holding a domain and an XRC SRQ leaves nothing
  *     behind (its opener's reference is dropped: ENOENT afterwards);
  *   - a context holds at most max_xrcd_per_context handles (ENOMEM).
@@ -42,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -342,6 +346,37 @@ static void check_two_processes(struct xib_context *ctx)
 	close(from_child[0]);
 }
 
+static void check_umount(struct xib_context *ctx)
+{
+	char dir[] = "/tmp/xib_xrc_mnt.XXXXXX", path[64];
+	uint32_t h;
+	int fd, ret;
+
+	if (!mkdtemp(dir))
+		xt_fail("mkdtemp: %s", strerror(errno));
+	ret = mount("tmpfs", dir, "tmpfs", 0, "size=64k") ? -errno : 0;
+	ok(ret == 0, "mount a tmpfs for the domain's file: %s", ret ? strerror(-ret) : "0");
+	if (ret) {
+		rmdir(dir);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/f", dir);
+	fd = open(path, O_CREAT | O_RDWR, 0600);
+	if (fd < 0)
+		xt_fail("open %s: %s", path, strerror(errno));
+	ret = open_xrcd(ctx, fd, XIB_XRCD_O_CREAT, 0, &h, NULL);
+	close(fd);
+	ok(ret == 0, "a domain named by a file on it: %s", err_name(ret));
+	if (!ret) {
+		ret = umount(dir) ? -errno : 0;
+		ok(ret == -EBUSY, "umount while the domain lives: %s", err_name(ret));
+		ok(close_xrcd(ctx, h) == 0, "close the domain");
+	}
+	ret = umount(dir) ? -errno : 0;
+	ok(ret == 0, "umount once the domain is gone: %s", err_name(ret));
+	rmdir(dir);
+}
+
 static void check_limit(struct xib_context *ctx)
 {
 	unsigned int max = 64, i, opened = 0;
@@ -420,6 +455,7 @@ int main(int argc, char **argv)
 	ok(close_xrcd(ctx, xh) == 0, "CLOSE_XRCD once its SRQs are gone");
 	ok(close_xrcd(ctx, xh) == -ENOENT, "CLOSE_XRCD of a closed handle: ENOENT");
 	check_limit(ctx);
+	check_umount(ctx);
 
 	xt_check(xib_close(ctx), "close");
 	unlink(link_a);

@@ -164,7 +164,9 @@
  *	exists, as the seed's ibv_close_xrc_domain(); otherwise it
  *	succeeds, and the domain itself lives on while other handles or
  *	objects hold it.  xrcdn is the domain's number on the device, the
- *	same for all its openers.
+ *	same for all its openers.  The domain holds the path of the file it
+ *	was created through: its filesystem cannot be unmounted (-EBUSY)
+ *	while the domain lives.
  * XIB_UVERBS_CREATE_XSRQ
  *	An SRQ of a type: XIB_SRQT_BASIC is CREATE_SRQ (xrcd_handle and
  *	cq_handle XIB_UVERBS_NO_HANDLE); XIB_SRQT_XRC an XRC SRQ of the
