@@ -60,6 +60,8 @@ static void xib_device_release(struct device *device)
 	mutex_destroy(&dev->port_lock);
 	kfree(dev->ports);
 	mutex_destroy(&dev->stats_lock);
+	WARN_ON(!list_empty(&dev->xrcds));
+	mutex_destroy(&dev->xrcd_lock);
 	kfree(dev->stats_base);
 	free_percpu(dev->core_stats);
 	kfree(dev);
@@ -116,6 +118,8 @@ struct xib_device *xib_alloc_device(const struct xib_device_ops *ops,
 	write_pnet(&dev->net, &init_net);
 	mutex_init(&dev->mcast_lock);
 	INIT_LIST_HEAD(&dev->mcast_groups);
+	mutex_init(&dev->xrcd_lock);
+	INIT_LIST_HEAD(&dev->xrcds);
 	return dev;
 }
 EXPORT_SYMBOL_GPL(xib_alloc_device);

@@ -50,6 +50,7 @@ static const struct nla_policy xib_nl_policy[XIB_ATTR_MAX + 1] = {
 	[XIB_ATTR_SYS_NETNS_SHARED] = NLA_POLICY_MAX(NLA_U8, 1),
 	[XIB_ATTR_LINK_PCI]	= { .type = NLA_NUL_STRING, .len = 31 },
 	[XIB_ATTR_RES_MW]	= { .type = NLA_REJECT },
+	[XIB_ATTR_RES_XRCD]	= { .type = NLA_REJECT },
 };
 
 static struct genl_family xib_nl_family;
@@ -99,6 +100,7 @@ static const u16 xib_nl_res_attr[XIB_RES_MAX] = {
 	[XIB_RES_AH] = XIB_ATTR_RES_AH,
 	[XIB_RES_MW] = XIB_ATTR_RES_MW,
 	[XIB_RES_UCONTEXT] = XIB_ATTR_RES_UCONTEXT,
+	[XIB_RES_XRCD] = XIB_ATTR_RES_XRCD,
 };
 
 static int xib_nl_put_res(struct sk_buff *skb, struct xib_device *dev)

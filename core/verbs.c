@@ -45,6 +45,7 @@
 
 #include <linux/capability.h>
 #include <linux/export.h>
+#include <linux/fs.h>
 #include <linux/moduleparam.h>
 #include <linux/nospec.h>
 #include <linux/random.h>
@@ -76,6 +77,7 @@ static unsigned int xib_ctx_max[XIB_RES_MAX] = {
 	[XIB_RES_SRQ]	= 512,
 	[XIB_RES_AH]	= 8192,
 	[XIB_RES_MW]	= 8192,
+	[XIB_RES_XRCD]	= 64,
 };
 module_param_named(max_pd_per_context, xib_ctx_max[XIB_RES_PD], uint, 0644);
 MODULE_PARM_DESC(max_pd_per_context, "PDs one user context may allocate (1024)");
@@ -91,6 +93,8 @@ module_param_named(max_ah_per_context, xib_ctx_max[XIB_RES_AH], uint, 0644);
 MODULE_PARM_DESC(max_ah_per_context, "AHs one user context may create (8192)");
 module_param_named(max_mw_per_context, xib_ctx_max[XIB_RES_MW], uint, 0644);
 MODULE_PARM_DESC(max_mw_per_context, "memory windows one user context may allocate (8192)");
+module_param_named(max_xrcd_per_context, xib_ctx_max[XIB_RES_XRCD], uint, 0644);
+MODULE_PARM_DESC(max_xrcd_per_context, "XRC domains one user context may hold open (64)");
 
 /* Deferred releases of CQs, QPs and SRQs; see the comment at the top. */
 static struct workqueue_struct *xib_release_wq;
@@ -392,6 +396,188 @@ int xib_dealloc_pd(struct xib_pd *pd)
 	return 0;
 }
 EXPORT_SYMBOL_GPL(xib_dealloc_pd);
+
+/* XRC domains */
+
+static void xib_xrcd_free(struct xib_xrcd *xrcd)
+{
+	struct xib_device *dev = xrcd->device;
+
+	if (xrcd->inode)
+		path_put(&xrcd->path);
+	xib_res_erase(dev, XIB_RES_XRCD, xrcd->xrcdn);
+	xib_res_uncharge(dev, NULL, XIB_RES_XRCD);
+	kfree(xrcd);
+}
+
+/* kref_put_mutex() release: called with @dev->xrcd_lock held, drops it. */
+static void xib_xrcd_release(struct kref *ref)
+{
+	struct xib_xrcd *xrcd = container_of(ref, struct xib_xrcd, ref);
+
+	lockdep_assert_held(&xrcd->device->xrcd_lock);
+	if (xrcd->inode)
+		list_del(&xrcd->list);
+	mutex_unlock(&xrcd->device->xrcd_lock);
+	xib_xrcd_free(xrcd);
+}
+
+/**
+ * xib_xrcd_put() - drop a reference on an XRC domain
+ * @xrcd: the domain
+ *
+ * The last reference takes the domain off its device's inode list (under
+ * the device's xrcd_lock, so a concurrent open either finds it alive or
+ * not at all) and frees it.
+ *
+ * Context: process context; may sleep.
+ */
+void xib_xrcd_put(struct xib_xrcd *xrcd)
+{
+	kref_put_mutex(&xrcd->ref, xib_xrcd_release, &xrcd->device->xrcd_lock);
+}
+EXPORT_SYMBOL_GPL(xib_xrcd_put);
+
+/* The live domain of @inode on @dev, with a reference, or NULL. */
+static struct xib_xrcd *xib_xrcd_find(struct xib_device *dev,
+				      struct inode *inode)
+{
+	struct xib_xrcd *xrcd;
+
+	lockdep_assert_held(&dev->xrcd_lock);
+	list_for_each_entry(xrcd, &dev->xrcds, list)
+		if (xrcd->inode == inode)
+			return kref_get_unless_zero(&xrcd->ref) ? xrcd : NULL;
+	return NULL;
+}
+
+/*
+ * A new domain named by @file's inode (or by none), on @dev's list if
+ * @file.  It holds @file's path, so the filesystem stays mounted (umount
+ * is EBUSY) while the domain lives and the inode cannot be reused.
+ */
+static struct xib_xrcd *xib_xrcd_create(struct xib_device *dev,
+					struct file *file)
+{
+	struct xib_xrcd *xrcd;
+	int ret;
+
+	ret = xib_res_charge(dev, NULL, XIB_RES_XRCD, dev->attrs.max_pd);
+	if (ret)
+		return ERR_PTR(ret);
+	xrcd = kzalloc(sizeof(*xrcd), GFP_KERNEL_ACCOUNT);
+	if (!xrcd) {
+		ret = -ENOMEM;
+		goto err_uncharge;
+	}
+	ret = xib_res_reserve(dev, XIB_RES_XRCD, &xrcd->xrcdn);
+	if (ret)
+		goto err_free;
+	xrcd->device = dev;
+	kref_init(&xrcd->ref);
+	if (file) {
+		xrcd->path = file->f_path;
+		path_get(&xrcd->path);
+		xrcd->inode = file_inode(file);
+		list_add(&xrcd->list, &dev->xrcds);
+	}
+	return xrcd;
+
+err_free:
+	kfree(xrcd);
+err_uncharge:
+	xib_res_uncharge(dev, NULL, XIB_RES_XRCD);
+	return ERR_PTR(ret);
+}
+
+/**
+ * xib_open_xrcd() - open (or create) an XRC domain
+ * @dev: the device
+ * @uctx: the opening user context, charged one XRCD until
+ *	xib_close_xrcd(); NULL for the kernel
+ * @file: a file whose inode names the domain, or NULL for a new domain
+ *	no one else can open
+ * @oflags: XIB_XRCD_O_CREAT, XIB_XRCD_O_EXCL, as open(2): with an
+ *	@inode, an existing domain is opened unless O_CREAT|O_EXCL
+ *	(-EEXIST), and a missing one is created with O_CREAT (else
+ *	-ENOENT); without, O_CREAT alone is the only valid value.  O_EXCL
+ *	without O_CREAT is -EINVAL.
+ *
+ * Looking up and creating are one step under @dev->xrcd_lock, so of two
+ * contexts opening the same inode with O_CREAT one creates and the other
+ * opens the same domain.  Domains are bounded by the device's max_pd and
+ * the context's max_xrcd_per_context (-ENOMEM beyond).
+ *
+ * Return: the domain, with the opener's reference, or an ERR_PTR.
+ * Context: process context; may sleep.
+ */
+struct xib_xrcd *xib_open_xrcd(struct xib_device *dev,
+			       struct xib_ucontext *uctx, struct file *file,
+			       u32 oflags)
+{
+	struct inode *inode = file ? file_inode(file) : NULL;
+	struct xib_xrcd *xrcd;
+	int ret;
+
+	if (!xib_has_verbs(dev))
+		return ERR_PTR(-EOPNOTSUPP);
+	if ((oflags & ~XIB_XRCD_OFLAGS) ||
+	    ((oflags & XIB_XRCD_O_EXCL) && !(oflags & XIB_XRCD_O_CREAT)) ||
+	    (!inode && oflags != XIB_XRCD_O_CREAT))
+		return ERR_PTR(-EINVAL);
+	if (uctx) {
+		if (atomic_inc_return(&uctx->res_count[XIB_RES_XRCD]) >
+		    READ_ONCE(xib_ctx_max[XIB_RES_XRCD])) {
+			ret = -ENOMEM;
+			goto err_uncharge;
+		}
+	}
+
+	mutex_lock(&dev->xrcd_lock);
+	xrcd = inode ? xib_xrcd_find(dev, inode) : NULL;
+	if (xrcd && (oflags & XIB_XRCD_O_EXCL)) {
+		mutex_unlock(&dev->xrcd_lock);
+		xib_xrcd_put(xrcd);
+		ret = -EEXIST;
+		goto err_uncharge;
+	}
+	if (!xrcd) {
+		if (!(oflags & XIB_XRCD_O_CREAT))
+			xrcd = ERR_PTR(-ENOENT);
+		else
+			xrcd = xib_xrcd_create(dev, file);
+	}
+	mutex_unlock(&dev->xrcd_lock);
+	if (IS_ERR(xrcd)) {
+		ret = PTR_ERR(xrcd);
+		goto err_uncharge;
+	}
+	return xrcd;
+
+err_uncharge:
+	if (uctx)
+		atomic_dec(&uctx->res_count[XIB_RES_XRCD]);
+	return ERR_PTR(ret);
+}
+EXPORT_SYMBOL_GPL(xib_open_xrcd);
+
+/**
+ * xib_close_xrcd() - undo one xib_open_xrcd()
+ * @xrcd: the domain
+ * @uctx: the context that opened it
+ *
+ * The domain itself lives on while other openers or objects in it hold
+ * it (users check that theirs are gone first: see xib_uverbs).
+ *
+ * Context: process context; may sleep.
+ */
+void xib_close_xrcd(struct xib_xrcd *xrcd, struct xib_ucontext *uctx)
+{
+	if (uctx)
+		atomic_dec(&uctx->res_count[XIB_RES_XRCD]);
+	xib_xrcd_put(xrcd);
+}
+EXPORT_SYMBOL_GPL(xib_close_xrcd);
 
 /* MRs */
 
@@ -1338,6 +1524,10 @@ static void xib_srq_free(struct xib_srq *srq)
 {
 	if (srq->device->ops->release_srq)
 		srq->device->ops->release_srq(srq);
+	if (srq->cq)
+		xib_cq_put(srq->cq);
+	if (srq->xrcd)
+		xib_xrcd_put(srq->xrcd);
 	xib_pd_put(srq->pd);
 	kfree(srq);
 }
@@ -1376,7 +1566,10 @@ EXPORT_SYMBOL_GPL(xib_srq_put);
  * @pd: the PD
  * @uctx: the owning user context (that of @pd), or NULL for the kernel
  * @attr: max_wr 1 to attrs.max_srq_wr, max_sge up to attrs.max_srq_sge,
- *	srq_limit up to max_wr; on return max_wr/max_sge are what was granted
+ *	srq_limit up to max_wr; on return max_wr/max_sge are what was granted.
+ *	srq_type BASIC with no xrcd and cq, or XRC with both (the CQ of the
+ *	same device and owner): the SRQ then holds a reference on the
+ *	domain and counts as a user of the CQ until it is destroyed.
  * @ring: for a user SRQ, returns where the receive ring is mapped
  *
  * Return: the SRQ or an ERR_PTR: -EINVAL, -EOPNOTSUPP, -ENOMEM (also
@@ -1396,12 +1589,29 @@ struct xib_srq *xib_create_srq(struct xib_pd *pd, struct xib_ucontext *uctx,
 	    attr->max_sge > dev->attrs.max_srq_sge ||
 	    attr->srq_limit > attr->max_wr)
 		return ERR_PTR(-EINVAL);
+	switch (attr->srq_type) {
+	case XIB_SRQT_BASIC:
+		if (attr->xrcd || attr->cq)
+			return ERR_PTR(-EINVAL);
+		break;
+	case XIB_SRQT_XRC:
+		if (!attr->xrcd || attr->xrcd->device != dev)
+			return ERR_PTR(-EINVAL);
+		break;
+	default:
+		return ERR_PTR(-EOPNOTSUPP);
+	}
 	ret = xib_pd_use(pd, uctx);
 	if (ret)
 		return ERR_PTR(ret);
+	if (attr->srq_type == XIB_SRQT_XRC) {
+		ret = xib_cq_use(attr->cq, dev, uctx);
+		if (ret)
+			goto err_unuse_pd;
+	}
 	ret = xib_res_charge(dev, uctx, XIB_RES_SRQ, dev->attrs.max_srq);
 	if (ret)
-		goto err_unuse_pd;
+		goto err_unuse_cq;
 	srq = xib_obj_alloc(dev->ops->size_srq, sizeof(*srq));
 	if (!srq) {
 		ret = -ENOMEM;
@@ -1412,6 +1622,7 @@ struct xib_srq *xib_create_srq(struct xib_pd *pd, struct xib_ucontext *uctx,
 	kref_init(&srq->ref);
 	atomic_set(&srq->usecnt, 0);
 	srq->pd = pd;
+	srq->srq_type = attr->srq_type;
 	srq->srq_limit = attr->srq_limit;
 	srq->event_handler = attr->event_handler;
 	srq->context = attr->context;
@@ -1424,6 +1635,11 @@ struct xib_srq *xib_create_srq(struct xib_pd *pd, struct xib_ucontext *uctx,
 		goto err_erase;
 	srq->max_wr = attr->max_wr;
 	srq->max_sge = attr->max_sge;
+	if (attr->srq_type == XIB_SRQT_XRC) {
+		kref_get(&attr->xrcd->ref);
+		srq->xrcd = attr->xrcd;
+		srq->cq = attr->cq;	/* the use and reference taken above */
+	}
 	xib_res_publish(dev, XIB_RES_SRQ, srq->srqn, srq);
 	return srq;
 
@@ -1433,6 +1649,9 @@ err_free:
 	kfree(srq);
 err_uncharge:
 	xib_res_uncharge(dev, uctx, XIB_RES_SRQ);
+err_unuse_cq:
+	if (attr->srq_type == XIB_SRQT_XRC)
+		xib_cq_unuse(attr->cq);
 err_unuse_pd:
 	xib_pd_unuse(pd);
 	return ERR_PTR(ret);
@@ -1534,6 +1753,8 @@ int xib_destroy_srq(struct xib_srq *srq)
 	xib_res_erase(dev, XIB_RES_SRQ, srq->srqn);
 	dev->ops->destroy_srq(srq);
 	xib_res_uncharge(dev, srq->uctx, XIB_RES_SRQ);
+	if (srq->cq)
+		xib_unuse(&srq->cq->usecnt);
 	xib_unuse(&srq->pd->usecnt);
 	xib_srq_put(srq);
 	return 0;
@@ -1790,7 +2011,8 @@ struct xib_qp *xib_create_qp(struct xib_pd *pd, struct xib_ucontext *uctx,
 	ret = xib_check_qp_init_attr(dev, attr);
 	if (ret)
 		return ERR_PTR(ret);
-	if (attr->srq && (attr->srq->device != dev || attr->srq->uctx != uctx))
+	if (attr->srq && (attr->srq->device != dev || attr->srq->uctx != uctx ||
+			  attr->srq->srq_type != XIB_SRQT_BASIC))
 		return ERR_PTR(-EINVAL);
 	req = attr->cap;
 

@@ -61,6 +61,8 @@ union xib_uverbs_cmd_buf {
 	struct xib_uverbs_create_ah create_ah;
 	struct xib_uverbs_mcast mcast;
 	struct xib_uverbs_alloc_mw alloc_mw;
+	struct xib_uverbs_open_xrcd open_xrcd;
+	struct xib_uverbs_create_xsrq create_xsrq;
 };
 
 /* True if the @len bytes at @p are all zero. */
@@ -175,12 +177,21 @@ static int xib_uobj_destroy(struct xib_uverbs_uobj *uobj, u32 *comp_reported,
 	case XIB_UOBJ_MW:
 		ret = xib_dealloc_mw(uobj->object);
 		break;
+	case XIB_UOBJ_XRCD:
+		ret = 0;
+		if (atomic_read(&uobj->xrcd_users))
+			ret = -EBUSY;
+		else
+			xib_close_xrcd(uobj->object, &ctx->uctx);
+		break;
 	default:
 		ret = -EINVAL;
 		break;
 	}
 	if (ret)
 		return ret;
+	if (uobj->xrcd_uobj)
+		atomic_dec(&uobj->xrcd_uobj->xrcd_users);
 
 	/* The driver calls no handler of the object any more. */
 	if (uobj->comp_ev)
@@ -204,7 +215,7 @@ static int xib_uobj_destroy(struct xib_uverbs_uobj *uobj, u32 *comp_reported,
  * xib_uverbs_destroy_all() - destroy every object of a context
  * @ctx: the context, with @ctx->rwsem held for write
  *
- * Goes in dependency order (AH, QP, MW, SRQ, CQ, MR, PD: a bound window
+ * Goes in dependency order (AH, QP, MW, SRQ, XRCD, CQ, MR, PD: a bound window
  * keeps its MR) and repeats while that makes progress, since -EBUSY
  * resolves as dependents go.
  */
@@ -212,7 +223,7 @@ void xib_uverbs_destroy_all(struct xib_uverbs_ctx *ctx)
 {
 	static const enum xib_uverbs_obj_type order[] = {
 		XIB_UOBJ_AH, XIB_UOBJ_QP, XIB_UOBJ_MW, XIB_UOBJ_SRQ,
-		XIB_UOBJ_CQ, XIB_UOBJ_MR, XIB_UOBJ_PD,
+		XIB_UOBJ_XRCD, XIB_UOBJ_CQ, XIB_UOBJ_MR, XIB_UOBJ_PD,
 	};
 	struct xib_uverbs_uobj *uobj;
 	unsigned long index;
@@ -968,43 +979,152 @@ static int xib_cmd_detach_mcast(struct xib_uverbs_ctx *ctx, void *buf,
 
 /* --- SRQ -------------------------------------------------------------------- */
 
+/* The parameters of CREATE_SRQ and CREATE_XSRQ. */
+struct xib_srq_args {
+	u64 user_handle;
+	u32 srq_type;
+	u32 pd_handle;
+	u32 xrcd_handle;
+	u32 cq_handle;
+	u32 max_wr;		/* in; out */
+	u32 max_sge;		/* in; out */
+	u32 srq_limit;
+	u32 srq_handle;		/* out */
+	u32 srqn;		/* out */
+	struct xib_uverbs_ring *ring;	/* out */
+};
+
+static int xib_srq_create(struct xib_uverbs_ctx *ctx, struct xib_srq_args *a,
+			  struct xib_uverbs_out *out)
+{
+	struct xib_uverbs_uobj *uobj, *pd_u, *xrcd_u = NULL, *cq_u = NULL;
+	struct xib_srq_init_attr attr = {};
+	struct xib_srq *srq;
+	int ret;
+
+	if (a->srq_type == XIB_SRQT_BASIC &&
+	    (a->xrcd_handle != XIB_UVERBS_NO_HANDLE ||
+	     a->cq_handle != XIB_UVERBS_NO_HANDLE))
+		return -EINVAL;
+	pd_u = xib_uobj_get(ctx, a->pd_handle, XIB_UOBJ_PD, false);
+	if (IS_ERR(pd_u))
+		return PTR_ERR(pd_u);
+	if (a->srq_type == XIB_SRQT_XRC) {
+		xrcd_u = xib_uobj_get(ctx, a->xrcd_handle, XIB_UOBJ_XRCD,
+				      false);
+		if (IS_ERR(xrcd_u)) {
+			ret = PTR_ERR(xrcd_u);
+			xrcd_u = NULL;
+			goto put;
+		}
+		cq_u = xib_uobj_get(ctx, a->cq_handle, XIB_UOBJ_CQ, false);
+		if (IS_ERR(cq_u)) {
+			ret = PTR_ERR(cq_u);
+			cq_u = NULL;
+			goto put;
+		}
+	}
+	uobj = xib_uobj_new(ctx, XIB_UOBJ_SRQ, a->user_handle);
+	if (IS_ERR(uobj)) {
+		ret = PTR_ERR(uobj);
+		goto put;
+	}
+	attr.srq_type = a->srq_type;
+	attr.xrcd = xrcd_u ? xrcd_u->object : NULL;
+	attr.cq = cq_u ? cq_u->object : NULL;
+	attr.max_wr = a->max_wr;
+	attr.max_sge = a->max_sge;
+	attr.srq_limit = a->srq_limit;
+	attr.event_handler = xib_uverbs_srq_event_handler;
+	attr.context = uobj;
+	attr.user_handle = a->user_handle;
+	srq = xib_create_srq(pd_u->object, &ctx->uctx, &attr, a->ring);
+	if (IS_ERR(srq)) {
+		xib_uobj_abort(uobj);
+		ret = PTR_ERR(srq);
+		goto put;
+	}
+	uobj->object = srq;
+	if (xrcd_u) {
+		/* Before the put below: CLOSE_XRCD sees it once it can run. */
+		atomic_inc(&xrcd_u->xrcd_users);
+		uobj->xrcd_uobj = xrcd_u;
+	}
+	a->max_wr = attr.max_wr;
+	a->max_sge = attr.max_sge;
+	a->srq_handle = uobj->handle;
+	a->srqn = srq->srqn;
+	out->commit_handle = uobj->handle;
+	ret = 0;
+put:
+	if (cq_u)
+		xib_uobj_put(cq_u);
+	if (xrcd_u)
+		xib_uobj_put(xrcd_u);
+	xib_uobj_put(pd_u);
+	return ret;
+}
+
 static int xib_cmd_create_srq(struct xib_uverbs_ctx *ctx, void *buf,
 			      struct xib_uverbs_out *out)
 {
 	struct xib_uverbs_create_srq *cmd = buf;
-	struct xib_srq_init_attr attr = {};
-	struct xib_uverbs_uobj *uobj, *pd_uobj;
-	struct xib_srq *srq;
+	struct xib_srq_args a = {
+		.user_handle = cmd->user_handle,
+		.srq_type = XIB_SRQT_BASIC,
+		.pd_handle = cmd->pd_handle,
+		.xrcd_handle = XIB_UVERBS_NO_HANDLE,
+		.cq_handle = XIB_UVERBS_NO_HANDLE,
+		.max_wr = cmd->max_wr,
+		.max_sge = cmd->max_sge,
+		.srq_limit = cmd->srq_limit,
+		.ring = &cmd->ring,
+	};
+	int ret;
 
 	if (!xib_zero_from(cmd, sizeof(*cmd),
 			   offsetof(struct xib_uverbs_create_srq, srq_handle)))
 		return -EINVAL;
-	pd_uobj = xib_uobj_get(ctx, cmd->pd_handle, XIB_UOBJ_PD, false);
-	if (IS_ERR(pd_uobj))
-		return PTR_ERR(pd_uobj);
-	uobj = xib_uobj_new(ctx, XIB_UOBJ_SRQ, cmd->user_handle);
-	if (IS_ERR(uobj)) {
-		xib_uobj_put(pd_uobj);
-		return PTR_ERR(uobj);
-	}
-	attr.max_wr = cmd->max_wr;
-	attr.max_sge = cmd->max_sge;
-	attr.srq_limit = cmd->srq_limit;
-	attr.event_handler = xib_uverbs_srq_event_handler;
-	attr.context = uobj;
-	attr.user_handle = cmd->user_handle;
-	srq = xib_create_srq(pd_uobj->object, &ctx->uctx, &attr, &cmd->ring);
-	xib_uobj_put(pd_uobj);
-	if (IS_ERR(srq)) {
-		xib_uobj_abort(uobj);
-		return PTR_ERR(srq);
-	}
-	uobj->object = srq;
-	cmd->max_wr = attr.max_wr;
-	cmd->max_sge = attr.max_sge;
-	cmd->srq_handle = uobj->handle;
-	cmd->srqn = srq->srqn;
-	out->commit_handle = uobj->handle;
+	ret = xib_srq_create(ctx, &a, out);
+	if (ret)
+		return ret;
+	cmd->max_wr = a.max_wr;
+	cmd->max_sge = a.max_sge;
+	cmd->srq_handle = a.srq_handle;
+	cmd->srqn = a.srqn;
+	return 0;
+}
+
+static int xib_cmd_create_xsrq(struct xib_uverbs_ctx *ctx, void *buf,
+			       struct xib_uverbs_out *out)
+{
+	struct xib_uverbs_create_xsrq *cmd = buf;
+	struct xib_srq_args a = {
+		.user_handle = cmd->user_handle,
+		.srq_type = cmd->srq_type,
+		.pd_handle = cmd->pd_handle,
+		.xrcd_handle = cmd->xrcd_handle,
+		.cq_handle = cmd->cq_handle,
+		.max_wr = cmd->max_wr,
+		.max_sge = cmd->max_sge,
+		.srq_limit = cmd->srq_limit,
+		.ring = &cmd->ring,
+	};
+	int ret;
+
+	if (cmd->reserved ||
+	    !xib_zero_from(cmd, sizeof(*cmd),
+			   offsetof(struct xib_uverbs_create_xsrq, srq_handle)))
+		return -EINVAL;
+	if (cmd->srq_type != XIB_SRQT_BASIC && cmd->srq_type != XIB_SRQT_XRC)
+		return -EOPNOTSUPP;
+	ret = xib_srq_create(ctx, &a, out);
+	if (ret)
+		return ret;
+	cmd->max_wr = a.max_wr;
+	cmd->max_sge = a.max_sge;
+	cmd->srq_handle = a.srq_handle;
+	cmd->srqn = a.srqn;
 	return 0;
 }
 
@@ -1070,6 +1190,48 @@ static int xib_cmd_destroy_srq(struct xib_uverbs_ctx *ctx, void *buf,
 	return xib_cmd_destroy_events(ctx, buf, XIB_UOBJ_SRQ);
 }
 
+/* --- XRC domains ------------------------------------------------------------ */
+
+static int xib_cmd_open_xrcd(struct xib_uverbs_ctx *ctx, void *buf,
+			     struct xib_uverbs_out *out)
+{
+	struct xib_uverbs_open_xrcd *cmd = buf;
+	struct xib_uverbs_uobj *uobj;
+	struct xib_xrcd *xrcd;
+	struct fd f = {};
+
+	if (cmd->xrcd_handle || cmd->xrcdn || cmd->reserved ||
+	    (cmd->oflags & ~XIB_XRCD_OFLAGS) || cmd->fd < -1)
+		return -EINVAL;
+	if (cmd->fd != -1) {
+		f = fdget(cmd->fd);
+		if (!f.file)
+			return -EBADF;
+	}
+	uobj = xib_uobj_new(ctx, XIB_UOBJ_XRCD, 0);
+	if (IS_ERR(uobj)) {
+		fdput(f);
+		return PTR_ERR(uobj);
+	}
+	xrcd = xib_open_xrcd(ctx->xdev, &ctx->uctx, f.file, cmd->oflags);
+	fdput(f);
+	if (IS_ERR(xrcd)) {
+		xib_uobj_abort(uobj);
+		return PTR_ERR(xrcd);
+	}
+	uobj->object = xrcd;
+	cmd->xrcd_handle = uobj->handle;
+	cmd->xrcdn = xrcd->xrcdn;
+	out->commit_handle = uobj->handle;
+	return 0;
+}
+
+static int xib_cmd_close_xrcd(struct xib_uverbs_ctx *ctx, void *buf,
+			      struct xib_uverbs_out *out)
+{
+	return xib_cmd_destroy_simple(ctx, buf, XIB_UOBJ_XRCD);
+}
+
 /* --- dispatch --------------------------------------------------------------- */
 
 struct xib_uverbs_cmd_desc {
@@ -1117,6 +1279,9 @@ static const struct xib_uverbs_cmd_desc xib_uverbs_cmds[] = {
 	XIB_CMD(DETACH_MCAST, xib_cmd_detach_mcast, XIB_RES),
 	XIB_CMD(ALLOC_MW, xib_cmd_alloc_mw, XIB_RES),
 	XIB_CMD(DEALLOC_MW, xib_cmd_dealloc_mw, XIB_RES),
+	XIB_CMD(OPEN_XRCD, xib_cmd_open_xrcd, XIB_RES),
+	XIB_CMD(CLOSE_XRCD, xib_cmd_close_xrcd, XIB_RES),
+	XIB_CMD(CREATE_XSRQ, xib_cmd_create_xsrq, XIB_RES),
 };
 
 static void xib_uverbs_check_abi(void)
@@ -1152,6 +1317,8 @@ static void xib_uverbs_check_abi(void)
 	BUILD_BUG_ON(sizeof(struct xib_uverbs_create_ah) != 56);
 	BUILD_BUG_ON(sizeof(struct xib_uverbs_mcast) != 24);
 	BUILD_BUG_ON(sizeof(struct xib_uverbs_alloc_mw) != 24);
+	BUILD_BUG_ON(sizeof(struct xib_uverbs_open_xrcd) != 24);
+	BUILD_BUG_ON(sizeof(struct xib_uverbs_create_xsrq) != 72);
 	BUILD_BUG_ON(_IOC_SIZE(XIB_UVERBS_QUERY_QP) >
 		     sizeof(union xib_uverbs_cmd_buf));
 }

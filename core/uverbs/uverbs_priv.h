@@ -108,6 +108,7 @@ enum xib_uverbs_obj_type {
 	XIB_UOBJ_SRQ,
 	XIB_UOBJ_AH,
 	XIB_UOBJ_MW,
+	XIB_UOBJ_XRCD,
 };
 
 /**
@@ -130,6 +131,9 @@ enum xib_uverbs_obj_type {
  * @send_cq_handle: QP: the handle of its send CQ
  * @recv_cq_handle: QP: the handle of its receive CQ
  * @srq_handle: QP: the handle of its SRQ, or XIB_UVERBS_NO_HANDLE
+ * @xrcd_uobj: XRC SRQ: the XRCD handle it was created through, which
+ *	cannot be closed before it
+ * @xrcd_users: XRCD: the context's objects created through this handle
  */
 struct xib_uverbs_uobj {
 	struct xib_uverbs_ctx *ctx;
@@ -149,6 +153,8 @@ struct xib_uverbs_uobj {
 	u32 send_cq_handle;
 	u32 recv_cq_handle;
 	u32 srq_handle;
+	struct xib_uverbs_uobj *xrcd_uobj;
+	atomic_t xrcd_users;
 };
 
 enum xib_uverbs_ctx_state {

@@ -13,6 +13,7 @@
 #include "hca_wire.h"
 
 #define XIB_H(hdr)	BIT(XIB_HDR_##hdr)
+#define XIB_X		XIB_H(XRCETH)
 
 /* @len: BTH and extension headers (the test checks it against @h) */
 #define XIB_OPC(t, op, h, len, fl)				\
@@ -30,8 +31,11 @@
 #define XIB_RQ_ONLY	(XIB_OPF_REQ | XIB_OPF_PAYLOAD | XIB_OPF_ONLY)
 
 /*
- * IBTA vol. 1 table 38 for the RC, UC and UD transports.  RD, CNP and the
- * vendor-specific ranges are not supported: their entries stay empty.
+ * IBTA vol. 1 table 38 for the RC, UC, UD and XRC transports.  RD, CNP
+ * and the vendor-specific ranges are not supported: their entries stay
+ * empty.  XRC has RC's operations; its requests carry an XRCETH right
+ * after the BTH (before a RETH, AtomicETH, ImmDt or IETH), its responses
+ * do not.
  */
 static const struct xib_hca_opcode_info xib_hca_opcodes[256] = {
 	XIB_OPC(RC, SEND_FIRST, 0, 12, XIB_RQ_FIRST),
@@ -90,6 +94,44 @@ static const struct xib_hca_opcode_info xib_hca_opcodes[256] = {
 	XIB_OPC(UD, SEND_ONLY, XIB_H(DETH), 20, XIB_RQ_ONLY),
 	XIB_OPC(UD, SEND_ONLY_WITH_IMMEDIATE, XIB_H(DETH) | XIB_H(IMMDT), 24,
 		XIB_RQ_ONLY | XIB_OPF_IMM),
+
+	XIB_OPC(XRC, SEND_FIRST, XIB_X, 16, XIB_RQ_FIRST),
+	XIB_OPC(XRC, SEND_MIDDLE, XIB_X, 16, XIB_RQ_MIDDLE),
+	XIB_OPC(XRC, SEND_LAST, XIB_X, 16, XIB_RQ_LAST),
+	XIB_OPC(XRC, SEND_LAST_WITH_IMMEDIATE, XIB_X | XIB_H(IMMDT), 20,
+		XIB_RQ_LAST | XIB_OPF_IMM),
+	XIB_OPC(XRC, SEND_ONLY, XIB_X, 16, XIB_RQ_ONLY),
+	XIB_OPC(XRC, SEND_ONLY_WITH_IMMEDIATE, XIB_X | XIB_H(IMMDT), 20,
+		XIB_RQ_ONLY | XIB_OPF_IMM),
+	XIB_OPC(XRC, RDMA_WRITE_FIRST, XIB_X | XIB_H(RETH), 32, XIB_RQ_FIRST),
+	XIB_OPC(XRC, RDMA_WRITE_MIDDLE, XIB_X, 16, XIB_RQ_MIDDLE),
+	XIB_OPC(XRC, RDMA_WRITE_LAST, XIB_X, 16, XIB_RQ_LAST),
+	XIB_OPC(XRC, RDMA_WRITE_LAST_WITH_IMMEDIATE, XIB_X | XIB_H(IMMDT), 20,
+		XIB_RQ_LAST | XIB_OPF_IMM),
+	XIB_OPC(XRC, RDMA_WRITE_ONLY, XIB_X | XIB_H(RETH), 32, XIB_RQ_ONLY),
+	XIB_OPC(XRC, RDMA_WRITE_ONLY_WITH_IMMEDIATE,
+		XIB_X | XIB_H(RETH) | XIB_H(IMMDT), 36, XIB_RQ_ONLY | XIB_OPF_IMM),
+	XIB_OPC(XRC, RDMA_READ_REQUEST, XIB_X | XIB_H(RETH), 32,
+		XIB_OPF_REQ | XIB_OPF_ONLY),
+	XIB_OPC(XRC, RDMA_READ_RESPONSE_FIRST, XIB_H(AETH), 16,
+		XIB_OPF_PAYLOAD | XIB_OPF_FIRST),
+	XIB_OPC(XRC, RDMA_READ_RESPONSE_MIDDLE, 0, 12,
+		XIB_OPF_PAYLOAD | XIB_OPF_MIDDLE),
+	XIB_OPC(XRC, RDMA_READ_RESPONSE_LAST, XIB_H(AETH), 16,
+		XIB_OPF_PAYLOAD | XIB_OPF_LAST),
+	XIB_OPC(XRC, RDMA_READ_RESPONSE_ONLY, XIB_H(AETH), 16,
+		XIB_OPF_PAYLOAD | XIB_OPF_ONLY),
+	XIB_OPC(XRC, ACKNOWLEDGE, XIB_H(AETH), 16, XIB_OPF_ONLY),
+	XIB_OPC(XRC, ATOMIC_ACKNOWLEDGE, XIB_H(AETH) | XIB_H(ATMACK), 24,
+		XIB_OPF_ONLY),
+	XIB_OPC(XRC, COMPARE_SWAP, XIB_X | XIB_H(ATMETH), 44,
+		XIB_OPF_REQ | XIB_OPF_ONLY),
+	XIB_OPC(XRC, FETCH_ADD, XIB_X | XIB_H(ATMETH), 44,
+		XIB_OPF_REQ | XIB_OPF_ONLY),
+	XIB_OPC(XRC, SEND_LAST_WITH_INVALIDATE, XIB_X | XIB_H(IETH), 20,
+		XIB_RQ_LAST | XIB_OPF_INV),
+	XIB_OPC(XRC, SEND_ONLY_WITH_INVALIDATE, XIB_X | XIB_H(IETH), 20,
+		XIB_RQ_ONLY | XIB_OPF_INV),
 };
 
 /**
@@ -153,7 +195,7 @@ static const u8 xib_hca_wr_ops[][XIB_POS_NUM] = {
 
 /**
  * xib_hca_req_bth_opcode() - the BTH opcode of a request packet
- * @transport: XIB_TRANSPORT_RC, _UC or _UD (the QP's type)
+ * @transport: XIB_TRANSPORT_RC, _UC, _UD or _XRC (the QP's type)
  * @wr_opcode: the send WR's opcode (enum xib_hca_wr_opcode)
  * @pos: where the packet sits in the message (xib_pkt_pos())
  *
@@ -184,6 +226,7 @@ int xib_hca_req_bth_opcode(u8 transport, u32 wr_opcode, enum xib_pkt_pos pos)
 
 static const u8 xib_hca_hdr_len[XIB_HDR_NUM] = {
 	[XIB_HDR_DETH] = XIB_DETH_LEN,
+	[XIB_HDR_XRCETH] = XIB_XRCETH_LEN,
 	[XIB_HDR_RETH] = XIB_RETH_LEN,
 	[XIB_HDR_ATMETH] = XIB_ATMETH_LEN,
 	[XIB_HDR_AETH] = XIB_AETH_LEN,
@@ -303,7 +346,8 @@ int xib_hca_build(void *buf, size_t len, const struct xib_hca_hdr_fields *f)
 			  (XIB_OPF_PAYLOAD | XIB_OPF_LAST)))
 		return -EINVAL;
 	if (f->dqpn & ~XIB_QPN_MASK || f->psn & ~XIB_PSN_MASK ||
-	    f->msn & ~XIB_MSN_MASK || f->sqpn & ~XIB_QPN_MASK)
+	    f->msn & ~XIB_MSN_MASK || f->sqpn & ~XIB_QPN_MASK ||
+	    f->xrcsrq & ~XIB_XRCSRQ_MASK)
 		return -EINVAL;
 
 	memset(buf, 0, info->hdr_len);
@@ -318,6 +362,8 @@ int xib_hca_build(void *buf, size_t len, const struct xib_hca_hdr_fields *f)
 
 	if (h & XIB_H(DETH))
 		xib_deth_set(xib_hca_at(buf, h, XIB_HDR_DETH), f->qkey, f->sqpn);
+	if (h & XIB_H(XRCETH))
+		xib_xrceth_set(xib_hca_at(buf, h, XIB_HDR_XRCETH), f->xrcsrq);
 	if (h & XIB_H(RETH))
 		xib_reth_set(xib_hca_at(buf, h, XIB_HDR_RETH), f->va, f->rkey,
 			     f->dma_len);

@@ -75,6 +75,17 @@ struct xib_deth {
 	__be32 sqpn;	/* resv:8 SrcQP:24 */
 };
 
+/*
+ * XRC Extended Transport Header, 4 bytes (IBTA vol. 1 9.2): on every XRC
+ * request, right after the BTH; 8 reserved bits, then the XRC SRQ the
+ * message is for (24 bits).
+ */
+struct xib_xrceth {
+	__be32 srqn;	/* resv:8 XRCSRQ:24 */
+};
+
+#define XIB_XRCSRQ_MASK		0x00ffffffU
+
 /* Immediate data, 4 bytes. */
 struct xib_immdt {
 	__be32 imm;
@@ -104,6 +115,7 @@ struct xib_atmack {
 #define XIB_RETH_LEN	16
 #define XIB_AETH_LEN	4
 #define XIB_DETH_LEN	8
+#define XIB_XRCETH_LEN	4
 #define XIB_IMMDT_LEN	4
 #define XIB_IETH_LEN	4
 #define XIB_ATMETH_LEN	28
@@ -114,6 +126,7 @@ static_assert(sizeof(struct xib_bth) == XIB_BTH_LEN);
 static_assert(sizeof(struct xib_reth) == XIB_RETH_LEN);
 static_assert(sizeof(struct xib_aeth) == XIB_AETH_LEN);
 static_assert(sizeof(struct xib_deth) == XIB_DETH_LEN);
+static_assert(sizeof(struct xib_xrceth) == XIB_XRCETH_LEN);
 static_assert(sizeof(struct xib_immdt) == XIB_IMMDT_LEN);
 static_assert(sizeof(struct xib_ieth) == XIB_IETH_LEN);
 static_assert(sizeof(struct xib_atmeth) == XIB_ATMETH_LEN);
@@ -309,6 +322,18 @@ static inline void xib_immdt_set(struct xib_immdt *immdt, __be32 imm)
 	put_unaligned(imm, &immdt->imm);
 }
 
+/* The XRCSRQ; the reserved bits are ignored on receive. */
+static inline u32 xib_xrceth_srqn(const struct xib_xrceth *x)
+{
+	return get_unaligned_be32(&x->srqn) & XIB_XRCSRQ_MASK;
+}
+
+/* Write the XRCSRQ with the reserved bits zero. */
+static inline void xib_xrceth_set(struct xib_xrceth *x, u32 srqn)
+{
+	put_unaligned_be32(srqn & XIB_XRCSRQ_MASK, &x->srqn);
+}
+
 static inline u32 xib_ieth_rkey(const struct xib_ieth *ieth)
 {
 	return get_unaligned_be32(&ieth->rkey);
@@ -366,6 +391,7 @@ static inline void xib_atmack_set(struct xib_atmack *ack, u64 orig)
 #define XIB_TRANSPORT_UC	0x20
 #define XIB_TRANSPORT_RD	0x40
 #define XIB_TRANSPORT_UD	0x60
+#define XIB_TRANSPORT_XRC	0xa0
 
 /* Operation: the opcode's low five bits. */
 enum xib_op {
@@ -399,6 +425,7 @@ enum xib_op {
 /* Extension headers, in the order they follow the BTH. */
 enum xib_hdr {
 	XIB_HDR_DETH,
+	XIB_HDR_XRCETH,		/* XRC requests; never with a DETH */
 	XIB_HDR_RETH,
 	XIB_HDR_ATMETH,
 	XIB_HDR_AETH,
@@ -492,6 +519,7 @@ static inline const void *xib_hca_pkt_payload(const struct xib_hca_pkt *pkt)
  * @swap_add: AtomicETH: the swap or add operand
  * @compare: AtomicETH: the compare operand
  * @orig: AtomicAckETH: the original remote data
+ * @xrcsrq: XRCETH: the XRC SRQ the request is for (24 bits)
  *
  * Only the fields of the headers the opcode carries are used; reserved
  * bits, resv8a and TVer are written as zero.
@@ -517,6 +545,7 @@ struct xib_hca_hdr_fields {
 	u64 swap_add;
 	u64 compare;
 	u64 orig;
+	u32 xrcsrq;
 };
 
 int xib_hca_build(void *buf, size_t len, const struct xib_hca_hdr_fields *f);

@@ -13,6 +13,7 @@
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/netdevice.h>
+#include <linux/path.h>
 #include <linux/percpu.h>
 #include <linux/refcount.h>
 #include <linux/rwsem.h>
@@ -33,6 +34,9 @@ struct xib_cq;
 struct xib_qp;
 struct xib_srq;
 struct xib_ah;
+struct xib_xrcd;
+struct inode;
+struct file;
 struct xib_cq_init_attr;
 struct xib_qp_init_attr;
 struct xib_srq_init_attr;
@@ -326,6 +330,7 @@ enum xib_res_type {
 	XIB_RES_AH,
 	XIB_RES_MW,
 	XIB_RES_UCONTEXT,
+	XIB_RES_XRCD,
 	XIB_RES_MAX
 };
 
@@ -425,6 +430,9 @@ extern const char * const xib_core_stat_names[XIB_CORE_NSTATS];
  *	device attached (struct xib_mcast_group); read under RCU
  * @mcast_ngroups: entries of @mcast_groups
  * @mcast_nattach: attachments of QPs to groups, over all groups
+ * @xrcd_lock: protects @xrcds; a lookup and the creation of a domain of
+ *	the same inode are one step under it (core/verbs.c)
+ * @xrcds: the XRC domains named by an inode (struct xib_xrcd)
  *
  * QP numbers and MR key indices are drawn at random (see core/verbs.c),
  * so the tables keep no allocation cursor.
@@ -463,6 +471,8 @@ struct xib_device {
 	struct list_head mcast_groups;
 	unsigned int mcast_ngroups;
 	unsigned int mcast_nattach;
+	struct mutex xrcd_lock;		/* protects @xrcds */
+	struct list_head xrcds;
 };
 
 static inline struct xib_device *to_xib_device(struct device *dev)
@@ -929,6 +939,9 @@ struct xib_qp {
 };
 
 struct xib_srq_init_attr {
+	enum xib_srq_type srq_type;
+	struct xib_xrcd *xrcd;	/* XRC: the domain */
+	struct xib_cq *cq;	/* XRC: the CQ of its receives */
 	u32 max_wr;		/* in; out: granted */
 	u32 max_sge;		/* in; out: granted */
 	u32 srq_limit;
@@ -943,6 +956,9 @@ struct xib_srq {
 	struct kref ref;
 	atomic_t usecnt;	/* QPs using this SRQ */
 	struct xib_pd *pd;
+	enum xib_srq_type srq_type;
+	struct xib_xrcd *xrcd;	/* XRC: a reference */
+	struct xib_cq *cq;	/* XRC: a use and a reference */
 	u32 srqn;
 	u32 max_wr;
 	u32 max_sge;
@@ -952,6 +968,40 @@ struct xib_srq {
 	u64 user_handle;
 	struct work_struct release_work;	/* see xib_srq_put() */
 };
+
+/**
+ * struct xib_xrcd - an XRC domain (IBTA 10.2.9): the scope in which XRC
+ *	SRQs and XRC target QPs are shared
+ * @device: its device
+ * @ref: one for each opener (an open handle of a user context) and each
+ *	object in the domain
+ * @inode: the inode that names the domain, or NULL for one opened
+ *	without a file, which only its creator's handle reaches
+ * @path: with an @inode: the path of the file it was created through,
+ *	held (so the inode and its filesystem stay while the domain does)
+ * @list: in @device->xrcds while it has an @inode (under xrcd_lock)
+ * @xrcdn: its number on the device
+ *
+ * Every user context that opens the same inode on the same device gets
+ * the same domain; it lives while any opener or object holds it.
+ */
+struct xib_xrcd {
+	struct xib_device *device;
+	struct kref ref;
+	struct inode *inode;
+	struct path path;
+	struct list_head list;
+	u32 xrcdn;
+};
+
+/* ibv_open_xrcd()'s oflags, as XIB_UVERBS_OPEN_XRCD takes them. */
+#define XIB_XRCD_OFLAGS	(XIB_XRCD_O_CREAT | XIB_XRCD_O_EXCL)
+
+struct xib_xrcd *xib_open_xrcd(struct xib_device *dev,
+			       struct xib_ucontext *uctx, struct file *file,
+			       u32 oflags);
+void xib_close_xrcd(struct xib_xrcd *xrcd, struct xib_ucontext *uctx);
+void xib_xrcd_put(struct xib_xrcd *xrcd);
 
 struct xib_ah {
 	struct xib_device *device;

@@ -99,6 +99,11 @@ ex() {
 	ex rnrnak
 }
 
+# bats test_tags=stock-only
+@test "XRC domains and SRQs: ibv_open_xrcd, ibv_create_srq_ex, ibv_get_srq_num, the seed's legacy calls" {
+	ex xrc
+}
+
 @test "ibv_rc_pingpong -N: the stock program's new post-send API path" {
 	local gid
 	gid=$(xib_gid_index xibA xib0 10.211.0.1)

@@ -6,8 +6,9 @@
 # on one device (loopback) and between two devices over a veth pair whose
 # ends are in two network namespaces; UC, whole messages only under
 # packet loss; atomics from several QPs on one
-# counter, with and without packet loss; bad input; a process killed with
-# work outstanding; devices removed while a process holds them.
+# counter, with and without packet loss; bad input; XRC domains and XRC
+# SRQs shared between processes; a process killed with work outstanding;
+# devices removed while a process holds them.
 #
 # Every xib device lives in a namespace of its own (xibA, xibB), as on a
 # node where rdma_rxe owns UDP port 4791 of the initial namespace.
@@ -587,6 +588,20 @@ tracing_dir() {
 	run inA "$C/xib_bad_test" -d "$dev0"
 	echo "$output"
 	[ "$status" -eq 0 ]
+	wait_res_zero xibA xib0 30
+}
+
+@test "XRC domains shared by inode between processes, XRC SRQs, busy close (xib_xrc_test)" {
+	one_device
+	run inA "$C/xib_xrc_test" -d "$dev0"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *PASS* ]]
+	[[ "$output" != *"not ok"* ]]
+	grep -q '^ok .* another process opens the domain of the file (xrcdn [0-9]*, want [0-9]*)$' <<<"$output"
+	grep -q '^ok .* CLOSE_XRCD with XRC SRQs in it: EBUSY$' <<<"$output"
+	grep -q '^ok .* once no one holds it, the domain is gone: ENOENT$' <<<"$output"
+	grep -q '^ok .* umount while the domain lives: EBUSY$' <<<"$output"
 	wait_res_zero xibA xib0 30
 }
 

@@ -19,6 +19,8 @@
  *         srqresize  ibv_modify_srq(IBV_SRQ_MAX_WR): grow, shrink, refusals
  *         events COMM_EST, SQ_DRAINED (with SQD's semantics), LAST_WQE_REACHED
  *         rnrnak RC_RNR_NAK_GEN: a SEND without a receive gets an RNR NAK
+ *         xrc    ibv_open_xrcd/ibv_close_xrcd, XRC SRQs (ibv_create_srq_ex,
+ *                ibv_get_srq_num), and the seed's legacy XRC calls
  *         all    every one (the default)
  *   ITERS: rounds of the data-moving tests (default 20)
  *
@@ -44,6 +46,7 @@
 
 #include <infiniband/verbs.h>
 #include <xib/uverbs.h>
+#include <dlfcn.h>
 
 static int checks, failures, iters = 20;
 
@@ -2012,6 +2015,169 @@ out:
 	free(buf);
 }
 
+/* --- xrc ---------------------------------------------------------------------------------- */
+
+/* The seed's legacy calls: not in rdma-core's headers, looked up at IBVERBS_1.1. */
+struct ibv_xrc_domain;
+typedef struct ibv_xrc_domain *(*open_xrc_domain_fn)(struct ibv_context *, int, int);
+typedef int (*close_xrc_domain_fn)(struct ibv_xrc_domain *);
+typedef struct ibv_srq *(*create_xrc_srq_fn)(struct ibv_pd *, struct ibv_xrc_domain *,
+					     struct ibv_cq *, struct ibv_srq_init_attr *);
+typedef int (*create_xrc_rcv_qp_fn)(struct ibv_qp_init_attr *, uint32_t *);
+typedef int (*reg_xrc_rcv_qp_fn)(struct ibv_xrc_domain *, uint32_t);
+
+static struct ibv_srq *xrc_srq(struct ibv_pd *pd, struct ibv_xrcd *xrcd, struct ibv_cq *cq,
+			       uint32_t mask)
+{
+	struct ibv_srq_init_attr_ex a;
+
+	memset(&a, 0, sizeof(a));
+	a.comp_mask = mask;
+	a.srq_type = IBV_SRQT_XRC;
+	a.pd = pd;
+	a.xrcd = xrcd;
+	a.cq = cq;
+	a.attr.max_wr = 16;
+	a.attr.max_sge = 1;
+	errno = 0;
+	return ibv_create_srq_ex(ctx, &a);
+}
+
+/*
+ * rdma-core's ibv_open_xrcd(3): a domain per inode, O_CREAT/O_EXCL;
+ * ibv_close_xrcd fails while an XRC SRQ is in the domain (the seed's
+ * ibv_close_xrc_domain: "may fail if any QP or SRQ are still associated").
+ * The legacy calls open the same domains.  XRC QPs are not there yet:
+ * IBV_DEVICE_XRC stays clear and the receive QP calls say EOPNOTSUPP.
+ */
+static void test_xrc(struct ibv_pd *pd)
+{
+	const uint32_t all = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |
+			     IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ;
+	struct ibv_xrcd_init_attr xa;
+	struct ibv_xrcd *x1, *x2, *xp;
+	struct ibv_srq *s1 = NULL, *s2 = NULL;
+	struct ibv_srq_init_attr si;
+	struct ibv_cq *cq;
+	struct ibv_xrc_domain *d;
+	open_xrc_domain_fn open_d;
+	close_xrc_domain_fn close_d;
+	create_xrc_srq_fn create_s;
+	create_xrc_rcv_qp_fn create_rq;
+	reg_xrc_rcv_qp_fn reg_rq, unreg_rq;
+	uint32_t n1 = 0, n2 = 0, nl = 0;
+	char path[] = "/tmp/ibv_extended_xrc.XXXXXX";
+	int fd = mkstemp(path);
+
+	check(fd >= 0, "a file to name the domain (%s)", fd >= 0 ? path : strerror(errno));
+	if (fd < 0)
+		return;
+	cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	check(!(dattr.device_cap_flags & IBV_DEVICE_XRC),
+	      "IBV_DEVICE_XRC is clear: no XRC QPs yet");
+
+	memset(&xa, 0, sizeof(xa));
+	xa.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS;
+	xa.fd = fd;
+	xa.oflags = 0;
+	errno = 0;
+	check_null_errno(ibv_open_xrcd(ctx, &xa), ENOENT, "ibv_open_xrcd(file, 0) before any");
+	xa.oflags = O_RDWR;
+	errno = 0;
+	check_null_errno(ibv_open_xrcd(ctx, &xa), EINVAL, "ibv_open_xrcd(O_RDWR)");
+	xa.oflags = O_CREAT;
+	x1 = ibv_open_xrcd(ctx, &xa);
+	check(x1 && x1->context == ctx, "ibv_open_xrcd(file, O_CREAT) (errno %d)", errno);
+	xa.oflags = O_CREAT | O_EXCL;
+	errno = 0;
+	check_null_errno(ibv_open_xrcd(ctx, &xa), EEXIST, "ibv_open_xrcd(O_CREAT | O_EXCL) again");
+	xa.oflags = 0;
+	x2 = ibv_open_xrcd(ctx, &xa);
+	check(x2 != NULL, "ibv_open_xrcd(file, 0) opens it (errno %d)", errno);
+	xa.fd = -1;
+	xa.oflags = O_CREAT;
+	xp = ibv_open_xrcd(ctx, &xa);
+	check(xp != NULL, "ibv_open_xrcd(-1, O_CREAT): a private domain (errno %d)", errno);
+	xa.comp_mask = IBV_XRCD_INIT_ATTR_FD;
+	errno = 0;
+	check_null_errno(ibv_open_xrcd(ctx, &xa), EINVAL, "ibv_open_xrcd without OFLAGS");
+
+	if (x1 && cq) {
+		s1 = xrc_srq(pd, x1, cq, all);
+		check(s1 && !ibv_get_srq_num(s1, &n1) && n1 && n1 <= 0xffffff,
+		      "ibv_create_srq_ex(XRC) and ibv_get_srq_num: %u (errno %d)", n1, errno);
+		check_null_errno(xrc_srq(pd, x1, cq, all & ~IBV_SRQ_INIT_ATTR_CQ), EINVAL,
+				 "ibv_create_srq_ex(XRC) without a CQ");
+		check_null_errno(xrc_srq(pd, NULL, cq, all & ~IBV_SRQ_INIT_ATTR_XRCD), EINVAL,
+				 "ibv_create_srq_ex(XRC) without a domain");
+		if (s1) {
+			check_ret(ibv_close_xrcd(x1), EBUSY,
+				  "ibv_close_xrcd of the handle an XRC SRQ was created through");
+			check_ret(ibv_destroy_cq(cq), EBUSY, "ibv_destroy_cq of an XRC SRQ's CQ");
+		}
+	}
+	if (x2)
+		check_ret(ibv_close_xrcd(x2), 0, "ibv_close_xrcd of another handle of it");
+
+	open_d = (open_xrc_domain_fn)dlvsym(RTLD_DEFAULT, "ibv_open_xrc_domain", "IBVERBS_1.1");
+	close_d = (close_xrc_domain_fn)dlvsym(RTLD_DEFAULT, "ibv_close_xrc_domain",
+					      "IBVERBS_1.1");
+	create_s = (create_xrc_srq_fn)dlvsym(RTLD_DEFAULT, "ibv_create_xrc_srq", "IBVERBS_1.1");
+	create_rq = (create_xrc_rcv_qp_fn)dlvsym(RTLD_DEFAULT, "ibv_create_xrc_rcv_qp",
+						 "IBVERBS_1.1");
+	reg_rq = (reg_xrc_rcv_qp_fn)dlvsym(RTLD_DEFAULT, "ibv_reg_xrc_rcv_qp", "IBVERBS_1.1");
+	unreg_rq = (reg_xrc_rcv_qp_fn)dlvsym(RTLD_DEFAULT, "ibv_unreg_xrc_rcv_qp", "IBVERBS_1.1");
+	check(open_d && close_d && create_s && create_rq && reg_rq && unreg_rq &&
+	      dlvsym(RTLD_DEFAULT, "ibv_modify_xrc_rcv_qp", "IBVERBS_1.1") &&
+	      dlvsym(RTLD_DEFAULT, "ibv_query_xrc_rcv_qp", "IBVERBS_1.1"),
+	      "the eight legacy XRC calls are exported at IBVERBS_1.1");
+	if (open_d && close_d && create_s && create_rq && reg_rq && unreg_rq && cq) {
+		errno = 0;
+		check_null_errno(open_d(ctx, fd, O_CREAT | O_EXCL), EEXIST,
+				 "ibv_open_xrc_domain(O_CREAT | O_EXCL) of the open domain");
+		errno = 0;
+		check_null_errno(open_d(ctx, -1, 0), EINVAL, "ibv_open_xrc_domain(-1, 0)");
+		d = open_d(ctx, fd, 0);
+		check(d != NULL, "ibv_open_xrc_domain(fd, 0): a reference to the opened one (errno %d)",
+		      errno);
+		if (d) {
+			memset(&si, 0, sizeof(si));
+			si.attr.max_wr = 8;
+			si.attr.max_sge = 1;
+			s2 = create_s(pd, d, cq, &si);
+			check(s2 && !ibv_get_srq_num(s2, &n2) && n2 && n2 != n1 &&
+			      si.attr.max_wr >= 8,
+			      "ibv_create_xrc_srq: srq num %u, max_wr %u (errno %d)", n2,
+			      si.attr.max_wr, errno);
+			check_ret(close_d(d), s2 ? EBUSY : 0,
+				  "ibv_close_xrc_domain with its XRC SRQ: EBUSY");
+			check_ret(create_rq(NULL, &nl), EOPNOTSUPP,
+				  "ibv_create_xrc_rcv_qp: no XRC receive QPs yet");
+			check_ret(reg_rq(d, 1), EOPNOTSUPP, "ibv_reg_xrc_rcv_qp");
+			check_ret(unreg_rq(d, 1), EOPNOTSUPP, "ibv_unreg_xrc_rcv_qp");
+			if (s2)
+				check_ret(ibv_destroy_srq(s2), 0, "ibv_destroy_srq of the XRC SRQ");
+			check_ret(close_d(d), 0, "ibv_close_xrc_domain once its SRQ is gone");
+		}
+	}
+
+	if (s1)
+		check_ret(ibv_destroy_srq(s1), 0, "ibv_destroy_srq(XRC)");
+	if (x1)
+		check_ret(ibv_close_xrcd(x1), 0, "ibv_close_xrcd once the SRQ is gone");
+	if (xp)
+		check_ret(ibv_close_xrcd(xp), 0, "ibv_close_xrcd of the private domain");
+	xa.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS;
+	xa.fd = fd;
+	xa.oflags = 0;
+	errno = 0;
+	check_null_errno(ibv_open_xrcd(ctx, &xa), ENOENT, "the domain is gone with its last handle");
+	if (cq)
+		check_ret(ibv_destroy_cq(cq), 0, "ibv_destroy_cq once the XRC SRQs are gone");
+	close(fd);
+	unlink(path);
+}
+
 int main(int argc, char **argv)
 {
 	const char *name = NULL, *test = "all";
@@ -2064,6 +2230,8 @@ int main(int argc, char **argv)
 		test_events(pd);
 	if (all || !strcmp(test, "rnrnak"))
 		test_rnrnak(pd);
+	if (all || !strcmp(test, "xrc"))
+		test_xrc(pd);
 	check_ret(ibv_dealloc_pd(pd), 0, "ibv_dealloc_pd at the end: nothing left on it");
 	ibv_close_device(ctx);
 done:

@@ -65,6 +65,7 @@ enum op {
 	OP_QUERY_QP, OP_DESTROY_QP, OP_CREATE_SRQ, OP_MODIFY_SRQ, OP_QUERY_SRQ,
 	OP_DESTROY_SRQ, OP_CREATE_AH, OP_DESTROY_AH, OP_KICK, OP_REREG_MR,
 	OP_RESIZE_SRQ, OP_ATTACH_MCAST, OP_DETACH_MCAST, OP_ALLOC_MW, OP_DEALLOC_MW,
+	OP_OPEN_XRCD, OP_CLOSE_XRCD, OP_CREATE_XSRQ,
 	OP_BAD_IOCTL, OP_MMAP, OP_MUNMAP, OP_FORK, OP_REOPEN, OP_DRIVE,
 	OP_CM_CREATE_ID, OP_CM_DESTROY_ID, OP_CM_BIND, OP_CM_RESOLVE_ADDR,
 	OP_CM_RESOLVE_ROUTE, OP_CM_QUERY, OP_CM_LISTEN, OP_CM_CONNECT,
@@ -74,7 +75,7 @@ enum op {
 	OP_NR
 };
 #define OP_CM_FIRST OP_CM_CREATE_ID
-#define OP_UVERBS_NR (OP_DEALLOC_MW + 1)	/* the uverbs commands */
+#define OP_UVERBS_NR (OP_CREATE_XSRQ + 1)	/* the uverbs commands */
 
 static const char *const op_name[OP_NR] = {
 	"GET_CONTEXT", "QUERY_DEVICE", "QUERY_PORT", "QUERY_GID", "QUERY_PKEY",
@@ -83,6 +84,7 @@ static const char *const op_name[OP_NR] = {
 	"QUERY_QP", "DESTROY_QP", "CREATE_SRQ", "MODIFY_SRQ", "QUERY_SRQ",
 	"DESTROY_SRQ", "CREATE_AH", "DESTROY_AH", "KICK", "REREG_MR",
 	"RESIZE_SRQ", "ATTACH_MCAST", "DETACH_MCAST", "ALLOC_MW", "DEALLOC_MW",
+	"OPEN_XRCD", "CLOSE_XRCD", "CREATE_XSRQ",
 	"bad ioctl", "mmap", "munmap", "fork", "close+reopen", "drive QP",
 	"CM CREATE_ID", "CM DESTROY_ID", "CM BIND", "CM RESOLVE_ADDR",
 	"CM RESOLVE_ROUTE", "CM QUERY", "CM LISTEN", "CM CONNECT",
@@ -102,6 +104,7 @@ static const unsigned long uverbs_cmd[] = {
 	XIB_UVERBS_CREATE_AH, XIB_UVERBS_DESTROY_AH, XIB_UVERBS_KICK,
 	XIB_UVERBS_REREG_MR, XIB_UVERBS_RESIZE_SRQ, XIB_UVERBS_ATTACH_MCAST,
 	XIB_UVERBS_DETACH_MCAST, XIB_UVERBS_ALLOC_MW, XIB_UVERBS_DEALLOC_MW,
+	XIB_UVERBS_OPEN_XRCD, XIB_UVERBS_CLOSE_XRCD, XIB_UVERBS_CREATE_XSRQ,
 };
 
 static const unsigned long ucma_cmd[] = {
@@ -146,7 +149,7 @@ struct shared {
 	pthread_mutex_t lock;
 	int fd;
 	int cm_fd;
-	struct pool pd, mr, cq, qp, srq, ah, cm_id, mc, mw;
+	struct pool pd, mr, cq, qp, srq, ah, cm_id, mc, mw, xrcd;
 	uint64_t off[NOFF];
 	uint32_t off_len[NOFF];
 	unsigned int noff;
@@ -501,6 +504,7 @@ static void do_reopen(void)
 	old = sh.fd;
 	sh.fd = nfd;
 	sh.pd.n = sh.mr.n = sh.cq.n = sh.qp.n = sh.srq.n = sh.ah.n = 0;
+	sh.mw.n = sh.xrcd.n = 0;
 	sh.noff = 0;
 	pthread_mutex_unlock(&sh.lock);
 	count(OP_REOPEN, close(old) ? errno : 0);
@@ -713,6 +717,8 @@ static int uverbs_op(int fd, enum op op, uint64_t *s)
 		struct xib_uverbs_create_ah ah;
 		struct xib_uverbs_mcast mc;
 		struct xib_uverbs_alloc_mw amw;
+		struct xib_uverbs_open_xrcd ox;
+		struct xib_uverbs_create_xsrq xs;
 		uint8_t raw[512];
 	} u;
 	struct pool *pool = NULL;
@@ -902,10 +908,29 @@ static int uverbs_op(int fd, enum op op, uint64_t *s)
 		u.d.handle = pool_pick(&sh.mw, s);
 		pool = &sh.mw;
 		break;
+	case OP_OPEN_XRCD:
+		/* the context's own file (an inode), none, or any number */
+		u.ox.fd = one_in(s, 3) ? -1 : one_in(s, 8) ? (int)rnd(s) : fd;
+		u.ox.oflags = one_in(s, 8) ? rnd(s) : below(s, 4);
+		break;
+	case OP_CLOSE_XRCD:
+		u.d.handle = pool_pick(&sh.xrcd, s);
+		pool = &sh.xrcd;
+		break;
+	case OP_CREATE_XSRQ:
+		u.xs.user_handle = rnd(s);
+		u.xs.srq_type = one_in(s, 8) ? rnd(s) : below(s, 2);
+		u.xs.pd_handle = pool_pick(&sh.pd, s);
+		u.xs.xrcd_handle = one_in(s, 4) ? XIB_UVERBS_NO_HANDLE : pool_pick(&sh.xrcd, s);
+		u.xs.cq_handle = one_in(s, 4) ? XIB_UVERBS_NO_HANDLE : pool_pick(&sh.cq, s);
+		u.xs.max_wr = one_in(s, 4) ? size_val(s) : 1 + below(s, 64);
+		u.xs.max_sge = one_in(s, 4) ? size_val(s) : below(s, 4);
+		u.xs.srq_limit = one_in(s, 4) ? size_val(s) : 0;
+		break;
 	case OP_BAD_IOCTL:
 		/* an unknown number, a wrong size or direction, another magic */
 		cmd = one_in(s, 2) ?
-			_IOWR(XIB_UVERBS_IOCTL_MAGIC, 0x1e + below(s, 226), struct xib_uverbs_destroy) :
+			_IOWR(XIB_UVERBS_IOCTL_MAGIC, 0x21 + below(s, 223), struct xib_uverbs_destroy) :
 			_IOC(below(s, 4), one_in(s, 4) ? below(s, 256) : XIB_UVERBS_IOCTL_MAGIC,
 			     below(s, 0x20), below(s, 512));
 		if (known_cmd(cmd, uverbs_cmd, OP_UVERBS_NR))
@@ -960,6 +985,13 @@ static int uverbs_op(int fd, enum op op, uint64_t *s)
 	case OP_CREATE_SRQ:
 		pool_add(&sh.srq, u.srq.srq_handle, s);
 		ring_add(&u.srq.ring);
+		break;
+	case OP_OPEN_XRCD:
+		pool_add(&sh.xrcd, u.ox.xrcd_handle, s);
+		break;
+	case OP_CREATE_XSRQ:
+		pool_add(&sh.srq, u.xs.srq_handle, s);
+		ring_add(&u.xs.ring);
 		break;
 	case OP_RESIZE_SRQ:
 		ring_add(&u.rs.ring);

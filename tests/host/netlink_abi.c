@@ -54,7 +54,8 @@ PIN(XIB_ATTR_TRACE_PKT, 66);
 PIN(XIB_ATTR_SYS_NETNS_SHARED, 67);
 PIN(XIB_ATTR_LINK_PCI, 68);
 PIN(XIB_ATTR_RES_MW, 69);
-static_assert(XIB_ATTR_MAX >= XIB_ATTR_RES_MW, "XIB_ATTR_MAX");
+PIN(XIB_ATTR_RES_XRCD, 70);
+static_assert(XIB_ATTR_MAX >= XIB_ATTR_RES_XRCD, "XIB_ATTR_MAX");
 static_assert(XIB_TRACE_RX == 0 && XIB_TRACE_TX == 1, "enum xib_trace_dir");
 
 int main(void)

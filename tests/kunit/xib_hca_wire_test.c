@@ -1395,6 +1395,7 @@ static void xib_wire_fields(struct xib_hca_hdr_fields *f, u8 opcode, u32 seed)
 	f->swap_add = 0xfedcba9876543210ULL + seed;
 	f->compare = 0x0f0f0f0f0f0f0f0fULL + seed;
 	f->orig = 0xa5a5a5a5a5a5a5a5ULL + seed;
+	f->xrcsrq = (0x5a5a5a + seed) & XIB_XRCSRQ_MASK;
 }
 
 static void xib_wire_expect_fields(struct kunit *test,
@@ -1449,6 +1450,9 @@ static void xib_wire_expect_fields(struct kunit *test,
 	h = xib_hca_pkt_hdr(pkt, XIB_HDR_ATMACK);
 	if (h)
 		KUNIT_EXPECT_EQ(test, xib_atmack_orig(h), f->orig);
+	h = xib_hca_pkt_hdr(pkt, XIB_HDR_XRCETH);
+	if (h)
+		KUNIT_EXPECT_EQ(test, xib_xrceth_srqn(h), f->xrcsrq);
 }
 
 /* The table's flags and headers agree with what IBTA says. */
@@ -1482,6 +1486,27 @@ static void xib_wire_test_opcode_table(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, (op & XIB_TRANSPORT_MASK) ==
 				XIB_TRANSPORT_UD,
 				!!(info->hdrs & BIT(XIB_HDR_DETH)));
+		/* XRC requests carry an XRCETH after the BTH; nothing else */
+		KUNIT_EXPECT_EQ_MSG(test, (op & XIB_TRANSPORT_MASK) ==
+				    XIB_TRANSPORT_XRC &&
+				    (info->flags & XIB_OPF_REQ),
+				    !!(info->hdrs & BIT(XIB_HDR_XRCETH)),
+				    "%s", info->name);
+		if (info->hdrs & BIT(XIB_HDR_XRCETH))
+			KUNIT_EXPECT_EQ(test,
+					xib_hca_hdr_offset(info->hdrs,
+							   XIB_HDR_XRCETH),
+					(unsigned int)XIB_BTH_LEN);
+		/* XRC has every operation of RC, with the same flags */
+		if ((op & XIB_TRANSPORT_MASK) == XIB_TRANSPORT_XRC) {
+			const struct xib_hca_opcode_info *rc =
+				xib_hca_opcode_info(op & ~XIB_TRANSPORT_MASK);
+
+			KUNIT_ASSERT_NOT_NULL(test, rc);
+			KUNIT_EXPECT_EQ(test, info->flags, rc->flags);
+			KUNIT_EXPECT_EQ(test, info->hdrs & ~BIT(XIB_HDR_XRCETH),
+					rc->hdrs);
+		}
 		/* RDMA writes carry a RETH on their first packet only */
 		if ((op & 0x1f) >= XIB_OP_RDMA_WRITE_FIRST &&
 		    (op & 0x1f) <= XIB_OP_RDMA_WRITE_ONLY_WITH_IMMEDIATE)
@@ -1489,7 +1514,8 @@ static void xib_wire_test_opcode_table(struct kunit *test)
 					!!(info->hdrs & BIT(XIB_HDR_RETH)),
 					!!(info->flags & XIB_OPF_FIRST));
 	}
-	KUNIT_EXPECT_EQ(test, n, 23U + 12U + 2U);
+	/* RC, UC, UD, XRC */
+	KUNIT_EXPECT_EQ(test, n, 23U + 12U + 2U + 23U);
 
 	/* A few by hand. */
 	info = xib_hca_opcode_info(XIB_TRANSPORT_RC |
@@ -1523,6 +1549,83 @@ static void xib_wire_test_opcode_table(struct kunit *test)
 						    XIB_OP_SEND_FIRST));
 	KUNIT_EXPECT_NULL(test, xib_hca_opcode_info(XIB_TRANSPORT_RD |
 						    XIB_OP_SEND_ONLY));
+	/* XRC, by hand from IBTA vol. 1 table 38 and 9.2 */
+	info = xib_hca_opcode_info(0xa4);	/* XRC SEND ONLY */
+	KUNIT_ASSERT_NOT_NULL(test, info);
+	KUNIT_EXPECT_STREQ(test, info->name, "XRC SEND_ONLY");
+	KUNIT_EXPECT_EQ(test, info->hdr_len, 12 + 4);
+	info = xib_hca_opcode_info(0xaa);	/* XRC RDMA WRITE ONLY */
+	KUNIT_ASSERT_NOT_NULL(test, info);
+	KUNIT_EXPECT_EQ(test, info->hdr_len, 12 + 4 + 16);
+	KUNIT_EXPECT_EQ(test, xib_hca_hdr_offset(info->hdrs, XIB_HDR_RETH), 16U);
+	info = xib_hca_opcode_info(0xab);	/* ... WITH IMMEDIATE */
+	KUNIT_ASSERT_NOT_NULL(test, info);
+	KUNIT_EXPECT_EQ(test, xib_hca_hdr_offset(info->hdrs, XIB_HDR_IMMDT), 32U);
+	info = xib_hca_opcode_info(0xb3);	/* XRC CMP_SWAP */
+	KUNIT_ASSERT_NOT_NULL(test, info);
+	KUNIT_EXPECT_EQ(test, info->hdr_len, 12 + 4 + 28);
+	KUNIT_EXPECT_EQ(test, xib_hca_hdr_offset(info->hdrs, XIB_HDR_ATMETH), 16U);
+	info = xib_hca_opcode_info(0xb7);	/* XRC SEND ONLY WITH INVALIDATE */
+	KUNIT_ASSERT_NOT_NULL(test, info);
+	KUNIT_EXPECT_EQ(test, xib_hca_hdr_offset(info->hdrs, XIB_HDR_IETH), 16U);
+	info = xib_hca_opcode_info(0xb1);	/* XRC ACKNOWLEDGE: no XRCETH */
+	KUNIT_ASSERT_NOT_NULL(test, info);
+	KUNIT_EXPECT_EQ(test, info->hdr_len, 12 + 4);
+	KUNIT_EXPECT_EQ(test, xib_hca_hdr_offset(info->hdrs, XIB_HDR_AETH), 12U);
+	KUNIT_EXPECT_EQ(test, xib_hca_hdr_offset(info->hdrs, XIB_HDR_XRCETH), 0U);
+	KUNIT_EXPECT_NULL(test, xib_hca_opcode_info(0xb5));
+	KUNIT_EXPECT_NULL(test, xib_hca_opcode_info(0xb8));
+}
+
+/*
+ * The XRCETH's bytes (IBTA vol. 1 9.2): an XRC SEND ONLY to XRC SRQ
+ * 0xabcdef on QP 0x123456, PSN 0x000102, written out by hand: BTH (opcode
+ * 0xa4, SE, P_Key 0xffff, DestQP, AckReq, PSN), then 8 reserved bits and
+ * the 24-bit XRCSRQ, then the payload.
+ */
+static void xib_wire_test_xrceth(struct kunit *test)
+{
+	static const u8 want[] = {
+		0xa4, 0x80, 0xff, 0xff, 0x00, 0x12, 0x34, 0x56,
+		0x80, 0x00, 0x01, 0x02, 0x00, 0xab, 0xcd, 0xef,
+	};
+	struct xib_hca_hdr_fields f = {
+		.opcode = 0xa4, .se = true, .pkey = 0xffff, .dqpn = 0x123456,
+		.ackreq = true, .psn = 0x000102, .xrcsrq = 0xabcdef,
+	};
+	u8 buf[sizeof(want) + 8 + XIB_ICRC_LEN];
+	struct xib_hca_pkt pkt;
+	struct xib_xrceth x;
+
+	memset(buf, 0x5a, sizeof(buf));
+	KUNIT_ASSERT_EQ(test, xib_hca_build(buf, sizeof(buf), &f), 16);
+	KUNIT_EXPECT_EQ(test, memcmp(buf, want, sizeof(want)), 0);
+	KUNIT_ASSERT_EQ(test, xib_hca_parse(buf, sizeof(buf), &pkt), 0);
+	KUNIT_EXPECT_EQ(test, pkt.payload_len, 8U);
+	KUNIT_ASSERT_NOT_NULL(test, xib_hca_pkt_hdr(&pkt, XIB_HDR_XRCETH));
+	KUNIT_EXPECT_EQ(test,
+			xib_xrceth_srqn(xib_hca_pkt_hdr(&pkt, XIB_HDR_XRCETH)),
+			0xabcdefU);
+	/* the reserved byte is ignored on receive and written as zero */
+	buf[12] = 0xff;
+	KUNIT_ASSERT_EQ(test, xib_hca_parse(buf, sizeof(buf), &pkt), 0);
+	KUNIT_EXPECT_EQ(test,
+			xib_xrceth_srqn(xib_hca_pkt_hdr(&pkt, XIB_HDR_XRCETH)),
+			0xabcdefU);
+	x.srqn = cpu_to_be32(0xffffffff);
+	xib_xrceth_set(&x, 0x000001);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(x.srqn), 0x000001U);
+	/* an XRCSRQ wider than 24 bits is refused */
+	f.xrcsrq = 0x1000000;
+	KUNIT_EXPECT_EQ(test, xib_hca_build(buf, sizeof(buf), &f), -EINVAL);
+	/* a responder's packets have none: an XRC ACK's AETH follows the BTH */
+	memset(&f, 0, sizeof(f));
+	f.opcode = 0xb1;
+	f.syndrome = 0;
+	f.msn = 7;
+	KUNIT_EXPECT_EQ(test, xib_hca_build(buf, sizeof(buf), &f), 16);
+	KUNIT_EXPECT_EQ(test, buf[12], 0);
+	KUNIT_EXPECT_EQ(test, buf[15], 7);
 }
 
 /* Build every opcode, with and without payload and pad, and parse it. */
@@ -1938,6 +2041,16 @@ static void xib_wire_test_req_opcodes(struct kunit *test)
 		{ XIB_TRANSPORT_RC, XIB_HCA_WR_SEND_WITH_INV, { 0x00, 0x01, 0x16, 0x17 } },
 		{ XIB_TRANSPORT_UC, XIB_HCA_WR_SEND_WITH_INV, { -1, -1, -1, -1 } },
 		{ XIB_TRANSPORT_UD, XIB_HCA_WR_SEND_WITH_INV, { -1, -1, -1, -1 } },
+		/* XRC: RC's sequences with the XRC transport bits */
+		{ XIB_TRANSPORT_XRC, XIB_HCA_WR_SEND, { 0xa0, 0xa1, 0xa2, 0xa4 } },
+		{ XIB_TRANSPORT_XRC, XIB_HCA_WR_SEND_WITH_IMM, { 0xa0, 0xa1, 0xa3, 0xa5 } },
+		{ XIB_TRANSPORT_XRC, XIB_HCA_WR_RDMA_WRITE, { 0xa6, 0xa7, 0xa8, 0xaa } },
+		{ XIB_TRANSPORT_XRC, XIB_HCA_WR_RDMA_WRITE_WITH_IMM,
+		  { 0xa6, 0xa7, 0xa9, 0xab } },
+		{ XIB_TRANSPORT_XRC, XIB_HCA_WR_RDMA_READ, { -1, -1, -1, 0xac } },
+		{ XIB_TRANSPORT_XRC, XIB_HCA_WR_ATOMIC_CMP_AND_SWP, { -1, -1, -1, 0xb3 } },
+		{ XIB_TRANSPORT_XRC, XIB_HCA_WR_ATOMIC_FETCH_AND_ADD, { -1, -1, -1, 0xb4 } },
+		{ XIB_TRANSPORT_XRC, XIB_HCA_WR_SEND_WITH_INV, { 0xa0, 0xa1, 0xb6, 0xb7 } },
 		/* RD is not supported; BIND_MW and LOCAL_INV send no packet */
 		{ XIB_TRANSPORT_RD, XIB_HCA_WR_SEND, { -1, -1, -1, -1 } },
 		{ XIB_TRANSPORT_RC, XIB_HCA_WR_LOCAL_INV, { -1, -1, -1, -1 } },
@@ -1988,6 +2101,7 @@ static struct kunit_case xib_wire_test_cases[] = {
 	KUNIT_CASE(xib_wire_test_icrc_rxe_ipv6),
 	KUNIT_CASE(xib_wire_test_icrc_bad_input),
 	KUNIT_CASE(xib_wire_test_opcode_table),
+	KUNIT_CASE(xib_wire_test_xrceth),
 	KUNIT_CASE(xib_wire_test_build_parse),
 	KUNIT_CASE(xib_wire_test_build_bad),
 	KUNIT_CASE(xib_wire_test_parse_truncated),

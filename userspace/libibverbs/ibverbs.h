@@ -104,6 +104,13 @@ struct xv_srq {
 	struct ibv_srq srq;
 	struct xib_srq *x;
 	uint32_t max_sge;
+	struct ibv_xrcd *xrcd;		/* XRC SRQ: its domain */
+};
+
+/* An open XRC domain (ibv_open_xrcd). */
+struct xv_xrcd {
+	struct ibv_xrcd xrcd;
+	struct xib_xrcd *x;
 };
 
 /*
@@ -227,6 +234,9 @@ int xv_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 int xv_query_port_op(struct ibv_context *ctx, uint8_t port, struct ibv_port_attr *attr,
 		     size_t attr_len);
 struct ibv_srq *xv_create_srq_ex_op(struct ibv_context *ctx, struct ibv_srq_init_attr_ex *attr);
+int xv_get_srq_num_op(struct ibv_srq *srq, uint32_t *srq_num);
+struct ibv_xrcd *xv_open_xrcd_op(struct ibv_context *ctx, struct ibv_xrcd_init_attr *attr);
+int xv_close_xrcd_op(struct ibv_xrcd *xrcd);
 
 /* verbs.c, for extended.c */
 void xv_pd_hold(struct ibv_pd *pd);

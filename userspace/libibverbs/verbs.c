@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -887,7 +888,8 @@ XV_EXPORT void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
 /* --- SRQ ------------------------------------------------------------------------------ */
 
 static struct ibv_srq *create_srq(struct ibv_context *ctx, struct ibv_pd *pd,
-				  void *srq_context, struct ibv_srq_attr *attr)
+				  void *srq_context, struct ibv_srq_attr *attr,
+				  struct ibv_xrcd *xrcd, struct ibv_cq *cq)
 {
 	struct xv_srq *srq;
 	int ret;
@@ -895,8 +897,13 @@ static struct ibv_srq *create_srq(struct ibv_context *ctx, struct ibv_pd *pd,
 	srq = calloc(1, sizeof(*srq));
 	if (!srq)
 		return xv_null(ENOMEM);
-	ret = xib_create_srq(to_xpd(pd)->x, attr->max_wr, attr->max_sge, attr->srq_limit,
-			     (uintptr_t)&srq->srq, &srq->x);
+	if (xrcd)
+		ret = xib_create_xrc_srq(to_xpd(pd)->x, XV_CONTAINER(xrcd, struct xv_xrcd, xrcd)->x,
+					 to_xcq(cq)->x, attr->max_wr, attr->max_sge,
+					 attr->srq_limit, (uintptr_t)&srq->srq, &srq->x);
+	else
+		ret = xib_create_srq(to_xpd(pd)->x, attr->max_wr, attr->max_sge,
+				     attr->srq_limit, (uintptr_t)&srq->srq, &srq->x);
 	if (ret) {
 		free(srq);
 		return xv_null(ret);
@@ -905,6 +912,7 @@ static struct ibv_srq *create_srq(struct ibv_context *ctx, struct ibv_pd *pd,
 	srq->srq.srq_context = srq_context;
 	srq->srq.pd = pd;
 	srq->srq.handle = srq->x->handle;
+	srq->xrcd = xrcd;
 	xv_pd_hold(pd);
 	pthread_mutex_init(&srq->srq.mutex, NULL);
 	pthread_cond_init(&srq->srq.cond, NULL);
@@ -916,21 +924,89 @@ static struct ibv_srq *create_srq(struct ibv_context *ctx, struct ibv_pd *pd,
 
 XV_EXPORT struct ibv_srq *ibv_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *init)
 {
-	return create_srq(pd->context, pd, init->srq_context, &init->attr);
+	return create_srq(pd->context, pd, init->srq_context, &init->attr, NULL, NULL);
 }
 
+/*
+ * Basic and XRC SRQs; an XRC SRQ needs IBV_SRQ_INIT_ATTR_XRCD and _CQ (and
+ * they mean nothing to a basic one: EINVAL).  Tag matching: EOPNOTSUPP.
+ */
 struct ibv_srq *xv_create_srq_ex_op(struct ibv_context *ctx, struct ibv_srq_init_attr_ex *attr)
 {
-	struct ibv_srq *srq;
+	const uint32_t xrc_mask = IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ;
+	enum ibv_srq_type type = IBV_SRQT_BASIC;
 
-	if (attr->comp_mask & ~(uint32_t)(IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD))
-		return xv_null(EOPNOTSUPP);	/* XRC, CQ, tag matching */
-	if ((attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) && attr->srq_type != IBV_SRQT_BASIC)
+	if (attr->comp_mask & ~(uint32_t)(IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |
+					  xrc_mask))
+		return xv_null(EOPNOTSUPP);	/* tag matching */
+	if (attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE)
+		type = attr->srq_type;
+	if (type != IBV_SRQT_BASIC && type != IBV_SRQT_XRC)
 		return xv_null(EOPNOTSUPP);
-	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD) || !attr->pd)
+	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD) || !attr->pd ||
+	    attr->pd->context != ctx)
 		return xv_null(EINVAL);
-	srq = create_srq(ctx, attr->pd, attr->srq_context, &attr->attr);
-	return srq;
+	if (type == IBV_SRQT_BASIC) {
+		if (attr->comp_mask & xrc_mask)
+			return xv_null(EINVAL);
+		return create_srq(ctx, attr->pd, attr->srq_context, &attr->attr, NULL, NULL);
+	}
+	if ((attr->comp_mask & xrc_mask) != xrc_mask || !attr->xrcd || !attr->cq ||
+	    attr->xrcd->context != ctx || attr->cq->context != ctx)
+		return xv_null(EINVAL);
+	return create_srq(ctx, attr->pd, attr->srq_context, &attr->attr, attr->xrcd, attr->cq);
+}
+
+/* The number senders name an XRC SRQ by (the XRCETH); any SRQ has one. */
+int xv_get_srq_num_op(struct ibv_srq *srq, uint32_t *srq_num)
+{
+	*srq_num = to_xsrq(srq)->x->srqn;
+	return 0;
+}
+
+/* --- XRC domains ----------------------------------------------------------------------- */
+
+/*
+ * ibv_open_xrcd(): IBV_XRCD_INIT_ATTR_FD and _OFLAGS are both required
+ * (as rdma-core's); fd -1 with O_CREAT gives a domain of this context alone.
+ */
+struct ibv_xrcd *xv_open_xrcd_op(struct ibv_context *ctx, struct ibv_xrcd_init_attr *attr)
+{
+	const uint32_t need = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS;
+	struct xv_xrcd *xrcd;
+	uint32_t oflags = 0;
+	int ret;
+
+	if (attr->comp_mask & ~need)
+		return xv_null(EOPNOTSUPP);
+	if ((attr->comp_mask & need) != need || (attr->oflags & ~(O_CREAT | O_EXCL)))
+		return xv_null(EINVAL);
+	if (attr->oflags & O_CREAT)
+		oflags |= XIB_XRCD_O_CREAT;
+	if (attr->oflags & O_EXCL)
+		oflags |= XIB_XRCD_O_EXCL;
+	xrcd = calloc(1, sizeof(*xrcd));
+	if (!xrcd)
+		return xv_null(ENOMEM);
+	ret = xib_open_xrcd(to_xctx(ctx)->x, attr->fd, oflags, &xrcd->x);
+	if (ret) {
+		free(xrcd);
+		return xv_null(ret);
+	}
+	xrcd->xrcd.context = ctx;
+	return &xrcd->xrcd;
+}
+
+/* EBUSY while an SRQ (or QP) this context created in the domain exists. */
+int xv_close_xrcd_op(struct ibv_xrcd *ibxrcd)
+{
+	struct xv_xrcd *xrcd = XV_CONTAINER(ibxrcd, struct xv_xrcd, xrcd);
+	int ret = xib_close_xrcd(xrcd->x);
+
+	if (ret)
+		return xv_err(ret);
+	free(xrcd);
+	return 0;
 }
 
 XV_EXPORT int ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
@@ -968,6 +1044,116 @@ XV_EXPORT int ibv_destroy_srq(struct ibv_srq *srq)
 	xv_pd_unhold(srq->pd);
 	free(s);
 	return 0;
+}
+
+/* --- the seed's legacy XRC calls --------------------------------------------------------- */
+
+/*
+ * OFED's XRC API, which rdma-core replaced by ibv_open_xrcd() and friends
+ * and never exported.  struct ibv_xrc_domain is opaque to its users; here
+ * it is the struct ibv_xrcd of an xv_xrcd (its first member, the context,
+ * is where OFED had it), so the legacy and the rdma-core calls work on the
+ * same domains.  The XRC receive QP calls need XRC target QPs, which the
+ * HCA does not have yet: they fail with EOPNOTSUPP, and so does creating
+ * an IBV_QPT_XRC QP.
+ */
+struct ibv_xrc_domain;
+
+XV_EXPORT struct ibv_xrc_domain *ibv_open_xrc_domain(struct ibv_context *context, int fd,
+						      int oflag);
+XV_EXPORT int ibv_close_xrc_domain(struct ibv_xrc_domain *d);
+XV_EXPORT struct ibv_srq *ibv_create_xrc_srq(struct ibv_pd *pd,
+					     struct ibv_xrc_domain *xrc_domain,
+					     struct ibv_cq *xrc_cq,
+					     struct ibv_srq_init_attr *srq_init_attr);
+XV_EXPORT int ibv_create_xrc_rcv_qp(struct ibv_qp_init_attr *init_attr, uint32_t *xrc_rcv_qpn);
+XV_EXPORT int ibv_modify_xrc_rcv_qp(struct ibv_xrc_domain *xrc_domain, uint32_t xrc_qp_num,
+				    struct ibv_qp_attr *attr, int attr_mask);
+XV_EXPORT int ibv_query_xrc_rcv_qp(struct ibv_xrc_domain *xrc_domain, uint32_t xrc_qp_num,
+				   struct ibv_qp_attr *attr, int attr_mask,
+				   struct ibv_qp_init_attr *init_attr);
+XV_EXPORT int ibv_reg_xrc_rcv_qp(struct ibv_xrc_domain *xrc_domain, uint32_t xrc_qp_num);
+XV_EXPORT int ibv_unreg_xrc_rcv_qp(struct ibv_xrc_domain *xrc_domain, uint32_t xrc_qp_num);
+
+/* "a pointer to an opened XRC, or NULL"; O_CREAT and O_EXCL as open(2). */
+XV_EXPORT struct ibv_xrc_domain *ibv_open_xrc_domain(struct ibv_context *context, int fd,
+						      int oflag)
+{
+	struct ibv_xrcd_init_attr attr = {
+		.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
+		.fd = fd,
+		.oflags = oflag,
+	};
+
+	if (!context)
+		return xv_null(EINVAL);
+	return (struct ibv_xrc_domain *)xv_open_xrcd_op(context, &attr);
+}
+
+/* 0 or the errno value; EBUSY while an SRQ this process created in it exists. */
+XV_EXPORT int ibv_close_xrc_domain(struct ibv_xrc_domain *d)
+{
+	if (!d)
+		return EINVAL;
+	return xv_close_xrcd_op((struct ibv_xrcd *)d);
+}
+
+/* ibv_create_srq() in the domain, its receives completing on @xrc_cq. */
+XV_EXPORT struct ibv_srq *ibv_create_xrc_srq(struct ibv_pd *pd,
+					     struct ibv_xrc_domain *xrc_domain,
+					     struct ibv_cq *xrc_cq,
+					     struct ibv_srq_init_attr *srq_init_attr)
+{
+	struct ibv_xrcd *xrcd = (struct ibv_xrcd *)xrc_domain;
+
+	if (!pd || !xrcd || !xrc_cq || !srq_init_attr || xrcd->context != pd->context ||
+	    xrc_cq->context != pd->context)
+		return xv_null(EINVAL);
+	return create_srq(pd->context, pd, srq_init_attr->srq_context, &srq_init_attr->attr,
+			  xrcd, xrc_cq);
+}
+
+XV_EXPORT int ibv_create_xrc_rcv_qp(struct ibv_qp_init_attr *init_attr, uint32_t *xrc_rcv_qpn)
+{
+	(void)init_attr;
+	(void)xrc_rcv_qpn;
+	return EOPNOTSUPP;
+}
+
+XV_EXPORT int ibv_modify_xrc_rcv_qp(struct ibv_xrc_domain *xrc_domain, uint32_t xrc_qp_num,
+				    struct ibv_qp_attr *attr, int attr_mask)
+{
+	(void)xrc_domain;
+	(void)xrc_qp_num;
+	(void)attr;
+	(void)attr_mask;
+	return EOPNOTSUPP;
+}
+
+XV_EXPORT int ibv_query_xrc_rcv_qp(struct ibv_xrc_domain *xrc_domain, uint32_t xrc_qp_num,
+				   struct ibv_qp_attr *attr, int attr_mask,
+				   struct ibv_qp_init_attr *init_attr)
+{
+	(void)xrc_domain;
+	(void)xrc_qp_num;
+	(void)attr;
+	(void)attr_mask;
+	(void)init_attr;
+	return EOPNOTSUPP;
+}
+
+XV_EXPORT int ibv_reg_xrc_rcv_qp(struct ibv_xrc_domain *xrc_domain, uint32_t xrc_qp_num)
+{
+	(void)xrc_domain;
+	(void)xrc_qp_num;
+	return EOPNOTSUPP;
+}
+
+XV_EXPORT int ibv_unreg_xrc_rcv_qp(struct ibv_xrc_domain *xrc_domain, uint32_t xrc_qp_num)
+{
+	(void)xrc_domain;
+	(void)xrc_qp_num;
+	return EOPNOTSUPP;
 }
 
 /* --- QP ---------------------------------------------------------------------------------- */

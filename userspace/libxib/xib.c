@@ -892,27 +892,91 @@ static void wq_fini(struct xib_wq *wq)
 	pthread_spin_destroy(&wq->lock);
 }
 
-int xib_create_srq(struct xib_pd *pd, uint32_t max_wr, uint32_t max_sge,
-		   uint32_t srq_limit, uint64_t user_handle, struct xib_srq **out)
+int xib_open_xrcd(struct xib_context *ctx, int fd, uint32_t oflags, struct xib_xrcd **out)
+{
+	struct xib_uverbs_open_xrcd o;
+	struct xib_xrcd *xrcd;
+	int ret;
+
+	xrcd = calloc(1, sizeof(*xrcd));
+	if (!xrcd)
+		return -ENOMEM;
+	memset(&o, 0, sizeof(o));
+	o.fd = fd;
+	o.oflags = oflags;
+	ret = xcmd(ctx->fd, XIB_UVERBS_OPEN_XRCD, &o);
+	if (ret) {
+		free(xrcd);
+		return ret;
+	}
+	xrcd->ctx = ctx;
+	xrcd->handle = o.xrcd_handle;
+	xrcd->xrcdn = o.xrcdn;
+	*out = xrcd;
+	return 0;
+}
+
+int xib_close_xrcd(struct xib_xrcd *xrcd)
+{
+	int ret = destroy_simple(xrcd->ctx, XIB_UVERBS_CLOSE_XRCD, xrcd->handle);
+
+	if (!ret)
+		free(xrcd);
+	return ret;
+}
+
+/* CREATE_SRQ (no domain) or CREATE_XSRQ (XRC), then map the ring. */
+static int create_srq(struct xib_pd *pd, struct xib_xrcd *xrcd, struct xib_cq *cq,
+		      uint32_t max_wr, uint32_t max_sge, uint32_t srq_limit,
+		      uint64_t user_handle, struct xib_srq **out)
 {
 	struct xib_uverbs_create_srq c;
+	struct xib_uverbs_create_xsrq x;
 	struct xib_uverbs_destroy_events d;
+	struct xib_uverbs_ring *ring;
 	struct xib_srq *srq;
+	uint32_t handle;
 	int ret;
 
 	srq = calloc(1, sizeof(*srq));
 	if (!srq)
 		return -ENOMEM;
-	memset(&c, 0, sizeof(c));
-	c.user_handle = user_handle;
-	c.pd_handle = pd->handle;
-	c.max_wr = max_wr;
-	c.max_sge = max_sge;
-	c.srq_limit = srq_limit;
-	ret = xcmd(pd->ctx->fd, XIB_UVERBS_CREATE_SRQ, &c);
-	if (ret)
-		goto err_free;
-	ret = wq_init(pd->ctx, &c.ring, &srq->rq, c.max_sge);
+	if (xrcd) {
+		memset(&x, 0, sizeof(x));
+		x.user_handle = user_handle;
+		x.srq_type = XIB_SRQT_XRC;
+		x.pd_handle = pd->handle;
+		x.xrcd_handle = xrcd->handle;
+		x.cq_handle = cq->handle;
+		x.max_wr = max_wr;
+		x.max_sge = max_sge;
+		x.srq_limit = srq_limit;
+		ret = xcmd(pd->ctx->fd, XIB_UVERBS_CREATE_XSRQ, &x);
+		if (ret)
+			goto err_free;
+		ring = &x.ring;
+		handle = x.srq_handle;
+		srq->srqn = x.srqn;
+		srq->max_wr = x.max_wr;
+		max_sge = x.max_sge;
+		srq->srq_type = XIB_SRQT_XRC;
+	} else {
+		memset(&c, 0, sizeof(c));
+		c.user_handle = user_handle;
+		c.pd_handle = pd->handle;
+		c.max_wr = max_wr;
+		c.max_sge = max_sge;
+		c.srq_limit = srq_limit;
+		ret = xcmd(pd->ctx->fd, XIB_UVERBS_CREATE_SRQ, &c);
+		if (ret)
+			goto err_free;
+		ring = &c.ring;
+		handle = c.srq_handle;
+		srq->srqn = c.srqn;
+		srq->max_wr = c.max_wr;
+		max_sge = c.max_sge;
+	}
+	ret = wq_init(pd->ctx, ring, &srq->rq, max_sge);
 	if (!ret && !srq->rq.ring.map) {
 		wq_fini(&srq->rq);
 		ret = -EPROTO;
@@ -921,20 +985,33 @@ int xib_create_srq(struct xib_pd *pd, uint32_t max_wr, uint32_t max_sge,
 		goto err_destroy;
 	srq->pd = pd;
 	srq->user_handle = user_handle;
-	srq->handle = c.srq_handle;
-	srq->srqn = c.srqn;
-	srq->max_wr = c.max_wr;
+	srq->handle = handle;
 	srq->srq_limit = srq_limit;
 	*out = srq;
 	return 0;
 
 err_destroy:
 	memset(&d, 0, sizeof(d));
-	d.handle = c.srq_handle;
+	d.handle = handle;
 	xcmd(pd->ctx->fd, XIB_UVERBS_DESTROY_SRQ, &d);
 err_free:
 	free(srq);
 	return ret;
+}
+
+int xib_create_srq(struct xib_pd *pd, uint32_t max_wr, uint32_t max_sge,
+		   uint32_t srq_limit, uint64_t user_handle, struct xib_srq **out)
+{
+	return create_srq(pd, NULL, NULL, max_wr, max_sge, srq_limit, user_handle, out);
+}
+
+int xib_create_xrc_srq(struct xib_pd *pd, struct xib_xrcd *xrcd, struct xib_cq *cq,
+		       uint32_t max_wr, uint32_t max_sge, uint32_t srq_limit,
+		       uint64_t user_handle, struct xib_srq **out)
+{
+	if (!xrcd || !cq)
+		return -EINVAL;
+	return create_srq(pd, xrcd, cq, max_wr, max_sge, srq_limit, user_handle, out);
 }
 
 static int srq_set_limit(struct xib_srq *srq, uint32_t srq_limit)

@@ -147,8 +147,16 @@ struct xib_wq {
 	int single_threaded;	/* @lock is not taken */
 };
 
+/* An open handle of an XRC domain (shared by inode; see uverbs.h). */
+struct xib_xrcd {
+	struct xib_context *ctx;
+	uint32_t handle;
+	uint32_t xrcdn;
+};
+
 struct xib_srq {
 	struct xib_pd *pd;
+	uint32_t srq_type;	/* enum xib_srq_type */
 	uint64_t user_handle;
 	uint32_t handle;
 	uint32_t srqn;
@@ -310,9 +318,17 @@ int xib_req_notify_cq(struct xib_cq *cq, int solicited_only);
 int xib_cq_overflowed(struct xib_cq *cq);
 void xib_cq_set_single_threaded(struct xib_cq *cq);
 
+/* XRC domains: fd -1 or a file whose inode names it; XIB_XRCD_O_* */
+int xib_open_xrcd(struct xib_context *ctx, int fd, uint32_t oflags, struct xib_xrcd **out);
+int xib_close_xrcd(struct xib_xrcd *xrcd);
+
 /* SRQs */
 int xib_create_srq(struct xib_pd *pd, uint32_t max_wr, uint32_t max_sge,
 		   uint32_t srq_limit, uint64_t user_handle, struct xib_srq **out);
+/* An XRC SRQ of @xrcd completing on @cq; srq->srqn is what senders name. */
+int xib_create_xrc_srq(struct xib_pd *pd, struct xib_xrcd *xrcd, struct xib_cq *cq,
+		       uint32_t max_wr, uint32_t max_sge, uint32_t srq_limit,
+		       uint64_t user_handle, struct xib_srq **out);
 int xib_modify_srq(struct xib_srq *srq, uint32_t attr_mask, uint32_t max_wr,
 		   uint32_t srq_limit);
 int xib_query_srq(struct xib_srq *srq, uint32_t *max_wr, uint32_t *max_sge,

@@ -21,7 +21,8 @@
  *	XIB_ATTR_NDEV_NAME when port 1 is bound to a network interface, and
  *	XIB_ATTR_DEV_RES: a nest with one u32 per object type counting the
  *	device's live objects (XIB_ATTR_RES_PD, _MR, _CQ, _QP, _SRQ, _AH and
- *	_UCONTEXT: open user contexts; _MW, memory windows, newer), and,
+ *	_UCONTEXT: open user contexts; _MW, memory windows, and _XRCD, XRC
+ *	domains, newer), and,
  *	where the modules are loaded,
  *	XIB_ATTR_RES_CM_ID: RDMA CM ids bound to the device (an id bound to
  *	no device yet, or to the wildcard address, is counted on none) and
@@ -275,6 +276,7 @@ enum xib_nl_attr {
 	/* XIB_CMD_LINK_ADD: the PCI function the device is bound to */
 	XIB_ATTR_LINK_PCI,		/* string, e.g. "0000:00:10.0" */
 	XIB_ATTR_RES_MW,		/* u32, in XIB_ATTR_DEV_RES: memory windows */
+	XIB_ATTR_RES_XRCD,		/* u32, in XIB_ATTR_DEV_RES: XRC domains */
 
 	__XIB_ATTR_MAX,
 	XIB_ATTR_MAX = __XIB_ATTR_MAX - 1

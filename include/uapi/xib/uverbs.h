@@ -8,7 +8,7 @@
  *   ibv_context).  Objects a context creates are named by handles, small
  *   integers private to the context; XIB_UVERBS_NO_HANDLE names none.
  *   Closing the file (or the process dying) destroys every object of the
- *   context, in dependency order: AH, QP, SRQ, CQ, MR, PD.
+ *   context, in dependency order: AH, QP, MW, SRQ, XRCD, CQ, MR, PD.
  * - Every command is _IOWR(XIB_UVERBS_IOCTL_MAGIC, nr, struct): one
  *   fixed-size structure, fields __u8 to __u64 with explicit padding.  The
  *   kernel copies it in, validates everything, and copies it back out on
@@ -165,6 +165,35 @@
  *	window the key byte of the WQE's new rkey (the rkey the caller keeps
  *	tracking).  DEALLOC_MW of a bound window unbinds it; remote accesses
  *	through it fail from then on.
+ * XIB_UVERBS_OPEN_XRCD, XIB_UVERBS_CLOSE_XRCD
+ *	XRC domains (IBTA 10.2.9).  A domain is named by the inode of the
+ *	file fd refers to, per device: every context of the device that
+ *	opens a file of the same inode gets the same domain, whichever
+ *	process it is in.  oflags are XIB_XRCD_O_CREAT and XIB_XRCD_O_EXCL
+ *	(not the values of fcntl.h, which differ between architectures),
+ *	with open(2)'s meaning: a domain of the inode is opened if there is
+ *	one (-EEXIST with O_CREAT | O_EXCL), else created with O_CREAT (else
+ *	-ENOENT); the check and the creation are atomic.  fd -1 creates a
+ *	domain no one else can open, and then oflags must be O_CREAT alone.
+ *	O_EXCL without O_CREAT, other bits or a nonzero reserved field are
+ *	-EINVAL, a bad fd -EBADF.  Each open is a handle of the context,
+ *	counted in its max_xrcd_per_context (-ENOMEM beyond; the device's
+ *	domains are bounded by its max_pd).  CLOSE_XRCD of a handle fails
+ *	with -EBUSY while an XRC SRQ the context created in the domain
+ *	exists, as the seed's ibv_close_xrc_domain(); otherwise it
+ *	succeeds, and the domain itself lives on while other handles or
+ *	objects hold it.  xrcdn is the domain's number on the device, the
+ *	same for all its openers.  The domain holds the path of the file it
+ *	was created through: its filesystem cannot be unmounted (-EBUSY)
+ *	while the domain lives.
+ * XIB_UVERBS_CREATE_XSRQ
+ *	An SRQ of a type: XIB_SRQT_BASIC is CREATE_SRQ (xrcd_handle and
+ *	cq_handle XIB_UVERBS_NO_HANDLE); XIB_SRQT_XRC an XRC SRQ of the
+ *	domain xrcd_handle, whose receives complete on cq_handle (which then
+ *	cannot be destroyed before it: -EBUSY), addressed by senders by the
+ *	srqn returned (ibv_get_srq_num()).  Other types are -EOPNOTSUPP.
+ *	MODIFY_SRQ, QUERY_SRQ, RESIZE_SRQ and DESTROY_SRQ take either kind;
+ *	CREATE_QP refuses an XRC SRQ (-EINVAL).
  */
 #ifndef _UAPI_XIB_UVERBS_H
 #define _UAPI_XIB_UVERBS_H
@@ -748,6 +777,45 @@ struct xib_uverbs_alloc_mw {
 	__aligned_u64 reserved;
 };
 
+/* XIB_UVERBS_OPEN_XRCD oflags (open(2)'s O_CREAT and O_EXCL). */
+enum xib_xrcd_oflags {
+	XIB_XRCD_O_CREAT	= 1 << 0,
+	XIB_XRCD_O_EXCL		= 1 << 1,
+};
+
+struct xib_uverbs_open_xrcd {
+	__s32 fd;			/* in: names the domain by its inode; -1 */
+	__u32 oflags;			/* in: enum xib_xrcd_oflags */
+	__u32 xrcd_handle;		/* out */
+	__u32 xrcdn;			/* out */
+	__aligned_u64 reserved;
+};
+
+/*
+ * SRQ types (CREATE_XSRQ); the values of enum ibv_srq_type.  An XRC SRQ
+ * belongs to an XRC domain, completes its receives on its own CQ and is
+ * addressed from the wire by its number (the XRCETH's XRCSRQ field).
+ */
+enum xib_srq_type {
+	XIB_SRQT_BASIC = 0,
+	XIB_SRQT_XRC = 1,
+};
+
+struct xib_uverbs_create_xsrq {
+	__aligned_u64 user_handle;	/* in */
+	__u32 srq_type;			/* in: enum xib_srq_type */
+	__u32 pd_handle;		/* in */
+	__u32 xrcd_handle;		/* in: XRC; else XIB_UVERBS_NO_HANDLE */
+	__u32 cq_handle;		/* in: XRC; else XIB_UVERBS_NO_HANDLE */
+	__u32 max_wr;			/* in; out: granted */
+	__u32 max_sge;			/* in; out: granted */
+	__u32 srq_limit;		/* in */
+	__u32 reserved;
+	__u32 srq_handle;		/* out */
+	__u32 srqn;			/* out: the XRCETH's XRCSRQ for XRC */
+	struct xib_uverbs_ring ring;	/* out: receive WQE ring */
+};
+
 #define XIB_UVERBS_IO(nr, type) _IOWR(XIB_UVERBS_IOCTL_MAGIC, nr, type)
 
 #define XIB_UVERBS_GET_CONTEXT		XIB_UVERBS_IO(0x00, struct xib_uverbs_get_context)
@@ -780,5 +848,8 @@ struct xib_uverbs_alloc_mw {
 #define XIB_UVERBS_DETACH_MCAST		XIB_UVERBS_IO(0x1b, struct xib_uverbs_mcast)
 #define XIB_UVERBS_ALLOC_MW		XIB_UVERBS_IO(0x1c, struct xib_uverbs_alloc_mw)
 #define XIB_UVERBS_DEALLOC_MW		XIB_UVERBS_IO(0x1d, struct xib_uverbs_destroy)
+#define XIB_UVERBS_OPEN_XRCD		XIB_UVERBS_IO(0x1e, struct xib_uverbs_open_xrcd)
+#define XIB_UVERBS_CLOSE_XRCD		XIB_UVERBS_IO(0x1f, struct xib_uverbs_destroy)
+#define XIB_UVERBS_CREATE_XSRQ		XIB_UVERBS_IO(0x20, struct xib_uverbs_create_xsrq)
 
 #endif /* _UAPI_XIB_UVERBS_H */
