@@ -421,18 +421,13 @@ wait_cm_ids() {
 	[ "${#lines[@]}" -eq 3 ]
 	[ -z "$(ip netns exec xresB unshare --pid --fork xibctl res show cm_id)" ]
 
-	# the owners killed: their ids go.  The client first, then the
-	# servers: both ends of a connection destroyed at the same moment
-	# (crossing DREQs) trip a WARN in the IB CM's xib_cm_release(), a
-	# race of its own that this test is not about.
+	# the owners killed at once: their ids go (both ends of the
+	# connection destroyed together: their DREQs may cross)
 	kill -CONT "$bg2_pid"
-	kill -9 "$bg2_pid"
-	wait "$bg2_pid" 2>/dev/null || true
-	bg2_pid=
-	wait_cm_ids xresA 0 30
-	kill -9 "$bg_pid" "$bg3_pid"
-	wait "$bg_pid" "$bg3_pid" 2>/dev/null || true
-	bg_pid= bg3_pid=
+	kill -9 "$bg_pid" "$bg2_pid" "$bg3_pid"
+	wait "$bg_pid" "$bg2_pid" "$bg3_pid" 2>/dev/null || true
+	bg_pid= bg2_pid= bg3_pid=
 	wait_cm_ids xresB 0 30
+	wait_cm_ids xresA 0 30
 	cm_teardown
 }
