@@ -49,8 +49,11 @@ static const struct nla_policy xib_nl_policy[XIB_ATTR_MAX + 1] = {
 	[XIB_ATTR_STATS ... XIB_ATTR_TRACE_PKT] = { .type = NLA_REJECT },
 	[XIB_ATTR_SYS_NETNS_SHARED] = NLA_POLICY_MAX(NLA_U8, 1),
 	[XIB_ATTR_LINK_PCI]	= { .type = NLA_NUL_STRING, .len = 31 },
-	[XIB_ATTR_RES_MW]	= { .type = NLA_REJECT },
-	[XIB_ATTR_RES_XRCD]	= { .type = NLA_REJECT },
+	[XIB_ATTR_RES_MW ... XIB_ATTR_RES_CM_IDN] = { .type = NLA_REJECT },	/* XRCD too */
+	/* filters of XIB_CMD_RES_CM_ID_GET */
+	[XIB_ATTR_RES_PS]	= { .type = NLA_U32 },
+	[XIB_ATTR_RES_CM_STATE]	= NLA_POLICY_MAX(NLA_U8, XIB_NL_CM_DESTROYING),
+	[XIB_ATTR_RES_SRC_ADDR ... XIB_ATTR_RES_BACKLOG] = { .type = NLA_REJECT },
 };
 
 static struct genl_family xib_nl_family;
@@ -586,9 +589,10 @@ static bool xib_nl_res_visible(const struct xib_nl_caller *who,
 	return who->admin || uid_eq(owner->euid, who->euid);
 }
 
+/* @ctx: the owner is a user context (not for RDMA CM ids). */
 static int xib_nl_put_owner(struct sk_buff *skb,
 			    const struct xib_nl_caller *who,
-			    const struct xib_res_owner *owner)
+			    const struct xib_res_owner *owner, bool ctx)
 {
 	if (owner->kern)
 		return nla_put_flag(skb, XIB_ATTR_RES_KERN);
@@ -596,7 +600,7 @@ static int xib_nl_put_owner(struct sk_buff *skb,
 	    nla_put_string(skb, XIB_ATTR_RES_COMM, owner->comm) ||
 	    nla_put_u32(skb, XIB_ATTR_RES_UID,
 			from_kuid_munged(who->user_ns, owner->euid)) ||
-	    nla_put_u32(skb, XIB_ATTR_RES_CTX_ID, owner->ctx_id))
+	    (ctx && nla_put_u32(skb, XIB_ATTR_RES_CTX_ID, owner->ctx_id)))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -696,6 +700,47 @@ static int xib_nl_put_mr(struct sk_buff *skb, const struct xib_nl_caller *who,
 	return 0;
 }
 
+static int xib_nl_put_mw(struct sk_buff *skb, const struct xib_nl_caller *who,
+			 struct xib_mw *mw)
+{
+	u32 rkey, lkey = 0, qpn = 0, access = 0;
+	unsigned long flags;
+	u64 addr = 0, len = 0;
+	bool bound;
+
+	/* a copy under the window's lock: a bind may change it any time */
+	spin_lock_irqsave(&mw->lock, flags);
+	rkey = mw->rkey;
+	bound = mw->state != XIB_MW_INVALID && mw->mr;
+	if (bound) {
+		lkey = mw->mr->lkey;	/* the window holds the MR */
+		addr = mw->addr;
+		len = mw->length;
+		access = mw->access;
+		if (mw->qp)
+			qpn = mw->qp->qp_num;
+	}
+	spin_unlock_irqrestore(&mw->lock, flags);
+
+	if (nla_put_u8(skb, XIB_ATTR_RES_MW_TYPE, mw->type) ||
+	    nla_put_u8(skb, XIB_ATTR_RES_MW_STATE,
+		       bound ? XIB_NL_MW_BOUND : XIB_NL_MW_FREE) ||
+	    nla_put_u32(skb, XIB_ATTR_RES_PDN, mw->pd->pdn))
+		return -EMSGSIZE;
+	if (bound &&
+	    (nla_put_u64_64bit(skb, XIB_ATTR_RES_IOVA, addr, XIB_ATTR_PAD) ||
+	     nla_put_u64_64bit(skb, XIB_ATTR_RES_MR_LEN, len, XIB_ATTR_PAD) ||
+	     nla_put_u32(skb, XIB_ATTR_RES_ACCESS, access) ||
+	     (qpn && nla_put_u32(skb, XIB_ATTR_RES_QPN, qpn))))
+		return -EMSGSIZE;
+	/* Keys let a peer touch the memory: administrators only, as MRs'. */
+	if (who->admin &&
+	    (nla_put_u32(skb, XIB_ATTR_RES_RKEY, rkey) ||
+	     (bound && nla_put_u32(skb, XIB_ATTR_RES_LKEY, lkey))))
+		return -EMSGSIZE;
+	return 0;
+}
+
 static int xib_nl_put_pd(struct sk_buff *skb, const struct xib_nl_caller *who,
 			 struct xib_pd *pd)
 {
@@ -745,8 +790,9 @@ static int xib_nl_put_ctx(struct sk_buff *skb, const struct xib_res_owner *owner
 	return 0;
 }
 
-/* The dump command of each table; memory windows have none (0). */
+/* The dump command of each table. */
 static const u8 xib_nl_res_cmd[XIB_RES_MAX] = {
+	[XIB_RES_MW] = XIB_CMD_RES_MW_GET,
 	[XIB_RES_PD] = XIB_CMD_RES_PD_GET,
 	[XIB_RES_MR] = XIB_CMD_RES_MR_GET,
 	[XIB_RES_CQ] = XIB_CMD_RES_CQ_GET,
@@ -772,7 +818,7 @@ static int xib_nl_fill_res(struct sk_buff *skb, struct netlink_callback *cb,
 	ret = -EMSGSIZE;
 	if (nla_put_u32(skb, XIB_ATTR_DEV_INDEX, dev->index) ||
 	    nla_put_string(skb, XIB_ATTR_DEV_NAME, dev->name) ||
-	    xib_nl_put_owner(skb, who, owner))
+	    xib_nl_put_owner(skb, who, owner, true))
 		goto err_cancel;
 	switch (type) {
 	case XIB_RES_QP:
@@ -792,6 +838,9 @@ static int xib_nl_fill_res(struct sk_buff *skb, struct netlink_callback *cb,
 		break;
 	case XIB_RES_AH:
 		ret = xib_nl_put_ah(skb, who, obj);
+		break;
+	case XIB_RES_MW:
+		ret = xib_nl_put_mw(skb, who, obj);
 		break;
 	default:
 		ret = xib_nl_put_ctx(skb, owner);
@@ -882,6 +931,11 @@ static int xib_nl_res_dumpit(struct sk_buff *skb, struct netlink_callback *cb,
 			       "QP number, type and state filter QP dumps only");
 		return -EINVAL;
 	}
+	if (tb[XIB_ATTR_RES_PS] || tb[XIB_ATTR_RES_CM_STATE]) {
+		NL_SET_ERR_MSG(cb->extack,
+			       "port space and CM state filter cm_id dumps only");
+		return -EINVAL;
+	}
 	if (tb[XIB_ATTR_RES_PID])
 		f.pid = nla_get_u32(tb[XIB_ATTR_RES_PID]);
 	if (tb[XIB_ATTR_RES_QP_TYPE])
@@ -949,6 +1003,158 @@ static int xib_nl_res_get_dumpit(struct sk_buff *skb,
 		if (xib_nl_res_cmd[type] == cmd)
 			return xib_nl_res_dumpit(skb, cb, type);
 	return -EOPNOTSUPP;
+}
+
+/*
+ * RDMA CM ids
+ * -----------
+ * xib_cma keeps them and registers a source of copies
+ * (struct xib_res_cm_id_source); xib_nl_cm_id_src_mutex keeps it from
+ * going (its module from unloading) while a dump calls it.
+ * cb->args[0]: the id number to resume from.
+ */
+static DEFINE_MUTEX(xib_nl_cm_id_src_mutex);
+static const struct xib_res_cm_id_source *xib_nl_cm_id_src;
+
+/**
+ * xib_res_cm_id_register() - let XIB_CMD_RES_CM_ID_GET list RDMA CM ids
+ * @src: where to find them; one at a time
+ *
+ * Context: process context.
+ */
+void xib_res_cm_id_register(const struct xib_res_cm_id_source *src)
+{
+	mutex_lock(&xib_nl_cm_id_src_mutex);
+	WARN_ON_ONCE(xib_nl_cm_id_src);
+	xib_nl_cm_id_src = src;
+	mutex_unlock(&xib_nl_cm_id_src_mutex);
+}
+EXPORT_SYMBOL_GPL(xib_res_cm_id_register);
+
+/**
+ * xib_res_cm_id_unregister() - undo xib_res_cm_id_register()
+ * @src: as registered
+ *
+ * Returns once no dump uses @src.  Context: process context.
+ */
+void xib_res_cm_id_unregister(const struct xib_res_cm_id_source *src)
+{
+	mutex_lock(&xib_nl_cm_id_src_mutex);
+	if (xib_nl_cm_id_src == src)
+		xib_nl_cm_id_src = NULL;
+	mutex_unlock(&xib_nl_cm_id_src_mutex);
+}
+EXPORT_SYMBOL_GPL(xib_res_cm_id_unregister);
+
+static int xib_nl_put_sockaddr(struct sk_buff *skb, int attr,
+			       const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET)
+		return nla_put(skb, attr, sizeof(struct sockaddr_in), ss);
+	if (ss->ss_family == AF_INET6)
+		return nla_put(skb, attr, sizeof(struct sockaddr_in6), ss);
+	return 0;
+}
+
+static int xib_nl_fill_cm_id(struct sk_buff *skb, struct netlink_callback *cb,
+			     const struct xib_res_cm_id *c,
+			     const struct xib_nl_caller *who)
+{
+	void *hdr;
+
+	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			  &xib_nl_family, NLM_F_MULTI, XIB_CMD_RES_CM_ID_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, XIB_ATTR_RES_CM_IDN, c->idn) ||
+	    (c->dev_index &&
+	     (nla_put_u32(skb, XIB_ATTR_DEV_INDEX, c->dev_index) ||
+	      nla_put_string(skb, XIB_ATTR_DEV_NAME, c->dev_name) ||
+	      nla_put_u32(skb, XIB_ATTR_PORT_INDEX, c->port))) ||
+	    xib_nl_put_owner(skb, who, &c->owner, false) ||
+	    nla_put_u32(skb, XIB_ATTR_RES_PS, c->ps) ||
+	    nla_put_u8(skb, XIB_ATTR_RES_QP_TYPE, c->qp_type) ||
+	    nla_put_u8(skb, XIB_ATTR_RES_CM_STATE, c->state) ||
+	    xib_nl_put_sockaddr(skb, XIB_ATTR_RES_SRC_ADDR, &c->src) ||
+	    xib_nl_put_sockaddr(skb, XIB_ATTR_RES_DST_ADDR, &c->dst) ||
+	    (c->qpn && nla_put_u32(skb, XIB_ATTR_RES_QPN, c->qpn)) ||
+	    (c->state == XIB_NL_CM_LISTEN &&
+	     nla_put_u32(skb, XIB_ATTR_RES_BACKLOG, c->backlog))) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+static int xib_nl_cm_id_dumpit(struct sk_buff *skb,
+			       struct netlink_callback *cb)
+{
+	struct nlattr **tb = genl_dumpit_info(cb)->attrs;
+	struct net *net = sock_net(skb->sk);
+	unsigned long idn = cb->args[0];
+	struct xib_res_cm_id *c;
+	struct xib_nl_caller who;
+	struct xib_device *dev;
+	s64 pid = -1, ps = -1;
+	u32 dev_index = 0;
+	int state = -1;
+	int ret = 0;
+
+	if (tb[XIB_ATTR_RES_QPN] || tb[XIB_ATTR_RES_QP_TYPE] ||
+	    tb[XIB_ATTR_RES_QP_STATE]) {
+		NL_SET_ERR_MSG(cb->extack,
+			       "QP number, type and state filter QP dumps only");
+		return -EINVAL;
+	}
+	if (tb[XIB_ATTR_DEV_INDEX] || tb[XIB_ATTR_DEV_NAME]) {
+		dev = xib_nl_res_filter_dev(net, tb);
+		if (!dev) {
+			if (skb->len || cb->args[1])
+				return 0;
+			NL_SET_ERR_MSG(cb->extack, "no such xib device");
+			return -ENODEV;
+		}
+		dev_index = dev->index;
+		xib_device_release_user(dev);
+	}
+	cb->args[1] = 1;	/* the device existed when the dump began */
+	if (tb[XIB_ATTR_RES_PID])
+		pid = nla_get_u32(tb[XIB_ATTR_RES_PID]);
+	if (tb[XIB_ATTR_RES_PS])
+		ps = nla_get_u32(tb[XIB_ATTR_RES_PS]);
+	if (tb[XIB_ATTR_RES_CM_STATE])
+		state = nla_get_u8(tb[XIB_ATTR_RES_CM_STATE]);
+	who.admin = netlink_capable(cb->skb, CAP_NET_ADMIN);
+	who.euid = current_euid();
+	who.pid_ns = task_active_pid_ns(current);
+	who.user_ns = current_user_ns();
+
+	c = kmalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return -ENOMEM;
+	mutex_lock(&xib_nl_cm_id_src_mutex);
+	while (xib_nl_cm_id_src &&
+	       xib_nl_cm_id_src->next(net, who.pid_ns, &idn, c)) {
+		if (xib_nl_res_visible(&who, &c->owner) &&
+		    (!dev_index || c->dev_index == dev_index) &&
+		    (pid < 0 || (!c->owner.kern && c->owner.pid == pid)) &&
+		    (ps < 0 || c->ps == ps) &&
+		    (state < 0 || c->state == state)) {
+			ret = xib_nl_fill_cm_id(skb, cb, c, &who);
+			if (ret)
+				break;
+		}
+		idn++;	/* id numbers are 31 bits: no wrap */
+		cond_resched();
+	}
+	mutex_unlock(&xib_nl_cm_id_src_mutex);
+	kfree(c);
+	cb->args[0] = idn;
+	/* A full skb ends this round; the next resumes at the same id. */
+	if (ret == -EMSGSIZE && skb->len)
+		return skb->len;
+	return ret ?: skb->len;
 }
 
 static int xib_nl_sys_get(struct sk_buff *skb, struct genl_info *info)
@@ -1021,6 +1227,8 @@ static const struct genl_ops xib_nl_ops[] = {
 	{ .cmd = XIB_CMD_RES_SRQ_GET, .dumpit = xib_nl_res_get_dumpit, },
 	{ .cmd = XIB_CMD_RES_AH_GET, .dumpit = xib_nl_res_get_dumpit, },
 	{ .cmd = XIB_CMD_RES_CTX_GET, .dumpit = xib_nl_res_get_dumpit, },
+	{ .cmd = XIB_CMD_RES_MW_GET, .dumpit = xib_nl_res_get_dumpit, },
+	{ .cmd = XIB_CMD_RES_CM_ID_GET, .dumpit = xib_nl_cm_id_dumpit, },
 	{
 		.cmd = XIB_CMD_STAT_GET,
 		.doit = xib_nl_stat_get_doit,

@@ -1534,6 +1534,17 @@ static void xib_cm_recv_dreq(struct xib_cm_port *port,
 		xib_cm_dropped(port);
 	else if (p->id.state == XIB_CM_DREQ_RCVD)
 		p->dreq_tid = recv->mad.hdr.tid;
+	/*
+	 * Crossing DREQs: an id destroyed while its own DREQ was out has
+	 * no consumer left to answer this one.  Answer for it, as its
+	 * destroy would in DREQ_RCVD (DREP, then timewait, which ends it);
+	 * left in DREQ_RCVD it would be freed still in the hash tables.
+	 */
+	if (p->destroyed && p->id.state == XIB_CM_DREQ_RCVD) {
+		struct xib_cm_ctx dctx = { .recv = recv };
+
+		xib_cm_apply(p, XIB_CM_OP_DESTROY, &dctx);
+	}
 	xib_cm_done(p);
 	goto out_free;
 

@@ -15,12 +15,16 @@
  * destroy waits for its handler, which takes them.
  */
 
+#include <linux/cred.h>
 #include <linux/err.h>
 #include <linux/etherdevice.h>
 #include <linux/inetdevice.h>
+#include <linux/pid_namespace.h>
 #include <linux/random.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
+#include <linux/xarray.h>
 #include <net/addrconf.h>
 #include <net/ip.h>
 #include <net/ip6_route.h>
@@ -88,6 +92,14 @@
  * @mc_list: the multicast groups joined (struct xib_cma_mc.list);
  *	changed with both @handler_mutex and @lock held, so either keeps
  *	it stable
+ * @idn: the id's number in xib_cma_ids (0 until it is there), fixed
+ * @owner_pid: the thread group of the process that created the id (or
+ *	its listener, for an id of a connection request), with a
+ *	reference; NULL: the kernel's.  Fixed, as are the two below.
+ * @owner_euid: that process's effective uid
+ * @owner_comm: its command name
+ * @qp_num: under @lock: the QP number given to connect or accept (0:
+ *	none yet), for resource dumps
  */
 struct xib_cma_priv {
 	struct xib_cma_id id;
@@ -128,6 +140,12 @@ struct xib_cma_priv {
 	bool listening;
 
 	struct list_head mc_list;
+
+	u32 idn;
+	struct pid *owner_pid;
+	kuid_t owner_euid;
+	char owner_comm[TASK_COMM_LEN];
+	u32 qp_num;
 };
 
 /**
@@ -154,6 +172,14 @@ static DEFINE_MUTEX(xib_cma_bind_lock);
 static LIST_HEAD(xib_cma_binds);	/* protected by xib_cma_bind_lock */
 static struct workqueue_struct *xib_cma_wq;
 
+/*
+ * Every id, by number, for resource dumps (xib_cma_res_next()).  An id
+ * is on it from creation until its memory is freed; a dump takes a
+ * reference under the xarray's lock, which xib_cma_priv_free() takes to
+ * erase it, and skips ids whose count already reached zero.
+ */
+static DEFINE_XARRAY_ALLOC1(xib_cma_ids);
+
 static inline struct xib_cma_priv *to_priv(struct xib_cma_id *id)
 {
 	return container_of(id, struct xib_cma_priv, id);
@@ -163,6 +189,9 @@ static void xib_cma_priv_free(struct kref *ref)
 {
 	struct xib_cma_priv *p = container_of(ref, struct xib_cma_priv, ref);
 
+	if (p->idn)
+		xa_erase(&xib_cma_ids, p->idn);
+	put_pid(p->owner_pid);
 	mutex_destroy(&p->lock);
 	mutex_destroy(&p->handler_mutex);
 	put_net(p->net);
@@ -475,6 +504,13 @@ static struct xib_cma_priv *xib_cma_alloc(struct net *net,
 	return p;
 }
 
+/* Number @p and make it visible to resource dumps; its owner is set. */
+static int xib_cma_publish(struct xib_cma_priv *p)
+{
+	return xa_alloc(&xib_cma_ids, &p->idn, p, xa_limit_31b,
+			GFP_KERNEL_ACCOUNT);
+}
+
 /**
  * xib_cma_create_id() - a new RDMA CM id
  * @net: the network namespace it lives in
@@ -482,14 +518,18 @@ static struct xib_cma_priv *xib_cma_alloc(struct net *net,
  * @context: the consumer's
  * @ps: port space; TCP and IB take RC or UC ids, UDP and IPOIB UD ones
  * @qp_type: the QP type the connection is for
+ * @owner: the user process the id is for (resource dumps show it as the
+ *	owner), or NULL for the kernel's own
  *
  * Return: the id or an ERR_PTR (-EINVAL, -ENOMEM).
  */
 struct xib_cma_id *xib_cma_create_id(struct net *net, xib_cma_handler handler,
 				     void *context, enum xib_cma_ps ps,
-				     enum xib_qp_type qp_type)
+				     enum xib_qp_type qp_type,
+				     struct task_struct *owner)
 {
 	struct xib_cma_priv *p;
+	int ret;
 
 	switch (ps) {
 	case XIB_CMA_PS_TCP:
@@ -506,7 +546,19 @@ struct xib_cma_id *xib_cma_create_id(struct net *net, xib_cma_handler handler,
 		return ERR_PTR(-EINVAL);
 	}
 	p = xib_cma_alloc(net, handler, context, ps, qp_type);
-	return p ? &p->id : ERR_PTR(-ENOMEM);
+	if (!p)
+		return ERR_PTR(-ENOMEM);
+	if (owner) {
+		p->owner_pid = get_task_pid(owner, PIDTYPE_TGID);
+		p->owner_euid = task_euid(owner);
+		get_task_comm(p->owner_comm, owner);
+	}
+	ret = xib_cma_publish(p);
+	if (ret) {
+		kref_put(&p->ref, xib_cma_priv_free);
+		return ERR_PTR(ret);
+	}
+	return &p->id;
 }
 EXPORT_SYMBOL_GPL(xib_cma_create_id);
 
@@ -1198,6 +1250,15 @@ int xib_cma_cm_req_handler(struct xib_cm_id *cm_id,
 		ret = -ENOMEM;
 		goto out_unpend;
 	}
+	/* the listener's owner owns what its requests create */
+	c->owner_pid = get_pid(l->owner_pid);
+	c->owner_euid = l->owner_euid;
+	memcpy(c->owner_comm, l->owner_comm, sizeof(c->owner_comm));
+	ret = xib_cma_publish(c);
+	if (ret) {
+		kref_put(&c->ref, xib_cma_priv_free);
+		goto out_unpend;
+	}
 	path = ud ? &event->sidr_req.path : &event->req.path;
 
 	mutex_lock(&l->handler_mutex);
@@ -1435,6 +1496,8 @@ int xib_cma_connect(struct xib_cma_id *id,
 
 		ret = xib_cm_send_req(cm_id, &req);
 	}
+	if (!ret)
+		p->qp_num = param->qp_num;
 	if (ret) {
 		p->cm_id = NULL;
 		mutex_unlock(&p->lock);
@@ -1503,8 +1566,10 @@ int xib_cma_accept(struct xib_cma_id *id,
 		if (!ret)
 			xib_cma_move(p, XIB_CMA_OP_ACCEPT);
 	}
-	if (!ret)
+	if (!ret) {
+		p->qp_num = param->qp_num;
 		xib_cma_unpend(p);
+	}
 out:
 	mutex_unlock(&p->lock);
 	return ret;
@@ -2052,13 +2117,98 @@ void xib_cma_device_removed(struct xib_cma_device *cdev)
 	mutex_unlock(&xib_cma_lock);
 }
 
+/* --- resource dumps ------------------------------------------------------ */
+
+/* The dump's states are the id's, number for number. */
+static_assert(XIB_NL_CM_IDLE == (int)XIB_CMA_IDLE &&
+	      XIB_NL_CM_ADDR_QUERY == (int)XIB_CMA_ADDR_QUERY &&
+	      XIB_NL_CM_ADDR_RESOLVED == (int)XIB_CMA_ADDR_RESOLVED &&
+	      XIB_NL_CM_ROUTE_QUERY == (int)XIB_CMA_ROUTE_QUERY &&
+	      XIB_NL_CM_ROUTE_RESOLVED == (int)XIB_CMA_ROUTE_RESOLVED &&
+	      XIB_NL_CM_CONNECT == (int)XIB_CMA_CONNECT &&
+	      XIB_NL_CM_ESTABLISHED == (int)XIB_CMA_ESTABLISHED &&
+	      XIB_NL_CM_DISCONNECT == (int)XIB_CMA_DISCONNECT &&
+	      XIB_NL_CM_ADDR_BOUND == (int)XIB_CMA_ADDR_BOUND &&
+	      XIB_NL_CM_LISTEN == (int)XIB_CMA_LISTEN &&
+	      XIB_NL_CM_DEVICE_REMOVAL == (int)XIB_CMA_DEVICE_REMOVAL &&
+	      XIB_NL_CM_DESTROYING == (int)XIB_CMA_DESTROYING &&
+	      XIB_NL_CM_DESTROYING == (int)XIB_CMA_STATE_MAX - 1);
+static_assert(XIB_NL_PS_TCP == (int)XIB_CMA_PS_TCP &&
+	      XIB_NL_PS_UDP == (int)XIB_CMA_PS_UDP &&
+	      XIB_NL_PS_IPOIB == (int)XIB_CMA_PS_IPOIB &&
+	      XIB_NL_PS_IB == (int)XIB_CMA_PS_IB);
+
+/*
+ * struct xib_res_cm_id_source.next: a copy of the first id of @net
+ * numbered *@idn or more.  The id is found and referenced under the
+ * xarray's lock, copied under its own lock (which keeps its device
+ * attached: see xib_cma_detach()), and let go.
+ */
+static bool xib_cma_res_next(struct net *net, struct pid_namespace *ns,
+			     unsigned long *idn, struct xib_res_cm_id *out)
+{
+	struct xib_cma_priv *p;
+
+	for (;;) {
+		xa_lock(&xib_cma_ids);
+		p = xa_find(&xib_cma_ids, idn, ULONG_MAX, XA_PRESENT);
+		if (p && (!net_eq(p->net, net) || !kref_get_unless_zero(&p->ref)))
+			p = ERR_PTR(-EAGAIN);	/* not ours, or dying */
+		xa_unlock(&xib_cma_ids);
+		if (!p)
+			return false;
+		if (!IS_ERR(p))
+			break;
+		if (*idn == ULONG_MAX)
+			return false;
+		(*idn)++;
+	}
+
+	memset(out, 0, sizeof(*out));
+	out->idn = p->idn;
+	if (p->owner_pid) {
+		out->owner.pid = pid_nr_ns(p->owner_pid, ns);
+		out->owner.euid = p->owner_euid;
+		memcpy(out->owner.comm, p->owner_comm,
+		       sizeof(out->owner.comm));
+	} else {
+		out->owner.kern = true;
+	}
+	out->ps = p->id.ps;
+	out->qp_type = p->id.qp_type;
+	mutex_lock(&p->lock);
+	out->state = p->state;
+	out->src = p->src;
+	out->dst = p->dst;
+	if (p->cdev) {
+		out->dev_index = p->cdev->xdev->index;
+		strscpy(out->dev_name, p->cdev->xdev->name,
+			sizeof(out->dev_name));
+		out->port = p->port_num;
+	}
+	out->qpn = p->qp_num;
+	out->backlog = p->backlog;
+	mutex_unlock(&p->lock);
+	kref_put(&p->ref, xib_cma_priv_free);
+	return true;
+}
+
+static const struct xib_res_cm_id_source xib_cma_res_source = {
+	.next = xib_cma_res_next,
+};
+
 int xib_cma_ids_init(void)
 {
 	xib_cma_wq = alloc_workqueue("xib_cma", WQ_UNBOUND, 0);
-	return xib_cma_wq ? 0 : -ENOMEM;
+	if (!xib_cma_wq)
+		return -ENOMEM;
+	xib_res_cm_id_register(&xib_cma_res_source);
+	return 0;
 }
 
 void xib_cma_ids_exit(void)
 {
+	xib_res_cm_id_unregister(&xib_cma_res_source);
 	destroy_workqueue(xib_cma_wq);
+	WARN_ON(!xa_empty(&xib_cma_ids));
 }

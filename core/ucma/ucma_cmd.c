@@ -188,7 +188,7 @@ static int xib_ucma_create_id(struct xib_ucma_file *file, void *buf,
 	mutex_unlock(&file->mutex);
 
 	cm_id = xib_cma_create_id(current->nsproxy->net_ns, xib_ucma_handler,
-				  ctx, cmd->ps, cmd->qp_type);
+				  ctx, cmd->ps, cmd->qp_type, current);
 	if (IS_ERR(cm_id)) {
 		ret = PTR_ERR(cm_id);
 		goto err_unreserve;

@@ -235,7 +235,8 @@ enum xib_cma_option {
 
 struct xib_cma_id *xib_cma_create_id(struct net *net, xib_cma_handler handler,
 				     void *context, enum xib_cma_ps ps,
-				     enum xib_qp_type qp_type);
+				     enum xib_qp_type qp_type,
+				     struct task_struct *owner);
 void xib_cma_destroy_id(struct xib_cma_id *id);
 int xib_cma_bind_addr(struct xib_cma_id *id, const struct sockaddr *addr);
 int xib_cma_resolve_addr(struct xib_cma_id *id, const struct sockaddr *src,

@@ -17,6 +17,7 @@
 #include <linux/percpu.h>
 #include <linux/refcount.h>
 #include <linux/rwsem.h>
+#include <linux/socket.h>
 #include <linux/completion.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
@@ -1135,5 +1136,51 @@ bool xib_res_next(struct xib_device *dev, enum xib_res_type type,
 		  struct pid_namespace *ns, void **obj,
 		  struct xib_res_owner *owner);
 void xib_res_put(enum xib_res_type type, void *obj);
+
+/**
+ * struct xib_res_cm_id - an RDMA CM id as a dump shows it (a copy)
+ * @idn: the id's number
+ * @dev_index: the device it is bound to; 0: none
+ * @dev_name: that device's name
+ * @port: its port (with @dev_index)
+ * @owner: who owns it (@owner.ctx_id unused)
+ * @ps: port space (enum xib_nl_ps)
+ * @qp_type: enum xib_qp_type
+ * @state: enum xib_nl_cm_state
+ * @src: the local address (AF_UNSPEC: none)
+ * @dst: the peer's address (AF_UNSPEC: none)
+ * @qpn: the QP given to connect or accept; 0: none
+ * @backlog: a listener's
+ */
+struct xib_res_cm_id {
+	u32 idn;
+	u32 dev_index;
+	char dev_name[XIB_DEVICE_NAME_MAX];
+	u32 port;
+	struct xib_res_owner owner;
+	u32 ps;
+	u8 qp_type;
+	u8 state;
+	struct sockaddr_storage src;
+	struct sockaddr_storage dst;
+	u32 qpn;
+	u32 backlog;
+};
+
+/**
+ * struct xib_res_cm_id_source - where XIB_CMD_RES_CM_ID_GET finds ids
+ * @next: copy the first id numbered *@idn or more of @net into @out,
+ *	its owner's pid as @ns sees it, and set *@idn to its number;
+ *	false when there is none.  Process context; may sleep.
+ *
+ * xib_cma registers one (xib_core knows nothing of RDMA CM ids).
+ */
+struct xib_res_cm_id_source {
+	bool (*next)(struct net *net, struct pid_namespace *ns,
+		     unsigned long *idn, struct xib_res_cm_id *out);
+};
+
+void xib_res_cm_id_register(const struct xib_res_cm_id_source *src);
+void xib_res_cm_id_unregister(const struct xib_res_cm_id_source *src);
 
 #endif /* _XIB_VERBS_H */

@@ -8,6 +8,7 @@
 # No traffic: one device in the initial namespace, cheap on both kernels.
 
 load helpers
+load xib-apps
 
 C=${XIB_BUILD:-${XIB_ROOT:-.}/build}/tests/c
 
@@ -25,6 +26,7 @@ setup() {
 	[ -x "$C/xib_res_test" ] || skip "tests/c not built (make userspace)"
 	bg_pid=
 	bg2_pid=
+	bg3_pid=
 	xib_modules_loaded || xib-modules load
 	xib_veth xv0 xv1
 	xibctl link add xib0 netdev xv0
@@ -41,13 +43,14 @@ setup() {
 
 teardown() {
 	local p
-	for p in "$bg_pid" "$bg2_pid"; do
+	for p in "$bg_pid" "$bg2_pid" "$bg3_pid"; do
 		[ -n "$p" ] || continue
 		kill -9 "$p" 2>/dev/null || true
 		wait "$p" 2>/dev/null || true
 	done
 	rm -rf "$bin"
 	ip link del xv0 2>/dev/null || true
+	xib_ns_del xresA xresB
 	xib_wait_no_devices
 }
 
@@ -263,4 +266,168 @@ listed() {
 	done
 	run xibctl -j res show qp
 	[ "$output" = "[]" ]
+}
+
+@test "res show mw: type, state, bound range and QP; keys to CAP_NET_ADMIN only" {
+	out=$BATS_TEST_TMPDIR/out
+	"$bin/xib_res_test" -d "$dev0" -w >"$out" 2>&1 &
+	bg_pid=$!
+	wait_ready "$out" 60 "$bg_pid"
+	run xibctl res show mw
+	[ "$status" -eq 0 ]
+	echo "$output"
+	[ "${#lines[@]}" -eq 3 ]
+	[[ "$output" == *"dev xib0 rkey 0x"*" type 1 state bound len 8192 pid $bg_pid comm xib_res_test"* ]]
+	[[ "$output" == *" type 2 state free pid $bg_pid comm xib_res_test"* ]]
+	# every window as the owner printed it: type, state, rkey, QPN, length
+	run xibctl -j -d res show mw
+	[ "$status" -eq 0 ]
+	diff <(listed "$out" mw | sort) \
+		<(jq -r '.[] | "\(.type) \(.state) \(.rkey) \(.qpn // 0) \(.len // 0)"' <<<"$output" | sort)
+	# bound windows: the MR they are bound to, its range and the rights
+	mr3=$(awk '$1 == "mr" { k = $2 } END { print k }' "$out")
+	[ "$(jq -r "[.[] | select(.state == \"bound\" and .[\"mr-lkey\"] == \"$mr3\")] | length" <<<"$output")" -eq 2 ]
+	[ "$(jq -r '[.[] | select(.type == 1) | .access] | join(" ")' <<<"$output")" = remote_read ]
+	[ "$(jq -r '[.[] | select(.type == 2 and .state == "bound") | .access] | join(" ")' <<<"$output")" = \
+		remote_write,remote_read ]
+	run xibctl res show mw pid "$bg_pid" dev xib0
+	[ "${#lines[@]}" -eq 3 ]
+	run xibctl res show mw qpn 1
+	[ "$status" -eq 2 ]
+
+	# another user sees none of them; its own, but no key
+	run setpriv --reuid=nobody --regid=nogroup --clear-groups "$bin/xibctl" res show mw
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	out2=$BATS_TEST_TMPDIR/out2
+	prlimit --memlock=unlimited:unlimited setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		"$bin/xib_res_test" -d "$dev0" -w >"$out2" 2>&1 &
+	bg2_pid=$!
+	wait_ready "$out2" 60 "$bg2_pid"
+	run setpriv --reuid=nobody --regid=nogroup --clear-groups "$bin/xibctl" -j -d res show mw
+	[ "$status" -eq 0 ]
+	[ "$(jq "[.[] | select(.pid == $bg2_pid and .rkey == null and .[\"mr-lkey\"] == null)] | length" <<<"$output")" -eq 3 ]
+	[ "$(jq length <<<"$output")" -eq 3 ]
+	[ "$(xibctl res show mw | wc -l)" -eq 6 ]
+
+	kill -9 "$bg_pid" "$bg2_pid"
+	wait "$bg_pid" "$bg2_pid" 2>/dev/null || true
+	bg_pid= bg2_pid=
+	for ((i = 0; i < 100; i++)); do
+		[ -z "$(xibctl res show mw)" ] && break
+		sleep 0.1
+	done
+	[ -z "$(xibctl res show mw)" ]
+}
+
+# rping through xib-run between two namespaces: xresA 10.213.0.1 (xib2),
+# xresB 10.213.0.2 (xib3).
+cm_topology() {
+	xib_ns_pair xresA xresB xc0 xc1 10.213.0.1/24 10.213.0.2/24
+	ip netns exec xresA xibctl link add xib2 netdev xc0
+	ip netns exec xresB xibctl link add xib3 netdev xc1
+	xib_gid_index xresA xib2 10.213.0.1 >/dev/null
+	xib_gid_index xresB xib3 10.213.0.2 >/dev/null
+}
+
+cm_teardown() {
+	local p
+	for p in "$@"; do
+		[ -n "$p" ] || continue
+		kill -CONT "$p" 2>/dev/null || true
+		kill -9 "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
+	xib_ns_del xresA xresB
+	xib_wait_gone xib2 xib3
+}
+
+# Wait (at most $3 s) until "xibctl res show cm_id" in namespace $1 has $2 lines.
+wait_cm_ids() {
+	local i n
+	for ((i = 0; i < $3 * 10; i++)); do
+		n=$(ip netns exec "$1" xibctl res show cm_id | wc -l)
+		[ "$n" -eq "$2" ] && return 0
+		sleep 0.1
+	done
+	echo "$1: $n cm ids, not $2, after $3 s" >&2
+	ip netns exec "$1" xibctl -d res show cm_id >&2
+	return 1
+}
+
+@test "res show cm_id: rping's listener, both ends of a connection, who sees them, gone with the owner" {
+	xib_apps_require
+	cm_topology
+	srv=$BATS_TEST_TMPDIR/srv cli=$BATS_TEST_TMPDIR/cli
+	ip netns exec xresB "$XR" rping -s -a 10.213.0.2 -C 1000000 -S 64 >"$srv" 2>&1 &
+	bg_pid=$!
+	wait_cm_listen "$bg_pid" 60 || { cat "$srv"; cm_teardown "$bg_pid"; return 1; }
+	run ip netns exec xresB xibctl res show cm_id
+	echo "$output"
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == "cm-idn "*" dev xib3 port 1 qp-type RC state LISTEN ps TCP src-addr 10.213.0.2:7174 backlog "*" pid $bg_pid comm rping" ]]
+	# ids are per network namespace: none in the initial one, none in xresA
+	[ -z "$(xibctl res show cm_id)" ]
+	[ -z "$(ip netns exec xresA xibctl res show cm_id)" ]
+
+	# a client, stopped while connected (its pings hold both ends still)
+	ip netns exec xresA "$XR" rping -c -a 10.213.0.2 -C 1000000 -S 64 >"$cli" 2>&1 &
+	bg2_pid=$!
+	for ((i = 0; i < 300; i++)); do
+		ip netns exec xresA xibctl res show cm_id state ESTABLISHED | grep -q . && break
+		sleep 0.1
+	done
+	kill -STOP "$bg2_pid"
+	wait_cm_ids xresB 2 30
+	run ip netns exec xresA xibctl -j res show cm_id
+	echo "$output"
+	[ "$(jq length <<<"$output")" -eq 1 ]
+	[ "$(jq -r '.[0] | "\(.ifname) \(.port) \(.state) \(.ps) \(.["qp-type"]) \(.["src-addr"]) \(.["dst-addr"]) \(.["dst-port"]) \(.pid) \(.comm)"' <<<"$output")" = \
+		"xib2 1 ESTABLISHED TCP RC 10.213.0.1 10.213.0.2 7174 $bg2_pid rping" ]
+	cport=$(jq '.[0]["src-port"]' <<<"$output")
+	cqpn=$(jq '.[0].lqpn' <<<"$output")
+	[ "$(ip netns exec xresA xibctl -j res show qp pid "$bg2_pid" | jq "[.[] | select(.lqpn == $cqpn)] | length")" -eq 1 ]
+	# the server's end: the listener's owner owns it, it names the client
+	run ip netns exec xresB xibctl -j res show cm_id state ESTABLISHED
+	[ "$(jq -r '.[0] | "\(.ifname) \(.["src-addr"]):\(.["src-port"]) \(.["dst-addr"]):\(.["dst-port"]) \(.pid) \(.comm) \(.backlog)"' <<<"$output")" = \
+		"xib3 10.213.0.2:7174 10.213.0.1:$cport $bg_pid rping null" ]
+	sqpn=$(jq '.[0].lqpn' <<<"$output")
+	[ "$(ip netns exec xresB xibctl -j res show qp pid "$bg_pid" | jq "[.[] | select(.lqpn == $sqpn and .rqpn == $cqpn)] | length")" -eq 1 ]
+	# filters
+	[ "$(ip netns exec xresB xibctl res show cm_id ps TCP pid "$bg_pid" dev xib3 | wc -l)" -eq 2 ]
+	[ -z "$(ip netns exec xresB xibctl res show cm_id ps UDP)" ]
+	[ "$(ip netns exec xresB xibctl res show cm_id state listen | wc -l)" -eq 1 ]
+	run ip netns exec xresB xibctl res show cm_id state LISTENING
+	[ "$status" -eq 2 ]
+	run ip netns exec xresB xibctl res show cm_id dev nosuch
+	[ "$status" -eq 1 ]
+
+	# another user sees none of them, but its own listener (bound to no
+	# device: IPv6's wildcard address); in another pid namespace, nothing
+	mkdir "$bin/lib"
+	cp -L "$XIB_BUILD"/lib/xib/lib*.so.1 "$bin/lib/"
+	chmod -R a+rX "$bin/lib"
+	ip netns exec xresB setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		env LD_LIBRARY_PATH="$bin/lib" rping -s -a :: -p 7175 >"$BATS_TEST_TMPDIR/srv3" 2>&1 &
+	bg3_pid=$!
+	wait_cm_listen "$bg3_pid" 60 || { cat "$BATS_TEST_TMPDIR/srv3"; cm_teardown "$bg_pid" "$bg2_pid" "$bg3_pid"; return 1; }
+	run ip netns exec xresB setpriv --reuid=nobody --regid=nogroup --clear-groups "$bin/xibctl" -j -d res show cm_id
+	echo "$output"
+	[ "$(jq -r '.[] | "\(.ifname) \(.state) \(.["src-addr"]) \(.["src-port"]) \(.pid) \(.uid)"' <<<"$output")" = \
+		"null LISTEN :: 7175 $bg3_pid 65534" ]
+	run ip netns exec xresB setpriv --reuid=nobody --regid=nogroup --clear-groups "$bin/xibctl" res show cm_id
+	[[ "$output" == "cm-idn "*" qp-type RC state LISTEN ps TCP src-addr [::]:7175 backlog "*" pid $bg3_pid comm rping" ]]
+	run ip netns exec xresB xibctl res show cm_id
+	[ "${#lines[@]}" -eq 3 ]
+	[ -z "$(ip netns exec xresB unshare --pid --fork xibctl res show cm_id)" ]
+
+	# the owners killed at once: their ids go (both ends of the
+	# connection destroyed together: their DREQs may cross)
+	kill -CONT "$bg2_pid"
+	kill -9 "$bg_pid" "$bg2_pid" "$bg3_pid"
+	wait "$bg_pid" "$bg2_pid" "$bg3_pid" 2>/dev/null || true
+	bg_pid= bg2_pid= bg3_pid=
+	wait_cm_ids xresB 0 30
+	wait_cm_ids xresA 0 30
+	cm_teardown
 }

@@ -3,7 +3,7 @@
  * xib_res_test: create a known set of verbs objects and hold them, for
  * "xibctl res show OBJECT" to be compared against.
  *
- *   xib_res_test [-d DEV] [-x N]
+ *   xib_res_test [-d DEV] [-x N] [-w]
  *
  * Creates 2 PDs, 2 CQs (depth 64), 2 MRs, an SRQ (max_wr 32, limit 8), an
  * AH to the device's own GID and 17 QPs: 10 RC (3 RESET, 2 INIT, 2 RTR,
@@ -11,6 +11,10 @@
  * rq_psn 0x123 and the first RTS RC QP with 3 receives posted.  UC QPs
  * are left out: the device does not offer them yet.  With -x, N more UD
  * QPs in RESET follow (for dumps longer than one netlink message buffer).
+ * With -w, a third MR (LOCAL_WRITE | MW_BIND, 64 KiB; its "mr" line comes
+ * after the "ah" line) and three memory windows on the first PD: type 1
+ * bound to 8 KiB of it (REMOTE_READ), type 2 bound on the first RTS RC
+ * QP to 4 KiB (REMOTE_WRITE and REMOTE_READ), and type 2 left free.
  * Prints one line per object on stdout:
  *
  *   pid PID
@@ -20,6 +24,8 @@
  *   pd PDN
  *   srq SRQN MAX_WR LIMIT
  *   ah AHN
+ *   mw TYPE STATE RKEY QPN LENGTH   (-w: state bound or free, rkey
+ *                                   0x%08x, QPN 0 and length 0 if none)
  *
  * then "READY", and sleeps until a signal ends it (the objects go with
  * the process).  Exit status 1 with a "FAIL: ..." line if a verb fails.
@@ -53,6 +59,31 @@ static const char *state_name(uint32_t s)
 	};
 
 	return s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
+}
+
+/* Bind @mw to [@addr, @addr + @len) of @mr with a BIND_MW on @qp. */
+static void bind_mw(struct xib_qp *qp, struct xt_side *s, struct xib_mw *mw,
+		    struct xib_mr *mr, void *addr, uint64_t len, uint32_t access)
+{
+	uint32_t new_rkey = (mw->rkey & ~0xffu) | ((mw->rkey + 1) & 0xffu);
+	struct xib_send_wr wr, *bad;
+	xib_wc wc;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.opcode = XIB_HCA_WR_BIND_MW;
+	wr.send_flags = XIB_HCA_SEND_SIGNALED;
+	wr.wr.bind.mw_rkey = mw->rkey;
+	wr.wr.bind.new_rkey = new_rkey;
+	wr.wr.bind.mr_lkey = mr->lkey;
+	wr.wr.bind.addr = (uintptr_t)addr;
+	wr.wr.bind.length = len;
+	wr.wr.bind.access = access;
+	wr.wr.bind.flags = mw->type == XIB_MW_TYPE_1 ? XIB_HCA_BIND_TYPE1 : 0;
+	xt_check(xib_post_send(qp, &wr, &bad), "post bind_mw");
+	xt_wait(s->scq, &wc, 1, "bind_mw");
+	if (wc.status != XIB_HCA_WC_SUCCESS)
+		xt_fail("bind_mw: %s", xt_status_str(wc.status));
+	mw->rkey = new_rkey;
 }
 
 /* Walk @qp from RESET up to @target, one transition at a time. */
@@ -122,13 +153,19 @@ int main(int argc, char **argv)
 	struct xib_sge sge;
 	struct xt_side s;
 	uint8_t *buf;
+	struct xib_mw *mw1, *mw2, *mw3;
 	int c, i, extra = 0;
+	bool windows = false;
+	struct xib_mr *mr3;
 
 	xt_prog = "xib_res_test";
-	while ((c = getopt(argc, argv, "d:x:")) != -1) {
+	while ((c = getopt(argc, argv, "d:x:w")) != -1) {
 		switch (c) {
 		case 'd':
 			dev = optarg;
+			break;
+		case 'w':
+			windows = true;
 			break;
 		case 'x':
 			extra = atoi(optarg);
@@ -136,7 +173,7 @@ int main(int argc, char **argv)
 				xt_fail("-x: 0 to 2000 QPs");
 			break;
 		default:
-			fprintf(stderr, "usage: xib_res_test [-d DEV] [-x N]\n");
+			fprintf(stderr, "usage: xib_res_test [-d DEV] [-x N] [-w]\n");
 			return 2;
 		}
 	}
@@ -189,6 +226,21 @@ int main(int argc, char **argv)
 	printf("pd %u\npd %u\n", s.pd->pdn, pd2->pdn);
 	printf("srq %u %u %u\n", srq->srqn, srq->max_wr, srq->srq_limit);
 	printf("ah %u\n", ah->ahn);
+	if (windows) {
+		xt_check(xib_reg_mr(s.pd, buf, MR_LEN, XIB_ACCESS_LOCAL_WRITE |
+				    XIB_ACCESS_MW_BIND, &mr3), "reg_mr");
+		xt_check(xib_alloc_mw(s.pd, XIB_MW_TYPE_1, &mw1), "alloc_mw");
+		xt_check(xib_alloc_mw(s.pd, XIB_MW_TYPE_2, &mw2), "alloc_mw");
+		xt_check(xib_alloc_mw(s.pd, XIB_MW_TYPE_2, &mw3), "alloc_mw");
+		bind_mw(recv_qp, &s, mw1, mr3, buf + 4096, 8192,
+			XIB_ACCESS_REMOTE_READ);
+		bind_mw(recv_qp, &s, mw2, mr3, buf, 4096,
+			XIB_ACCESS_REMOTE_WRITE | XIB_ACCESS_REMOTE_READ);
+		printf("mr 0x%08x 0x%08x %u\n", mr3->lkey, mr3->rkey, MR_LEN);
+		printf("mw 1 bound 0x%08x 0 8192\n", mw1->rkey);
+		printf("mw 2 bound 0x%08x %u 4096\n", mw2->rkey, recv_qp->qpn);
+		printf("mw 2 free 0x%08x 0 0\n", mw3->rkey);
+	}
 	printf("READY\n");
 	fflush(stdout);
 	for (;;)

@@ -8,8 +8,8 @@
  *   xibctl link del NAME
  *   xibctl [-j] port [show [NAME[/PORT]]]
  *   xibctl [-j] res [show [NAME]]
- *   xibctl [-j] [-d] res show qp|cq|mr|pd|srq|ah|ctx [dev NAME] [qpn N]
- *		[pid PID] [type RC|UC|UD] [state STATE]
+ *   xibctl [-j] [-d] res show qp|cq|mr|mw|pd|srq|ah|ctx|cm_id [dev NAME]
+ *		[qpn N] [pid PID] [type RC|UC|UD] [state STATE] [ps PS]
  *   xibctl [-j] statistic [show] [dev NAME] [qp N]
  *   xibctl statistic reset [dev NAME]
  *   xibctl [-j] trace NAME [qpn N] [-c COUNT] -w FILE
@@ -110,13 +110,21 @@ static void usage(FILE *out)
 		"                                   cq   completion queues: depth and fill\n"
 		"                                   mr   memory regions: length, access (keys\n"
 		"                                        with CAP_NET_ADMIN)\n"
+		"                                   mw   memory windows: type, state, bound\n"
+		"                                        range and QP (keys with\n"
+		"                                        CAP_NET_ADMIN)\n"
 		"                                   pd   protection domains and their users\n"
 		"                                   srq  shared receive queues\n"
 		"                                   ah   address handles: destination GID\n"
 		"                                   ctx  user contexts and their object counts\n"
-		"                                 FILTER: dev NAME, pid PID, and for qp\n"
+		"                                   cm_id  RDMA CM ids: state, port space,\n"
+		"                                          addresses, QPN, backlog; ids\n"
+		"                                          bound to no device too\n"
+		"                                 FILTER: dev NAME, pid PID; for qp\n"
 		"                                 qpn N, type RC|UC|UD, state RESET|INIT|\n"
-		"                                 RTR|RTS|SQD|SQE|ERR\n"
+		"                                 RTR|RTS|SQD|SQE|ERR; for cm_id state\n"
+		"                                 IDLE|ADDR_QUERY|...|LISTEN|... (see\n"
+		"                                 xibctl(8)), ps TCP|UDP|IPOIB|IB\n"
 		"  xibctl statistic [show] [dev NAME] [qp N]\n"
 		"                                 device counters: packets, bytes, drops by\n"
 		"                                 reason, NAKs, retries, completions by\n"
@@ -146,7 +154,7 @@ static void usage(FILE *out)
 		"  -h, --help     print this help\n"
 		"\n"
 		"Without CAP_NET_ADMIN, res show OBJECT lists only the objects of the\n"
-		"caller's own user id, without MR keys.\n"
+		"caller's own user id, without MR and MW keys.\n"
 		"\n"
 		"Exit status: 0 on success, 1 if the kernel refused the request,\n"
 		"2 on a usage error.\n");
@@ -893,6 +901,10 @@ enum field_kind {
 	F_HEX32,	/* u32, printed 0x%08x (keys) */
 	F_ACCESS,	/* u32, enum xib_access_flags */
 	F_GID,		/* 16 bytes */
+	F_MW_STATE,	/* u8, enum xib_nl_mw_state */
+	F_CM_STATE,	/* u8, enum xib_nl_cm_state */
+	F_PS,		/* u32, enum xib_nl_ps */
+	F_SOCKADDR,	/* struct sockaddr_in or sockaddr_in6 */
 };
 
 struct res_field {
@@ -954,6 +966,31 @@ static const struct res_field ah_fields[] = {
 	{ XIB_ATTR_RES_PDN, "pdn", F_U32, true },
 };
 
+static const struct res_field mw_fields[] = {
+	{ XIB_ATTR_RES_RKEY, "rkey", F_HEX32, false },
+	{ XIB_ATTR_RES_MW_TYPE, "type", F_U8, false },
+	{ XIB_ATTR_RES_MW_STATE, "state", F_MW_STATE, false },
+	{ XIB_ATTR_RES_QPN, "qpn", F_U32, false },
+	{ XIB_ATTR_RES_MR_LEN, "len", F_U64, false },
+	{ XIB_ATTR_RES_IOVA, "addr", F_U64, true },
+	{ XIB_ATTR_RES_ACCESS, "access", F_ACCESS, true },
+	{ XIB_ATTR_RES_LKEY, "mr-lkey", F_HEX32, true },
+	{ XIB_ATTR_RES_PDN, "pdn", F_U32, true },
+};
+
+/* cm-idn first, before the device (which an id may not have). */
+static const struct res_field cm_id_fields[] = {
+	{ XIB_ATTR_RES_CM_IDN, "cm-idn", F_U32, false },
+	{ XIB_ATTR_PORT_INDEX, "port", F_U32, false },
+	{ XIB_ATTR_RES_QPN, "lqpn", F_U32, false },
+	{ XIB_ATTR_RES_QP_TYPE, "qp-type", F_QP_TYPE, false },
+	{ XIB_ATTR_RES_CM_STATE, "state", F_CM_STATE, false },
+	{ XIB_ATTR_RES_PS, "ps", F_PS, false },
+	{ XIB_ATTR_RES_SRC_ADDR, "src-addr", F_SOCKADDR, false },
+	{ XIB_ATTR_RES_DST_ADDR, "dst-addr", F_SOCKADDR, false },
+	{ XIB_ATTR_RES_BACKLOG, "backlog", F_U32, false },
+};
+
 static const struct res_field ctx_fields[] = {
 	{ XIB_ATTR_RES_CTX_ID, "ctxn", F_U32, false },
 };
@@ -975,11 +1012,49 @@ static const struct res_object {
 	{ "qp", XIB_CMD_RES_QP_GET, FIELDS(qp_fields) },
 	{ "cq", XIB_CMD_RES_CQ_GET, FIELDS(cq_fields) },
 	{ "mr", XIB_CMD_RES_MR_GET, FIELDS(mr_fields) },
+	{ "mw", XIB_CMD_RES_MW_GET, FIELDS(mw_fields) },
 	{ "pd", XIB_CMD_RES_PD_GET, FIELDS(pd_fields) },
 	{ "srq", XIB_CMD_RES_SRQ_GET, FIELDS(srq_fields) },
 	{ "ah", XIB_CMD_RES_AH_GET, FIELDS(ah_fields) },
 	{ "ctx", XIB_CMD_RES_CTX_GET, FIELDS(ctx_fields) },
+	{ "cm_id", XIB_CMD_RES_CM_ID_GET, FIELDS(cm_id_fields) },
 };
+
+/* enum xib_nl_cm_state, by value */
+static const char * const cm_state_names[] = {
+	"IDLE", "ADDR_QUERY", "ADDR_RESOLVED", "ROUTE_QUERY", "ROUTE_RESOLVED",
+	"CONNECT", "ESTABLISHED", "DISCONNECT", "ADDR_BOUND", "LISTEN",
+	"DEVICE_REMOVAL", "DESTROYING",
+};
+
+/* enum xib_nl_ps */
+static const struct {
+	uint32_t ps;
+	const char *name;
+} ps_names[] = {
+	{ XIB_NL_PS_TCP, "TCP" }, { XIB_NL_PS_UDP, "UDP" },
+	{ XIB_NL_PS_IPOIB, "IPOIB" }, { XIB_NL_PS_IB, "IB" },
+};
+
+static const char *ps_name(uint64_t ps)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(ps_names) / sizeof(ps_names[0]); i++)
+		if (ps_names[i].ps == ps)
+			return ps_names[i].name;
+	return NULL;
+}
+
+static long long ps_parse(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(ps_names) / sizeof(ps_names[0]); i++)
+		if (!strcasecmp(s, ps_names[i].name))
+			return ps_names[i].ps;
+	return -1;
+}
 
 static const char * const qp_state_names[] = {
 	"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR",
@@ -1010,12 +1085,12 @@ static int qp_type_parse(const char *s)
 	return -1;
 }
 
-static int qp_state_parse(const char *s)
+static int state_parse(const char * const *names, size_t n, const char *s)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(qp_state_names) / sizeof(qp_state_names[0]); i++)
-		if (!strcasecmp(s, qp_state_names[i]))
+	for (i = 0; i < n; i++)
+		if (!strcasecmp(s, names[i]))
 			return (int)i;
 	return -1;
 }
@@ -1028,6 +1103,7 @@ struct res_filter {
 	long long pid;		/* -1: any */
 	int type;		/* -1: any */
 	int state;		/* -1: any */
+	long long ps;		/* -1: any */
 };
 
 static struct res_filter *res_filter;
@@ -1038,10 +1114,13 @@ static enum mnl_attr_data_type kind_type(enum field_kind kind)
 	case F_U8:
 	case F_QP_TYPE:
 	case F_QP_STATE:
+	case F_MW_STATE:
+	case F_CM_STATE:
 		return MNL_TYPE_U8;
 	case F_U64:
 		return MNL_TYPE_U64;
 	case F_GID:
+	case F_SOCKADDR:
 		return MNL_TYPE_BINARY;
 	default:
 		return MNL_TYPE_U32;
@@ -1057,6 +1136,7 @@ static const struct res_field *find_field(uint16_t attr)
 		{ FIELDS(qp_fields) }, { FIELDS(cq_fields) }, { FIELDS(mr_fields) },
 		{ FIELDS(pd_fields) }, { FIELDS(srq_fields) }, { FIELDS(ah_fields) },
 		{ FIELDS(ctx_fields) }, { FIELDS(owner_fields) },
+		{ FIELDS(mw_fields) }, { FIELDS(cm_id_fields) },
 	};
 	size_t i, j;
 
@@ -1065,6 +1145,19 @@ static const struct res_field *find_field(uint16_t attr)
 			if (all[i].f[j].attr == attr)
 				return &all[i].f[j];
 	return NULL;
+}
+
+/* An XIB_ATTR_RES_*_ADDR: a whole sockaddr_in or sockaddr_in6. */
+static bool sockaddr_ok(const struct nlattr *a)
+{
+	const struct sockaddr *sa = mnl_attr_get_payload(a);
+	size_t len = mnl_attr_get_payload_len(a);
+
+	if (len == sizeof(struct sockaddr_in))
+		return sa->sa_family == AF_INET;
+	if (len == sizeof(struct sockaddr_in6))
+		return sa->sa_family == AF_INET6;
+	return false;
 }
 
 static int res_attr_cb(const struct nlattr *attr, void *data)
@@ -1097,6 +1190,7 @@ static int res_attr_cb(const struct nlattr *attr, void *data)
 		if (!f)
 			return MNL_CB_OK;
 		if (f->kind == F_GID ? mnl_attr_get_payload_len(attr) != 16 :
+		    f->kind == F_SOCKADDR ? !sockaddr_ok(attr) :
 		    mnl_attr_validate(attr, kind_type(f->kind)) < 0)
 			return MNL_CB_ERROR;
 		break;
@@ -1117,6 +1211,41 @@ static uint64_t attr_uint(const struct nlattr *a, enum field_kind kind)
 	}
 }
 
+/*
+ * An address with its port: " src-addr 10.0.0.1:7174" or
+ * " src-addr [fe80::1]:7174"; in JSON, as iproute2 names them,
+ * "src-addr":"10.0.0.1","src-port":7174.
+ */
+static void print_sockaddr(struct xibctl *x, const char *name, const void *p)
+{
+	char text[INET6_ADDRSTRLEN] = "?";
+	struct sockaddr_in6 sin6;
+	struct sockaddr_in sin;
+	uint16_t port;
+	bool v6;
+
+	memcpy(&sin, p, sizeof(sin));
+	v6 = sin.sin_family == AF_INET6;
+	if (v6) {
+		memcpy(&sin6, p, sizeof(sin6));
+		inet_ntop(AF_INET6, &sin6.sin6_addr, text, sizeof(text));
+		port = ntohs(sin6.sin6_port);
+	} else {
+		inet_ntop(AF_INET, &sin.sin_addr, text, sizeof(text));
+		port = ntohs(sin.sin_port);
+	}
+	if (x->json) {
+		const char *dash = strchr(name, '-');
+
+		printf(",\"%s\":", name);
+		json_string(text);
+		printf(",\"%.*s-port\":%u", (int)(dash ? dash - name : 0), name,
+		       port);
+	} else {
+		printf(v6 ? " %s [%s]:%u" : " %s %s:%u", name, text, port);
+	}
+}
+
 /* Print "name value" or "name":value for one field, first or not. */
 static void print_field(struct xibctl *x, const struct res_field *f,
 			const struct nlattr *a)
@@ -1130,6 +1259,10 @@ static void print_field(struct xibctl *x, const struct res_field *f,
 	uint64_t v = 0;
 	size_t i;
 
+	if (f->kind == F_SOCKADDR) {
+		print_sockaddr(x, f->name, mnl_attr_get_payload(a));
+		return;
+	}
 	if (f->kind != F_GID)
 		v = attr_uint(a, f->kind);
 	switch (f->kind) {
@@ -1149,6 +1282,23 @@ static void print_field(struct xibctl *x, const struct res_field *f,
 	case F_HEX32:
 		snprintf(text, sizeof(text), "0x%08" PRIx64, v);
 		str = text;
+		break;
+	case F_MW_STATE:
+		str = v == XIB_NL_MW_FREE ? "free" : v == XIB_NL_MW_BOUND ?
+		      "bound" : "unknown";
+		break;
+	case F_CM_STATE:
+		if (v < sizeof(cm_state_names) / sizeof(cm_state_names[0]))
+			str = cm_state_names[v];
+		else
+			str = "UNKNOWN";
+		break;
+	case F_PS:
+		str = ps_name(v);
+		if (!str) {
+			snprintf(text, sizeof(text), "0x%04" PRIx64, v);
+			str = text;
+		}
 		break;
 	case F_ACCESS:
 		text[0] = '\0';
@@ -1249,22 +1399,41 @@ static int res_obj_cb(const struct nlmsghdr *nlh, void *data)
 	const struct nlattr *tb[XIB_ATTR_MAX + 1] = { 0 };
 	const struct res_filter *rf = res_filter;
 	struct xibctl *x = data;
+	const struct res_field *fields = rf->obj->fields;
+	size_t nfields = rf->obj->nfields;
+	bool cm_id = rf->obj->cmd == XIB_CMD_RES_CM_ID_GET;
 	const char *comm;
 
 	if (mnl_attr_parse(nlh, sizeof(struct genlmsghdr), res_attr_cb, tb) < 0)
 		return MNL_CB_ERROR;
-	if (!tb[XIB_ATTR_DEV_INDEX] || !tb[XIB_ATTR_DEV_NAME]) {
+	/* an RDMA CM id has no device until it is bound to one */
+	if (!tb[XIB_ATTR_DEV_INDEX] != !tb[XIB_ATTR_DEV_NAME] ||
+	    (!tb[XIB_ATTR_DEV_INDEX] && !cm_id) ||
+	    (cm_id && !tb[XIB_ATTR_RES_CM_IDN])) {
 		errno = EPROTO;
 		return MNL_CB_ERROR;
 	}
-	if (x->json) {
+	if (cm_id) {	/* its number leads: the device may be missing */
+		printf(x->json ? "%s{\"cm-idn\":%" PRIu32 : "%scm-idn %" PRIu32,
+		       x->json && x->shown ? "," : "",
+		       mnl_attr_get_u32(tb[XIB_ATTR_RES_CM_IDN]));
+		fields++;
+		nfields--;
+		if (tb[XIB_ATTR_DEV_INDEX] && x->json) {
+			printf(",\"ifindex\":%" PRIu32 ",\"ifname\":",
+			       mnl_attr_get_u32(tb[XIB_ATTR_DEV_INDEX]));
+			json_string(mnl_attr_get_str(tb[XIB_ATTR_DEV_NAME]));
+		} else if (tb[XIB_ATTR_DEV_INDEX]) {
+			printf(" dev %s", mnl_attr_get_str(tb[XIB_ATTR_DEV_NAME]));
+		}
+	} else if (x->json) {
 		printf("%s{\"ifindex\":%" PRIu32 ",\"ifname\":", x->shown ? "," : "",
 		       mnl_attr_get_u32(tb[XIB_ATTR_DEV_INDEX]));
 		json_string(mnl_attr_get_str(tb[XIB_ATTR_DEV_NAME]));
 	} else {
 		printf("dev %s", mnl_attr_get_str(tb[XIB_ATTR_DEV_NAME]));
 	}
-	print_fields(x, rf->obj->fields, rf->obj->nfields, tb);
+	print_fields(x, fields, nfields, tb);
 	if (tb[XIB_ATTR_DEV_RES])	/* ctx: its objects */
 		for (size_t i = 0; i < sizeof(res_types) / sizeof(res_types[0]); i++) {
 			long n = res_count(tb[XIB_ATTR_DEV_RES], res_types[i].attr);
@@ -1321,9 +1490,10 @@ static int cmd_res_object(struct xibctl *x, const struct res_object *obj,
 			  int argc, char **argv)
 {
 	struct res_filter rf = { .obj = obj, .qpn = -1, .pid = -1,
-				 .type = -1, .state = -1 };
+				 .type = -1, .state = -1, .ps = -1 };
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	bool is_qp = obj->cmd == XIB_CMD_RES_QP_GET;
+	bool is_cm = obj->cmd == XIB_CMD_RES_CM_ID_GET;
 	struct nlmsghdr *nlh;
 	const char *key;
 	int i, ret;
@@ -1332,10 +1502,12 @@ static int cmd_res_object(struct xibctl *x, const struct res_object *obj,
 		key = argv[i];
 		if (strcmp(key, "dev") && strcmp(key, "pid") &&
 		    !(is_qp && (!strcmp(key, "qpn") || !strcmp(key, "type") ||
-				!strcmp(key, "state")))) {
+				!strcmp(key, "state"))) &&
+		    !(is_cm && (!strcmp(key, "state") || !strcmp(key, "ps")))) {
 			fprintf(stderr, "xibctl: res show %s: unknown filter '%s'"
 				" (dev, pid%s)\n", obj->name, key,
-				is_qp ? ", qpn, type, state" : "");
+				is_qp ? ", qpn, type, state" :
+				is_cm ? ", state, ps" : "");
 			return XIBCTL_EXIT_USAGE;
 		}
 		if (i + 1 >= argc) {
@@ -1359,8 +1531,22 @@ static int cmd_res_object(struct xibctl *x, const struct res_object *obj,
 			rf.type = qp_type_parse(argv[i + 1]);
 			if (rf.type < 0)
 				goto bad_value;
+		} else if (!strcmp(key, "ps")) {
+			rf.ps = ps_parse(argv[i + 1]);
+			if (rf.ps < 0)
+				goto bad_value;
+		} else if (is_cm) {
+			rf.state = state_parse(cm_state_names,
+					       sizeof(cm_state_names) /
+					       sizeof(cm_state_names[0]),
+					       argv[i + 1]);
+			if (rf.state < 0)
+				goto bad_value;
 		} else {
-			rf.state = qp_state_parse(argv[i + 1]);
+			rf.state = state_parse(qp_state_names,
+					       sizeof(qp_state_names) /
+					       sizeof(qp_state_names[0]),
+					       argv[i + 1]);
 			if (rf.state < 0)
 				goto bad_value;
 		}
@@ -1380,7 +1566,10 @@ static int cmd_res_object(struct xibctl *x, const struct res_object *obj,
 	if (rf.type >= 0)
 		mnl_attr_put_u8(nlh, XIB_ATTR_RES_QP_TYPE, (uint8_t)rf.type);
 	if (rf.state >= 0)
-		mnl_attr_put_u8(nlh, XIB_ATTR_RES_QP_STATE, (uint8_t)rf.state);
+		mnl_attr_put_u8(nlh, is_cm ? XIB_ATTR_RES_CM_STATE :
+				XIB_ATTR_RES_QP_STATE, (uint8_t)rf.state);
+	if (rf.ps >= 0)
+		mnl_attr_put_u32(nlh, XIB_ATTR_RES_PS, (uint32_t)rf.ps);
 	if (x->json)
 		putchar('[');
 	ret = talk(x, nlh, res_obj_cb);

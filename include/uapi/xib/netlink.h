@@ -115,6 +115,40 @@
  *	the nest of XIB_ATTR_RES_PD, _MR, _CQ, _QP, _SRQ and _AH counting
  *	the context's objects.
  *	Dumps need no privilege; a doit request gets -EOPNOTSUPP.
+ *	Memory windows and RDMA CM ids (newer) follow.
+ *
+ * XIB_CMD_RES_MW_GET
+ *	A resource dump as above (same filters, visibility, owner attributes
+ *	and continuation): one message per memory window.
+ *	XIB_ATTR_RES_MW_TYPE (1 or 2: type 2B), XIB_ATTR_RES_MW_STATE (enum
+ *	xib_nl_mw_state), XIB_ATTR_RES_PDN, and for a bound window
+ *	XIB_ATTR_RES_IOVA (its first byte), XIB_ATTR_RES_MR_LEN (its bytes),
+ *	XIB_ATTR_RES_ACCESS (the rights granted) and, for type 2,
+ *	XIB_ATTR_RES_QPN (the QP it was bound on); to CAP_NET_ADMIN only,
+ *	XIB_ATTR_RES_RKEY (the window's current rkey) and, bound,
+ *	XIB_ATTR_RES_LKEY (the lkey of the MR it is bound to), as MR keys.
+ *
+ * XIB_CMD_RES_CM_ID_GET
+ *	dumpit only: one message per RDMA CM id (xib_cma's, created through
+ *	/dev/xib/rdma_cm or by the kernel) of the caller's network
+ *	namespace, bound to a device or not, in id number order, resumed
+ *	like the other dumps (empty while xib_cma is not loaded).  Optional
+ *	request attributes: XIB_ATTR_DEV_INDEX and/or XIB_ATTR_DEV_NAME (the
+ *	ids bound to that device; -ENODEV if there is none), XIB_ATTR_RES_PID,
+ *	XIB_ATTR_RES_CM_STATE (u8) and XIB_ATTR_RES_PS (u32); any other is
+ *	refused.  Visibility as above (an id's owner is the process that
+ *	created it, or its listener's for an id a connection request
+ *	created).  Every message has XIB_ATTR_RES_CM_IDN, the owner
+ *	attributes (XIB_ATTR_RES_PID, _COMM, _UID, or XIB_ATTR_RES_KERN),
+ *	XIB_ATTR_RES_PS (enum xib_nl_ps), XIB_ATTR_RES_QP_TYPE,
+ *	XIB_ATTR_RES_CM_STATE (enum xib_nl_cm_state) and, where they apply:
+ *	XIB_ATTR_DEV_INDEX, XIB_ATTR_DEV_NAME and XIB_ATTR_PORT_INDEX (once
+ *	the id is bound to a device: not while unbound or bound to the
+ *	wildcard address), XIB_ATTR_RES_SRC_ADDR and XIB_ATTR_RES_DST_ADDR
+ *	(a struct sockaddr_in or sockaddr_in6 with the port, network
+ *	order; absent while there is none), XIB_ATTR_RES_QPN (the QP
+ *	number given to connect or accept) and XIB_ATTR_RES_BACKLOG
+ *	(listeners).
  *
  * XIB_CMD_STAT_GET
  *	The device's counters (per port: every xib device has one port).
@@ -195,6 +229,8 @@ enum xib_nl_cmd {
 	XIB_CMD_TRACE_PKT,
 	XIB_CMD_SYS_GET,
 	XIB_CMD_SYS_SET,
+	XIB_CMD_RES_MW_GET,
+	XIB_CMD_RES_CM_ID_GET,
 
 	__XIB_CMD_MAX,
 	XIB_CMD_MAX = __XIB_CMD_MAX - 1
@@ -277,9 +313,48 @@ enum xib_nl_attr {
 	XIB_ATTR_LINK_PCI,		/* string, e.g. "0000:00:10.0" */
 	XIB_ATTR_RES_MW,		/* u32, in XIB_ATTR_DEV_RES: memory windows */
 	XIB_ATTR_RES_XRCD,		/* u32, in XIB_ATTR_DEV_RES: XRC domains */
+	/* Memory window and RDMA CM id dumps; see above. */
+	XIB_ATTR_RES_MW_TYPE,		/* u8: 1 or 2 */
+	XIB_ATTR_RES_MW_STATE,		/* u8, enum xib_nl_mw_state */
+	XIB_ATTR_RES_CM_IDN,		/* u32, the id's number */
+	XIB_ATTR_RES_PS,		/* u32, enum xib_nl_ps; filter */
+	XIB_ATTR_RES_CM_STATE,		/* u8, enum xib_nl_cm_state; filter */
+	XIB_ATTR_RES_SRC_ADDR,		/* binary: struct sockaddr_in or _in6 */
+	XIB_ATTR_RES_DST_ADDR,		/* binary: struct sockaddr_in or _in6 */
+	XIB_ATTR_RES_BACKLOG,		/* u32, a listener's */
 
 	__XIB_ATTR_MAX,
 	XIB_ATTR_MAX = __XIB_ATTR_MAX - 1
+};
+
+/* XIB_ATTR_RES_MW_STATE */
+enum xib_nl_mw_state {
+	XIB_NL_MW_FREE,			/* not bound (type 1: length 0) */
+	XIB_NL_MW_BOUND,		/* bound to an MR */
+};
+
+/* XIB_ATTR_RES_PS: port spaces, as enum rdma_port_space numbers them */
+enum xib_nl_ps {
+	XIB_NL_PS_IPOIB	= 0x0002,
+	XIB_NL_PS_TCP	= 0x0106,
+	XIB_NL_PS_UDP	= 0x0111,
+	XIB_NL_PS_IB	= 0x013f,
+};
+
+/* XIB_ATTR_RES_CM_STATE: the states of an RDMA CM id (xib_cma's). */
+enum xib_nl_cm_state {
+	XIB_NL_CM_IDLE,
+	XIB_NL_CM_ADDR_QUERY,
+	XIB_NL_CM_ADDR_RESOLVED,
+	XIB_NL_CM_ROUTE_QUERY,
+	XIB_NL_CM_ROUTE_RESOLVED,
+	XIB_NL_CM_CONNECT,
+	XIB_NL_CM_ESTABLISHED,
+	XIB_NL_CM_DISCONNECT,
+	XIB_NL_CM_ADDR_BOUND,
+	XIB_NL_CM_LISTEN,
+	XIB_NL_CM_DEVICE_REMOVAL,
+	XIB_NL_CM_DESTROYING,
 };
 
 /* XIB_ATTR_TRACE_DIR: which way a captured packet went. */

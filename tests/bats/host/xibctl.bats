@@ -50,7 +50,7 @@ setup() {
 @test "--help lists every res show object, filter and option" {
 	run "$XIBCTL" --help
 	[ "$status" -eq 0 ]
-	for obj in qp cq mr pd srq ah ctx; do
+	for obj in qp cq mr mw pd srq ah ctx cm_id; do
 		[[ "$output" == *"  $obj  "* ]] || { echo "no $obj"; return 1; }
 	done
 	[[ "$output" == *"xibctl res show OBJECT [FILTER...]"* ]]
@@ -79,6 +79,11 @@ qp pid x|invalid pid 'x'
 qp type XRC|invalid type 'XRC'
 qp state SLEEPY|invalid state 'SLEEPY'
 pd dev|'dev' needs a value
+mw state bound|res show mw: unknown filter 'state'
+cm_id qpn 5|res show cm_id: unknown filter 'qpn'
+cm_id state RTS|invalid state 'RTS'
+cm_id ps SCTP|invalid ps 'SCTP'
+qp ps TCP|res show qp: unknown filter 'ps'
 CASES
 }
 
@@ -176,11 +181,18 @@ complete_words() {
 	[[ "$output" == *reset* && "$output" == *show* ]]
 	complete_words res show ""
 	[[ "$output" == *qp* && "$output" == *ctx* && "$output" == *xib1* ]]
+	[[ "$output" == *mw* && "$output" == *cm_id* ]]
 	complete_words res show qp st
 	[ "$output" = state ]
 	complete_words res show qp state R
 	[ "$(echo $output)" = "RESET RTR RTS" ]
-	complete_words statistic show dev ""
+	complete_words res show cm_id state L
+	[ "$output" = LISTEN ]
+	complete_words res show cm_id ps ""
+	[ "$(echo $output)" = "TCP UDP IPOIB IB" ]
+	complete_words res show cm_id p
+	[ "$(echo $output)" = "pid ps" ]
+	complete_words statistic show dev """"
 	[ "$(echo $output)" = "xib0 xib1" ]
 	complete_words system set netns ""
 	[ "$(echo $output)" = "shared exclusive" ]
