@@ -52,11 +52,11 @@ teardown() {
 	xibctl link add xib0 netdev xv0
 	run xibctl res show xib0
 	[ "$status" -eq 0 ]
-	[[ "$output" =~ ^[0-9]+:\ xib0:\ ctx\ 0\ pd\ 0\ mr\ 0\ cq\ 0\ qp\ 0\ srq\ 0\ ah\ 0\ cm_id\ 0\ mad_send\ 0$ ]]
+	[[ "$output" =~ ^[0-9]+:\ xib0:\ ctx\ 0\ pd\ 0\ mr\ 0\ cq\ 0\ qp\ 0\ srq\ 0\ ah\ 0\ mw\ 0\ xrcd\ 0\ cm_id\ 0\ mad_send\ 0$ ]]
 	exec 8</dev/xib/uverbs0
 	run xibctl -j res show xib0
 	exec 8<&-
-	[[ "$output" == '[{"ifindex":'*'"ifname":"xib0","ctx":1,"pd":0,"mr":0,"cq":0,"qp":0,"srq":0,"ah":0,"cm_id":0,"mad_send":0}]' ]]
+	[[ "$output" == '[{"ifindex":'*'"ifname":"xib0","ctx":1,"pd":0,"mr":0,"cq":0,"qp":0,"srq":0,"ah":0,"mw":0,"xrcd":0,"cm_id":0,"mad_send":0}]' ]]
 	run xibctl res show xib0
 	[[ "$output" == *" ctx 0 "* ]]
 }

@@ -133,7 +133,7 @@ res_count() {
 
 # "res show" of a device nothing uses: no verbs object, no user context,
 # no RDMA CM id bound to it, no MAD send outstanding.
-RES0='ctx 0 pd 0 mr 0 cq 0 qp 0 srq 0 ah 0 cm_id 0 mad_send 0'
+RES0='ctx 0 pd 0 mr 0 cq 0 qp 0 srq 0 ah 0 mw 0 xrcd 0 cm_id 0 mad_send 0'
 
 # Wait (at most $3 s) until the counts of device $2 in namespace $1 ("res
 # show" after "N: DEV: ") match the extended regex $4 in full: RES0, or
@@ -404,7 +404,7 @@ mckey_pair() {
 	wait "$srv" 2>/dev/null || true
 	# the dead server's ids and QP are gone at once (its DREQ may wait
 	# for the client's DREP a little longer)
-	wait_res xibB xib1 10 "ctx 0 pd 0 mr 0 cq 0 qp 0 srq 0 ah 0 cm_id 0 mad_send [01]"
+	wait_res xibB xib1 10 "ctx 0 pd 0 mr 0 cq 0 qp 0 srq 0 ah 0 mw 0 xrcd 0 cm_id 0 mad_send [01]"
 	xib_bg_wait 40
 	cat "$out"
 	[ "$bg_status" -eq 0 ]
@@ -435,9 +435,9 @@ mckey_pair() {
 	# wait for the DREP (mad_send 1): the server's id answers it when its
 	# consumer disconnects or destroys it, and hold does neither while it
 	# lives (as with Linux's RDMA CM, the DREP is the consumer's).
-	wait_res xibA xib0 10 "ctx 0 pd 0 mr 0 cq 0 qp 0 srq 0 ah 0 cm_id 0 mad_send [01]"
+	wait_res xibA xib0 10 "ctx 0 pd 0 mr 0 cq 0 qp 0 srq 0 ah 0 mw 0 xrcd 0 cm_id 0 mad_send [01]"
 	# the server keeps what it accepted while it lives
-	wait_res xibB xib1 10 "ctx 1 pd 1 .* qp 1 srq 0 ah 0 cm_id 2 mad_send 0"
+	wait_res xibB xib1 10 "ctx 1 pd 1 .* qp 1 srq 0 ah 0 mw 0 xrcd 0 cm_id 2 mad_send 0"
 	kill -0 "$bg_pid"
 	xib_bg_stop
 	# its id's destroy answers the DREQ: nothing is left on either side
@@ -466,7 +466,7 @@ mckey_pair() {
 	wait_res xibA xib0 20 "$RES0"
 	# the server still listens: only its listener's id
 	kill -0 "$bg_pid"
-	wait_res xibB xib1 20 ".* qp 0 srq 0 ah 0 cm_id 1 mad_send 0"
+	wait_res xibB xib1 20 ".* qp 0 srq 0 ah 0 mw 0 xrcd 0 cm_id 1 mad_send 0"
 	xib_bg_stop
 	cat "$out"
 	wait_res xibB xib1 20 "$RES0"

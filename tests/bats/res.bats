@@ -146,7 +146,7 @@ listed() {
 		"[[$bg_pid,\"xib_res_test\",2,2,2,17,1,1]]" ]
 	# text form of one object
 	run xibctl res show ctx
-	[[ "$output" == "dev xib0 ctxn "*" pd 2 mr 2 cq 2 qp 17 srq 1 ah 1 pid $bg_pid comm xib_res_test" ]]
+	[[ "$output" == "dev xib0 ctxn "*" pd 2 mr 2 cq 2 qp 17 srq 1 ah 1 mw 0 xrcd 0 pid $bg_pid comm xib_res_test" ]]
 }
 
 @test "res show qp filters: dev, qpn, pid, type, state" {

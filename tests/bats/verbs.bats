@@ -125,7 +125,7 @@ wait_res_zero() {
 		out=$(ip netns exec "$1" xibctl res show "$2")
 		# the counts are there, and all of them are zero
 		if grep -q ' qp 0' <<<"$out" &&
-		   ! grep -qE ' (ctx|pd|mr|cq|qp|srq|ah|cm_id|mad_send) [1-9]' <<<"$out"; then
+		   ! grep -qE ' (ctx|pd|mr|cq|qp|srq|ah|mw|xrcd|cm_id|mad_send) [1-9]' <<<"$out"; then
 			echo "$out (after $((i / 10)).$((i % 10)) s)"
 			return 0
 		fi

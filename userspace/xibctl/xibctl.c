@@ -82,6 +82,8 @@ static const struct {
 	{ XIB_ATTR_RES_QP, "qp" },
 	{ XIB_ATTR_RES_SRQ, "srq" },
 	{ XIB_ATTR_RES_AH, "ah" },
+	{ XIB_ATTR_RES_MW, "mw" },
+	{ XIB_ATTR_RES_XRCD, "xrcd" },
 	{ XIB_ATTR_RES_CM_ID, "cm_id" },
 	{ XIB_ATTR_RES_MAD_SEND, "mad_send" },
 };
