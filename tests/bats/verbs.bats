@@ -653,6 +653,32 @@ tracing_dir() {
 	wait_res_zero xibB xib1 30
 }
 
+# kill -9 storm: a process holding both ends of an RC pair on two devices
+# (xib_rc_test -D -b 0: open, create, connect, then RDMA WRITEs until
+# killed) is killed at a random moment of its life, again and again;
+# then nothing is left on either device, and the kernel log is clean.
+# XIB_KILL_STORM kills: 100 on the stock kernel, 20 on the debug one,
+# 1000 in make soak.
+@test "kill -9 storm: 100 (debug: 20) processes killed at random moments leave nothing" {
+	local n i p hits=0
+	n=${XIB_KILL_STORM:-100}
+	[ "${XIB_KERNEL:-}" != debug ] || n=${XIB_KILL_STORM_DEBUG:-20}
+	two_devices
+	for ((i = 0; i < n; i++)); do
+		ip netns exec xibA "$C/xib_rc_test" -d "$dev0" -D "$dev1" -b 0 -s 4096 \
+			>/dev/null 2>&1 &
+		p=$!
+		sleep "$(printf '0.%03d' $((RANDOM % 250)))"
+		# -b 0 never ends by itself: every kill must find it alive
+		kill -9 "$p" 2>/dev/null && hits=$((hits + 1))
+		wait "$p" 2>/dev/null || true
+	done
+	echo "$hits of $n kills hit a live process"
+	[ "$hits" -eq "$n" ]
+	wait_res_zero xibA xib0 30
+	wait_res_zero xibB xib1 30
+}
+
 @test "link del while a process holds the device: DEVICE_FATAL, EIO, no hang" {
 	one_device
 	ip netns exec xibA "$C/xib_hold_test" -d "$dev0" -c -T 60 >"$BATS_TEST_TMPDIR/out" 2>&1 &
