@@ -196,6 +196,7 @@ soak: userspace
 	XIB_HOSTILE_PP_ITERS=$${XIB_HOSTILE_PP_ITERS:-2048} XIB_HOSTILE_BYTES=$${XIB_HOSTILE_BYTES:-32M} \
 	XIB_HOSTILE_BW_ITERS=$${XIB_HOSTILE_BW_ITERS:-1000} \
 	XIB_FUZZ_ABI_OPS=$${XIB_FUZZ_ABI_OPS:-1000000} XIB_FUZZ_PKTS=$${XIB_FUZZ_PKTS:-10000000} \
+	XIB_KILL_STORM=$${XIB_KILL_STORM:-1000} \
 		$(VM)/vm-test --kernel stock --out $(BUILD)/soak --idle 1800 --timeout 7200 \
 		bats:tests/bats/verbs.bats bats:tests/bats/rsockets.bats bats:tests/bats/hostile.bats \
 		bats:tests/bats/fuzz.bats

@@ -389,6 +389,41 @@ struct sk_buff *xib_hca_alloc_skb(struct xib_hca_dev *hca, unsigned int len)
 	return skb;
 }
 
+/*
+ * Whether @sgid is still an address of @ndev (or its default GID, the
+ * link-local address of its MAC, which the GID table always has).  A
+ * QP's path keeps the source GID it was given; once the address is
+ * removed from the interface (or moved to another) the QP must not send
+ * as it: the address may be someone else's by now.  The GID table's own
+ * rule (core/port.c) decides: every address of the interface, tentative
+ * ones included.  Under RCU.
+ */
+static bool xib_hca_sgid_ours(struct net_device *ndev,
+			      const struct in6_addr *sgid)
+{
+	const struct in_ifaddr *ifa;
+	struct in_device *in_dev;
+	u8 dflt[16] = { 0xfe, 0x80 };
+
+	if (ipv6_addr_v4mapped(sgid)) {
+		in_dev = __in_dev_get_rcu(ndev);
+		if (!in_dev)
+			return false;
+		in_dev_for_each_ifa_rcu(ifa, in_dev)
+			if (ifa->ifa_local == sgid->s6_addr32[3])
+				return true;
+		return false;
+	}
+#if IS_ENABLED(CONFIG_IPV6)
+	if (ipv6_chk_addr_and_flags(dev_net(ndev), sgid, ndev, false, 1, 0))
+		return true;
+#endif
+	if (ndev->addr_len != ETH_ALEN)
+		return false;
+	addrconf_addr_eui48(&dflt[8], ndev->dev_addr);
+	return !memcmp(dflt, sgid, sizeof(dflt));
+}
+
 /* Make @skb private, linear, with room for the headers and the ICRC. */
 static int xib_hca_tx_prepare(struct sk_buff *skb, unsigned int headroom)
 {
@@ -614,8 +649,10 @@ static int xib_hca_xmit6(struct xib_hca_port *port, struct xib_hca_net *xn,
  * Context: process or softirq context, not hard interrupts.
  * Return: 0, -EHOSTUNREACH if there is no route to the destination,
  * -ENETDOWN if @hca is not attached, -EINVAL if one GID is IPv4-mapped
- * and the other is not, or another negative errno if the packet could
- * not be queued.
+ * and the other is not, -EADDRNOTAVAIL if the source GID is no longer
+ * an address of the interface, or another negative errno if the packet
+ * could not be queued.  The packet is consumed and, for the transport,
+ * lost.
  */
 int xib_hca_xmit(struct xib_hca_dev *hca, struct sk_buff *skb,
 		 const struct xib_hca_path *path)
@@ -655,6 +692,11 @@ int xib_hca_xmit(struct xib_hca_dev *hca, struct sk_buff *skb,
 	if (ipv6_addr_v4mapped(&sgid) != ipv6_addr_v4mapped(&dgid)) {
 		ret = -EINVAL;
 		goto drop_count;
+	}
+	if (!xib_hca_sgid_ours(ndev, &sgid)) {
+		xib_hca_stat_inc(hca, XIB_HCA_STAT_TX_DROP_SGID);
+		ret = -EADDRNOTAVAIL;
+		goto drop;
 	}
 	skb_scrub_packet(skb, false);
 	ret = xib_hca_tx_prepare(skb, LL_RESERVED_SPACE(ndev) +

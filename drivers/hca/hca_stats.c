@@ -38,6 +38,7 @@ const char * const xib_hca_stat_names[XIB_HCA_NSTATS] = {
 	[XIB_HCA_STAT_CQE_ERROR]		= "cqe_error",
 	[XIB_HCA_STAT_KICKS]			= "kicks",
 	[XIB_HCA_STAT_RX_DROP_ADDR]		= "rx_drop_addr",
+	[XIB_HCA_STAT_TX_DROP_SGID]		= "tx_drop_sgid",
 };
 
 /* ops->port_violations: the P_Key and Q_Key drop counters. */

@@ -237,6 +237,51 @@ atomic_args() {
 	[ "$SECONDS" -lt 25 ]
 }
 
+# "gid N ADDR RoCEv2" of device $2 in namespace $1 for IPv6 address $3.
+gid6_index() {
+	local i idx
+	for ((i = 0; i < 100; i++)); do
+		idx=$(ip netns exec "$1" xibctl port show "$2/1" |
+		      sed -n "s/.*gid \([0-9]*\) $3 RoCEv2.*/\1/p")
+		[ -n "$idx" ] && { echo "$idx"; return 0; }
+		sleep 0.1
+	done
+	echo "no GID for $3 on $2" >&2
+	return 1
+}
+
+# A QP keeps the source GID it was given; once that address is removed
+# from the interface (and may be someone else's) the QP must not send as
+# it.  Over IPv6 nothing else stops it while the prefix has a route
+# (IPv4's routing refuses a source address the host does not have): the
+# peer got the SENDs and their retries (39 packets, before).  Now
+# they are dropped at the source (tx_drop_sgid) and the QP, which hears
+# nothing, ends in RETRY_EXC_ERR in the time its timeout and retry_cnt
+# imply (xib_rc_test -x checks it).
+@test "a QP whose source address was removed sends nothing: RETRY_EXC_ERR, tx_drop_sgid" {
+	local ga gb
+	two_devices
+	# fd11::1 keeps the prefix's route when fd11::3, the QP's, goes
+	inA ip addr add fd11::1/64 dev xv0 nodad
+	inA ip addr add fd11::3/64 dev xv0 nodad
+	inB ip addr add fd11::2/64 dev xv1 nodad
+	ga=$(gid6_index xibA xib0 fd11::3)
+	gb=$(gid6_index xibB xib1 fd11::2)
+	inA xibctl statistic reset dev xib0
+	inB xibctl statistic reset dev xib1
+	run inA "$C/xib_rc_test" -d "$dev0" -D "$dev1" -g "$ga" -G "$gb" \
+		-x "ip addr del fd11::3/64 dev xv0"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"RETRY_EXC_ERR after"* ]]
+	inA xibctl statistic show dev xib0
+	inB xibctl statistic show dev xib1
+	# nothing reached the peer; the first packet and its 7 retries stayed
+	[ "$(inB xibctl -j statistic show dev xib1 | jq -e '.[0].rx_packets')" -eq 0 ]
+	[ "$(inA xibctl -j statistic show dev xib0 | jq -e '.[0].tx_drop_sgid')" -ge 8 ]
+	[ "$(inA xibctl -j statistic show dev xib0 | jq -e '.[0].tx_packets')" -eq 0 ]
+}
+
 # UC (xib_uc_test): rounds of every opcode and size, and messages sent
 # under loss; fewer on the debug kernel, whose largest message is 256 KiB
 # instead of 1 MiB: UC has no flow control, and a 1024-packet burst
@@ -633,6 +678,32 @@ tracing_dir() {
 	wait_ready "$BATS_TEST_TMPDIR/out" 60
 	kill -9 "$bg_pid"
 	wait_bg 10
+	wait_res_zero xibA xib0 30
+	wait_res_zero xibB xib1 30
+}
+
+# kill -9 storm: a process holding both ends of an RC pair on two devices
+# (xib_rc_test -D -b 0: open, create, connect, then RDMA WRITEs until
+# killed) is killed at a random moment of its life, again and again;
+# then nothing is left on either device, and the kernel log is clean.
+# XIB_KILL_STORM kills: 100 on the stock kernel, 20 on the debug one,
+# 1000 in make soak.
+@test "kill -9 storm: 100 (debug: 20) processes killed at random moments leave nothing" {
+	local n i p hits=0
+	n=${XIB_KILL_STORM:-100}
+	[ "${XIB_KERNEL:-}" != debug ] || n=${XIB_KILL_STORM_DEBUG:-20}
+	two_devices
+	for ((i = 0; i < n; i++)); do
+		ip netns exec xibA "$C/xib_rc_test" -d "$dev0" -D "$dev1" -b 0 -s 4096 \
+			>/dev/null 2>&1 &
+		p=$!
+		sleep "$(printf '0.%03d' $((RANDOM % 250)))"
+		# -b 0 never ends by itself: every kill must find it alive
+		kill -9 "$p" 2>/dev/null && hits=$((hits + 1))
+		wait "$p" 2>/dev/null || true
+	done
+	echo "$hits of $n kills hit a live process"
+	[ "$hits" -eq "$n" ]
 	wait_res_zero xibA xib0 30
 	wait_res_zero xibB xib1 30
 }
