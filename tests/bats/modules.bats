@@ -18,6 +18,10 @@ modinfo_field() {
 	modinfo -F "$2" "$(find "$XIB_MODDIR" -name "$1.ko" -print -quit)"
 }
 
+# stock only: modinfo reads what modpost wrote from the same sources for
+# both kernels; no kernel code runs (and modinfo of the debug kernel's
+# large objects costs most of a minute there).
+# bats test_tags=stock-only
 @test "every module declares the dependencies of the layering" {
 	[ "$(modinfo_field xib_core depends)" = "" ]
 	[ "$(modinfo_field xib_uverbs depends)" = "xib_core" ]

@@ -493,15 +493,19 @@ stop_trace() {
 
 @test "trace: a pcap of RDMA WRITEs decodes with tshark: opcodes, QPN, every PSN once" {
 	local pcap=$BATS_TEST_TMPDIR/a.pcap n=200 fields first
+	# the debug guest: the same capture path with fewer packets for
+	# tshark, whose start and decode are most of the case's time there
+	[ "${XIB_KERNEL:-}" = debug ] && n=50
 	two_devices
 	start_trace -w "$pcap"
-	# 200 WRITEs of 4 KiB: FIRST, MIDDLE, MIDDLE, LAST at MTU 1024
+	# n WRITEs of 4 KiB: FIRST, MIDDLE, MIDDLE, LAST at MTU 1024
 	run inA "$C/xib_rc_test" -d "$dev0" -D "$dev1" -b "$n" -O write -s 4096
 	echo "$output"
 	[ "$status" -eq 0 ]
 	# it posts in batches: the WRs it really posted
+	local want=$n
 	n=$(sed -n 's/.* posted \([0-9]*\) .*/\1/p' <<<"$output")
-	[ "$n" -ge 200 ]
+	[ "$n" -ge "$want" ]
 	stop_trace
 	fields=$(tshark -r "$pcap" -T fields -e ip.src -e infiniband.bth.opcode \
 		-e infiniband.bth.destqp -e infiniband.bth.psn 2>/dev/null)

@@ -37,8 +37,9 @@
 # every figure small: only ratios in one run mean something.
 #
 # XIB_BENCH_QUICK=1: the smoke make check runs (tests/bats/bench.bats: one
-# tool and size per section, few iterations) so that the benchmark cannot
-# rot; its figures mean nothing.
+# tool, size and configuration per section, xib and rxe on one device
+# for the ratios, few iterations) so that the benchmark cannot rot; its
+# figures mean nothing.
 # XIB_BENCH_TOOLS overrides the bandwidth and latency tool list;
 # XIB_BENCH_CM_CONNS the connections of each cmtime run (default 100).
 set -uo pipefail
@@ -66,9 +67,14 @@ if [ "$quick" = 1 ]; then
 	lat_tools=${XIB_BENCH_TOOLS:-ib_send_lat}
 	sizes="65536"
 	qp_counts="2"
-	losses="0 1"
+	losses="1"
 	pp_iters=20
-	sc_wrs=5000
+	sc_wrs=1000
+	# one configuration of each kind where the full run has several
+	run_configs="xib-loop rxe-loop"
+	qp_configs="xib-loop"
+	loss_configs="xib-2ns"
+	sc_rows="ib_send_bw"
 	idle_secs=2
 	tcp_secs=1
 	cm_conns=${XIB_BENCH_CM_CONNS:-10}
@@ -83,6 +89,10 @@ else
 	idle_secs=10
 	tcp_secs=5
 	cm_conns=${XIB_BENCH_CM_CONNS:-100}
+	run_configs="xib-loop rxe-loop xib-2ns rxe->xib"
+	qp_configs="xib-loop rxe-loop xib-2ns"
+	loss_configs="xib-2ns rxe->xib"
+	sc_rows="ib_send_bw ib_write_bw ib_send_lat"
 fi
 # keep only the tools of each kind from an override
 bw_tools=$(printf '%s\n' $bw_tools | grep '_bw$' | paste -sd' ')
@@ -170,7 +180,7 @@ cfg xib-loop "ip netns exec xbA $xibrun" xib0 "ip netns exec xbA $xibrun" xib0 1
 cfg rxe-loop "" rxeb0 "" rxeb0 10.213.0.1 ""
 cfg xib-2ns "ip netns exec xbB $xibrun" xib1 "ip netns exec xbA $xibrun" xib0 10.212.0.2 xbB
 cfg "rxe->xib" "ip netns exec xbB $xibrun" xib2 "" rxeb0 10.213.0.2 xbB
-configs="xib-loop rxe-loop xib-2ns rxe->xib"
+configs=$run_configs
 
 # wait_listen NS PORT PID: until a TCP socket listens on PORT in NS (""
 # for the initial namespace), at most 20 s, while PID lives.
@@ -276,7 +286,7 @@ done
 
 # --- QPs ----------------------------------------------------------------
 for q in $qp_counts; do
-	for c in xib-loop rxe-loop xib-2ns; do
+	for c in $qp_configs; do
 		pt "$c" ib_write_bw 65536 "$(bw_iters 65536)" -q "$q"
 	done
 done
@@ -364,7 +374,7 @@ pp() {
 	rm -f "$out" "$out.srv"
 }
 
-for c in xib-2ns "rxe->xib"; do
+for c in $loss_configs; do
 	for l in $losses; do
 		pp "$c" "$l"
 	done
@@ -397,9 +407,12 @@ sc() {
 	rm -f "$out" "$out.srv" "$out.trace"
 }
 
-sc ib_send_bw 64 "$sc_wrs"
-sc ib_write_bw 64 "$sc_wrs"
-sc ib_send_lat 2 $((sc_wrs / 10))
+for t in $sc_rows; do
+	case $t in
+	*_lat) sc "$t" 2 $((sc_wrs / 10)) ;;
+	*) sc "$t" 64 "$sc_wrs" ;;
+	esac
+done
 
 # --- an idle device's CPU -----------------------------------------------
 # engine_ticks: CPU ticks (utime + stime) of every xib kernel thread
@@ -446,8 +459,8 @@ cm() {
 }
 
 cm xib-loop "ip netns exec xbA $xibrun" "ip netns exec xbA $xibrun" 10.212.0.1
-cm rxe-loop "" "" 10.213.0.1
 if [ "$quick" != 1 ]; then
+	cm rxe-loop "" "" 10.213.0.1
 	cm xib-2ns "ip netns exec xbB $xibrun" "ip netns exec xbA $xibrun" 10.212.0.2
 	cm "rxe->xib" "ip netns exec xbB $xibrun" "" 10.213.0.2
 	cm "xib->rxe" "" "ip netns exec xbB $xibrun" 10.213.0.1
@@ -491,7 +504,7 @@ say "latency, usec at 2 B: typical / 99th percentile; rxe/xib on one device"
 say "$(printf '%-14s %14s %14s %14s %14s %8s' tool xib-loop rxe-loop xib-2ns rxe-\>xib rxe/xib)"
 for t in $lat_tools; do
 	line=$(printf '%-14s' "$t")
-	for c in $configs; do
+	for c in xib-loop rxe-loop xib-2ns "rxe->xib"; do
 		line+=$(printf ' %14s' "$(get "$c" "$t" 2 typical_us)/$(get "$c" "$t" 2 p99_us)")
 	done
 	r=$(ratio "$(get xib-loop "$t" 2 typical_us)" "$(get rxe-loop "$t" 2 typical_us)" 0)
@@ -527,7 +540,7 @@ say "$(printf 'memcpy 64 KiB %10s MB/s; xib-loop ib_write_bw 64 KiB / memcpy %6s
 
 say ""
 say "goodput under loss: validated ibv_rc_pingpong -c -s 65536 -n $pp_iters, Mbit/s (% of clean)"
-for c in xib-2ns "rxe->xib"; do
+for c in $loss_configs; do
 	line=$(printf '%-10s' "$c")
 	clean=$(get "$c" ibv_rc_pingpong loss0 Mbps)
 	for l in $losses; do
@@ -541,8 +554,11 @@ done
 
 say ""
 say "system calls per WR, stock perftest client across namespaces (strace -f -c, whole process)"
-for row in "ib_send_bw 64 $sc_wrs" "ib_write_bw 64 $sc_wrs" "ib_send_lat 2 $((sc_wrs / 10))"; do
-	set -- $row
+for t in $sc_rows; do
+	case $t in
+	*_lat) set -- "$t" 2 $((sc_wrs / 10)) ;;
+	*) set -- "$t" 64 "$sc_wrs" ;;
+	esac
 	say "$(printf '%-12s -s %-3s -n %-7s %8s per WR (ioctls %s; target <= 0.01)' "$1" "$2" "$3" \
 		"$(get xib-2ns "$1" "$2" syscalls_per_wr)" "$(get xib-2ns "$1" "$2" ioctls)")"
 done
