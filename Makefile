@@ -100,7 +100,7 @@ LIBXIB := $(BUILD)/userspace/libxib/libxib.a
 LIBXIB_HDRS := userspace/libxib/xib.h include/uapi/xib/uverbs.h include/uapi/xib/hca-abi.h
 XIB_TESTS_C := xib_rc_test xib_ud_test xib_mcast_test xib_bad_test xib_hold_test xib_atomic_test \
 	xib_res_test xib_uc_test xib_spoof xib_qkey_test xib_destroy_race xib_mw_test \
-	xib_pkt_fuzz xib_abi_fuzz xib_xrc_test
+	xib_pkt_fuzz xib_abi_fuzz xib_xrc_test xib_qpmem_test
 
 .PHONY: libxib tests-c
 userspace: libxib tests-c

@@ -305,8 +305,9 @@ struct xib_hca_rwqe {
 /**
  * struct xib_hca_swqe - the requester's copy of one send WQE
  * @wqe: the WQE header as copied from the ring (validated)
- * @sge: its SGEs (when not inline)
- * @inline_data: the inline data, copied at fetch (XIB_HCA_SEND_INLINE)
+ * @sge: its SGEs (when not inline), at most the QP's max_send_sge
+ * @inline_data: the inline data, copied at fetch (XIB_HCA_SEND_INLINE), at
+ *	most the QP's max_inline_data bytes
  * @len: message length in bytes
  * @first_psn: PSN of the first packet (RC, UC)
  * @npkts: packets of the request (1 for a READ request)
@@ -322,10 +323,6 @@ struct xib_hca_rwqe {
  */
 struct xib_hca_swqe {
 	struct xib_hca_send_wqe wqe;
-	union {
-		struct xib_hca_sge sge[XIB_HCA_MAX_SGE];
-		u8 inline_data[XIB_HCA_MAX_INLINE];
-	};
 	u32 len;
 	u32 first_psn;
 	u32 npkts;
@@ -336,6 +333,11 @@ struct xib_hca_swqe {
 	u32 rcvd;
 	u8 status;
 	bool acked;
+	/* sized per QP: xib_hca_sq.wqe_size */
+	union {
+		DECLARE_FLEX_ARRAY(struct xib_hca_sge, sge);
+		DECLARE_FLEX_ARRAY(u8, inline_data);
+	};
 };
 
 /* The timer backs off to at most 2^this times its length (4x, IBTA). */
@@ -404,7 +406,10 @@ struct xib_hca_rtx_stats {
 /**
  * struct xib_hca_sq - requester state, under @lock
  * @ring: the send ring
- * @wqes: one struct xib_hca_swqe per slot, for WQEs in [@cons, @fetch)
+ * @wqes: one struct xib_hca_swqe per slot, for WQEs in [@cons, @fetch),
+ *	each @wqe_size bytes (use xib_hca_swqe_at())
+ * @wqe_size: bytes of a slot of @wqes: the header and room for the QP's
+ *	own max_send_sge SGEs or max_inline_data bytes, not the device's
  * @cons: first WQE not retired
  * @fetch: next WQE to copy out of the ring
  * @send: next WQE to transmit ([@cons, @send) are sent, awaiting ACK)
@@ -448,7 +453,8 @@ struct xib_hca_sq {
 	/** @lock: protects the fields below */
 	spinlock_t lock;
 	struct xib_hca_ring ring;
-	struct xib_hca_swqe *wqes;
+	void *wqes;
+	u32 wqe_size;
 	u32 cons;
 	u32 fetch;
 	u32 send;
@@ -705,7 +711,8 @@ static inline u32 xib_hca_mtu_bytes(u32 mtu_enum)
 static inline struct xib_hca_swqe *xib_hca_swqe_at(struct xib_hca_qp *qp,
 						   u32 idx)
 {
-	return &qp->sq.wqes[xib_ring_slot(idx, qp->sq.ring.slots)];
+	return qp->sq.wqes +
+	       (size_t)xib_ring_slot(idx, qp->sq.ring.slots) * qp->sq.wqe_size;
 }
 
 static inline bool xib_hca_is_read(const struct xib_hca_swqe *swqe)

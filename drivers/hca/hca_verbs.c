@@ -400,6 +400,17 @@ static u32 xib_hca_send_stride(const struct xib_uverbs_qp_cap *cap)
 	return roundup_pow_of_two(sizeof(struct xib_hca_send_wqe) + data);
 }
 
+/* Bytes of one requester copy of a send WQE (struct xib_hca_swqe). */
+static u32 xib_hca_swqe_size(const struct xib_uverbs_qp_cap *cap)
+{
+	size_t data = max_t(size_t,
+			    cap->max_send_sge * sizeof(struct xib_hca_sge),
+			    cap->max_inline_data);
+
+	return ALIGN(sizeof(struct xib_hca_swqe) + data,
+		     __alignof__(struct xib_hca_swqe));
+}
+
 static int xib_hca_create_qp(struct xib_qp *ibqp,
 			     struct xib_qp_init_attr *attr,
 			     struct xib_ucontext *uctx,
@@ -430,8 +441,13 @@ static int xib_hca_create_qp(struct xib_qp *ibqp,
 				 xib_hca_send_stride(cap), sq);
 	if (ret)
 		return ret;
-	/* Charged to the creator's memory cgroup, as the rings are. */
-	qp->sq.wqes = __vmalloc(array_size(slots, sizeof(*qp->sq.wqes)),
+	/*
+	 * The requester's copies, as large as this QP's WQEs can be (a
+	 * device-sized slot is 4 times what a one-SGE QP needs).  Charged
+	 * to the creator's memory cgroup, as the rings are.
+	 */
+	qp->sq.wqe_size = xib_hca_swqe_size(cap);
+	qp->sq.wqes = __vmalloc(array_size(slots, qp->sq.wqe_size),
 				GFP_KERNEL_ACCOUNT | __GFP_ZERO |
 				__GFP_RETRY_MAYFAIL);
 	if (!qp->sq.wqes) {

@@ -13,6 +13,8 @@
 # - DESTROY_QP racing incoming datagrams (the receive path may drop the
 #   last reference; the release must not sleep there: DEBUG_ATOMIC_SLEEP,
 #   KASAN and lockdep of the debug kernel watch);
+# - a memory cgroup pays for the QPs its processes create, in proportion
+#   to their size, and bounds them (ENOMEM, no OOM kill, nothing left);
 # - namespaces: in exclusive mode a device opens only from its interface's
 #   namespace, only the initial namespace's admin sets the mode, and a
 #   user namespace's root cannot create devices.
@@ -103,6 +105,53 @@ setup() {
 	done
 	echo "$out"
 	grep -qE ' qp 0( |$)' <<<"$out"
+}
+
+# Run xib_qpmem_test ARGS... in the memory cgroup $cg.  In the initial
+# namespace (devices open from any in the default shared mode): ip netns
+# exec mounts a sysfs of its own, without /sys/fs/cgroup.
+qpmem() {
+	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$cg" "$C/xib_qpmem_test" "$@"
+}
+
+@test "a memory cgroup pays for QPs in proportion to their size and bounds them: ENOMEM, nothing left" {
+	local small big out
+	cg=/sys/fs/cgroup/xib-qpmem
+	grep -qw memory /sys/fs/cgroup/cgroup.controllers
+	echo +memory >/sys/fs/cgroup/cgroup.subtree_control
+	rmdir "$cg" 2>/dev/null || true
+	mkdir "$cg"
+	# one QP of 16384 send WQEs: with one SGE, and with the device's
+	# largest SGE list and inline size.  Rings and the requester's copies
+	# are charged to the creator; a one-SGE QP's copies are sized for one
+	# SGE (they were sized for the device's 32 SGEs, which made it cost
+	# half of the largest QP: 12 of 26 MiB)
+	run qpmem -d "$dev0" -w 16384 -s 1 -i 0
+	echo "$output"
+	[ "$status" -eq 0 ]
+	small=$(awk '$1 == "qp_bytes" { print $2 }' <<<"$output")
+	[ "$(awk '$1 == "left_bytes" { print $2 }' <<<"$output")" -lt $((1 << 20)) ]
+	run qpmem -d "$dev0" -w 16384 -s 32 -i 512
+	echo "$output"
+	[ "$status" -eq 0 ]
+	big=$(awk '$1 == "qp_bytes" { print $2 }' <<<"$output")
+	echo "# one QP of 16384 WQEs: 1 SGE $((small >> 10)) KiB, 32 SGEs/512 B inline $((big >> 10)) KiB" >&3
+	# at least the send ring (16384 slots of 128 bytes) is charged
+	[ "$small" -ge $((2 << 20)) ]
+	[ $((small * 3)) -lt "$big" ]
+	# 40 MiB hold a few such QPs; the next creation fails with ENOMEM (no
+	# OOM kill: the allocations may fail), and everything is freed
+	echo $((40 << 20)) >"$cg/memory.max"
+	run qpmem -d "$dev0" -w 16384 -s 32 -i 512 -n 64
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"errno 12"* ]]
+	[[ "$output" == *destroyed* ]]
+	[ "$(awk '$1 == "created" { print $2 }' <<<"$output")" -ge 1 ]
+	[ "$(awk '$1 == "oom_kill" { print $2 }' "$cg/memory.events")" -eq 0 ]
+	out=$(inA xibctl res show xib0)
+	grep -qE ' qp 0( |$)' <<<"$out"
+	rmdir "$cg"
 }
 
 # Open /dev/xib node $2 for reading and writing in namespace $1 (a context
