@@ -186,8 +186,9 @@ bench: userspace
 # Long runs, not part of the gate: the data-path suite with 16 times its
 # volumes and rsockets with every size, 64 times the gate's bytes, and the
 # fuzzers with 1M ABI operations per user and 10M malformed packets, in
-# the stock VM (XIB_VERBS_BYTES, XIB_LOSS_BYTES, XIB_RS_*, XIB_FUZZ_*
-# override).
+# the stock VM, and 1000 kill -9s of verbs programs and of RDMA CM
+# connections being set up (XIB_VERBS_BYTES, XIB_LOSS_BYTES, XIB_RS_*,
+# XIB_FUZZ_*, XIB_KILL_STORM override).
 soak: userspace
 	$(MAKE) --no-print-directory modules-vm KERNEL=stock
 	XIB_VERBS_BYTES=$${XIB_VERBS_BYTES:-256M} XIB_LOSS_BYTES=$${XIB_LOSS_BYTES:-64M} \
@@ -199,7 +200,7 @@ soak: userspace
 	XIB_KILL_STORM=$${XIB_KILL_STORM:-1000} \
 		$(VM)/vm-test --kernel stock --out $(BUILD)/soak --idle 1800 --timeout 7200 \
 		bats:tests/bats/verbs.bats bats:tests/bats/rsockets.bats bats:tests/bats/hostile.bats \
-		bats:tests/bats/fuzz.bats
+		bats:tests/bats/fuzz.bats bats:tests/bats/rdmacm.bats
 
 XIB_MODULES := core/xib_core core/uverbs/xib_uverbs core/cma/xib_cma \
 	core/ucma/xib_ucma drivers/hca/xib_hca

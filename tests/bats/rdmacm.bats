@@ -20,7 +20,10 @@
 #   and a killed process leaves no id, QP or MAD send behind;
 # - scale: SIM simultaneous connections to one listener (cmtime), CYCLES
 #   connect/disconnect cycles in one process, and "xibctl res show" back
-#   to zero on both devices afterwards.
+#   to zero on both devices afterwards;
+# - a kill -9 storm during connection setup: STORM server/client pairs
+#   killed at random moments (XIB_KILL_STORM; make soak runs 1000; the
+#   gate 30, the debug kernel 8: each pair costs about a second there).
 #
 # On the debug kernel (KASAN under TCG) the message and connection counts
 # are scaled down (XIB_KERNEL=debug): every exec there costs ~0.3 s and
@@ -50,9 +53,9 @@ teardown_file() {
 setup() {
 	xib_apps_require
 	[ -x "$CL" ] || skip "tests/c/rdmacm_checklist not built (make userspace)"
-	MSGS=10 CONNS=4 TIMES=20 SIM=256 CYCLES=1000
+	MSGS=10 CONNS=4 TIMES=20 SIM=256 CYCLES=1000 STORM=${XIB_KILL_STORM:-30}
 	if [ "${XIB_KERNEL:-}" = debug ]; then
-		MSGS=4 CONNS=2 TIMES=4 SIM=32 CYCLES=50
+		MSGS=4 CONNS=2 TIMES=4 SIM=32 CYCLES=50 STORM=${XIB_KILL_STORM_DEBUG:-8}
 	fi
 	bg_pid=
 	xib_modules_loaded || xib-modules load
@@ -469,6 +472,47 @@ mckey_pair() {
 	wait_res xibB xib1 20 ".* qp 0 srq 0 ah 0 mw 0 xrcd 0 cm_id 1 mad_send 0"
 	xib_bg_stop
 	cat "$out"
+	wait_res xibB xib1 20 "$RES0"
+}
+
+# Both ends of a connection killed at random moments of its setup: the
+# listener, the REQ, REP, RTU and the first DREQ all happen within the
+# first 300 ms on the stock kernel.  One end first, then the other a
+# moment later, so that each side dies alone with the other still
+# answering (or retrying) as well as both at once.
+@test "kill -9 storm during connection setup: 30 (debug: 8) pairs, nothing left, the CM works after" {
+	local i srv cli first port
+	wait_res xibA xib0 10 "$RES0"
+	wait_res xibB xib1 10 "$RES0"
+	for ((i = 0; i < STORM; i++)); do
+		port=$((7600 + i % 64))
+		# not through inB/inA: $! must be the program (ip netns exec
+		# and xib-run exec it)
+		ip netns exec xibB "$XR" "$CL" hold $B $port >/dev/null 2>&1 &
+		srv=$!
+		sleep "0.0$((RANDOM % 10))"
+		ip netns exec xibA "$XR" "$CL" wait-disconnect $B $port 5 >/dev/null 2>&1 &
+		cli=$!
+		sleep "0.$(printf '%03d' $((RANDOM % 300)))"
+		case $((RANDOM % 3)) in
+		0) first=$srv ;;
+		1) first=$cli ;;
+		*) first="$srv $cli" ;;
+		esac
+		kill -9 $first 2>/dev/null || true
+		sleep "0.0$((RANDOM % 10))"
+		kill -9 "$srv" "$cli" 2>/dev/null || true
+		wait "$srv" "$cli" 2>/dev/null || true
+	done
+	# every id, QP and MAD send of the dead goes (a DREQ or REQ of a
+	# destroyed id may retry until its timeout first)
+	wait_res xibA xib0 60 "$RES0"
+	wait_res xibB xib1 60 "$RES0"
+	# and the CM still connects both ways
+	cm_pair 60 -- "$CL" cycles-server $B 7473 2 -- "$CL" cycles $B 7473 2
+	[ "$cli_status" -eq 0 ]
+	[ "$srv_status" -eq 0 ]
+	wait_res xibA xib0 20 "$RES0"
 	wait_res xibB xib1 20 "$RES0"
 }
 
