@@ -322,6 +322,31 @@ bound() {
 	inA xibctl link add xibp netdev xv0 pci "$bdf"
 }
 
+@test "async events of the function's device come by its event vector, in order" {
+	xib_apps_require
+	local ex=$XIB_BUILD/tests/c/ibv_extended t ev0 ev ae
+	[ -x "$ex" ] || skip "ibv_extended not built (make userspace)"
+	pci_topology
+	# tests/c/ibv_extended.c's oracles of the SRQ limit (SRQ_LIMIT_REACHED
+	# twice, none while disarmed) and of the QP events (COMM_EST,
+	# SQ_DRAINED, LAST_WQE_REACHED, each when due and no other), on
+	# xibp: its CQs have no completion channel, so every interrupt of the
+	# event vector in this window carried async events
+	for t in srq events; do
+		ev0=$(irqs xib-ev)
+		run inA timeout 300 "$XR" "$ex" -d xibp -n 2 -t "$t"
+		echo "$output"
+		[ "$status" -eq 0 ]
+		grep -q '^1\.\.[1-9]' <<<"$output"
+		! grep -q '^not ok' <<<"$output"
+		ev=$(( $(irqs xib-ev) - ev0 ))
+		ae=$(grep -c '^ok .*IBV_EVENT_' <<<"$output")
+		echo "# xibp, ibv_extended -t $t: $ae async events checked, $ev event interrupts" >&3
+		[ "$ae" -ge 1 ]
+		[ "$ev" -ge 2 ]
+	done
+}
+
 # perftest is a stock program over the kernel paths the pingpongs drive
 # in the debug kernel too (tests/check.sh's debug_skip has perftest.bats)
 # bats test_tags=stock-only
