@@ -373,6 +373,43 @@ bound() {
 	[ "$db" -ge 1 ]
 }
 
+# Stock programs over the kernel paths the tests above drive in the debug
+# kernel too (tests/check.sh's debug_skip has ibverbs-utils.bats and
+# perftest.bats)
+# bats test_tags=stock-only
+@test "ibv_srq_pingpong, ib_send_lat and ib_write_lat on the function's device, and on a netdev device in its place" {
+	xib_apps_require
+	pci_topology
+	local ev0 tool v dev lat=()
+	xib_pair 300 xibB xibA -- "$XR" ibv_srq_pingpong -d xib1 -g "$GIDB" -q 4 -n 500 -c -e \
+		-- "$XR" ibv_srq_pingpong -d xibp -g "$GIDA" -q 4 -n 500 -c -e 10.211.0.2
+	[ "$cli_status" = 0 ] && [ "$srv_status" = 0 ]
+	[[ $cli_out == *" iters in "* ]]
+	# the latencies of the function's device, then of a netdev device on
+	# the same interface (xibp's place): same topology, same run
+	for dev in xibp xibn; do
+		if [ "$dev" = xibn ]; then
+			inA xibctl link del xibp
+			xib_wait_gone xibp
+			inA xibctl link add xibn netdev xv0
+			GIDA=$(xib_gid_index xibA xibn 10.211.0.1)
+		fi
+		for tool in ib_send_lat ib_write_lat; do
+			perf_pair 300 xibB xibA -- "$XR" "$tool" -d xib1 -x "$GIDB" -F \
+				-- "$XR" "$tool" -d "$dev" -x "$GIDA" -F 10.211.0.2
+			[ "$cli_status" -eq 0 ]
+			[ "$srv_status" = 0 ]
+			v=$(perf_lat "$cli_out")
+			positive "$v"
+			lat+=("$tool $dev t_avg $v usec")
+		done
+	done
+	printf '# %s\n' "${lat[@]}" >&3
+	inA xibctl link del xibn
+	xib_wait_gone xibn
+	inA xibctl link add xibp netdev xv0 pci "$bdf"
+}
+
 @test "hot removal of the function under traffic: DEVICE_FATAL, the device goes, rescan binds again" {
 	xib_apps_require
 	command -v stdbuf >/dev/null || skip "stdbuf (coreutils) missing"
