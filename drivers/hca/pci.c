@@ -26,7 +26,11 @@
  * engine queues them in order (xib_hca_pci_queue_async()) and the same
  * thread delivers them.
  *
- * Concurrency: probe and remove are serialized by the driver core.
+ * A function level reset (pci_error_handlers) destroys the device on the
+ * function, as removal does, and checks the function again as probe does
+ * before a new device may bind it.
+ *
+ * Concurrency: probe, remove and reset are serialized by the device lock.
  * xib_hca_pci_lock (a mutex) protects the list of bound functions and
  * each one's @owner and @removed, and hca->pci.  Order: RTNL (a device's
  * destroy may run under it), then xib_hca_pci_lock, then xib_hca_lock
@@ -365,6 +369,40 @@ static int xib_hca_pci_read_sig(struct xib_hca_pci *xp)
 	return ret;
 }
 
+/*
+ * No device binds the function from here on (until xib_hca_pci_start()).
+ * A device bound to it goes first: whoever takes it off the list destroys
+ * it (this, or link del or the interface's removal at the same time), and
+ * the destroy detaches it, which completes @detached.  Its users get
+ * DEVICE_FATAL from the core.
+ */
+static void xib_hca_pci_stop(struct xib_hca_pci *xp)
+{
+	struct xib_hca_dev *hca;
+	bool listed = false;
+
+	mutex_lock(&xib_hca_pci_lock);
+	list_del_init(&xp->node);
+	xp->removed = true;
+	hca = xp->owner;
+	if (hca)
+		listed = xib_hca_unlist(hca);
+	mutex_unlock(&xib_hca_pci_lock);
+	if (listed)
+		xib_hca_destroy(hca);
+	if (hca)
+		wait_for_completion(&xp->detached);
+}
+
+/* A device may bind the function (again). */
+static void xib_hca_pci_start(struct xib_hca_pci *xp)
+{
+	mutex_lock(&xib_hca_pci_lock);
+	xp->removed = false;
+	list_add_tail(&xp->node, &xib_hca_pci_funcs);
+	mutex_unlock(&xib_hca_pci_lock);
+}
+
 static int xib_hca_pci_probe(struct pci_dev *pdev,
 			     const struct pci_device_id *id)
 {
@@ -449,9 +487,7 @@ static int xib_hca_pci_probe(struct pci_dev *pdev,
 
 	xib_hca_pci_make_uar(xp);
 	pci_set_drvdata(pdev, xp);
-	mutex_lock(&xib_hca_pci_lock);
-	list_add_tail(&xp->node, &xib_hca_pci_funcs);
-	mutex_unlock(&xib_hca_pci_lock);
+	xib_hca_pci_start(xp);
 	pci_info(pdev, "peer %u, %llu bytes shared, %u MSI-X vectors, serial %016llx%s\n",
 		 xp->peer, le64_to_cpu(xp->sig.shm_size), nvec,
 		 le64_to_cpu(xp->sig.serial), xp->uar ? ", UAR" : "");
@@ -481,26 +517,8 @@ err_free:
 static void xib_hca_pci_remove(struct pci_dev *pdev)
 {
 	struct xib_hca_pci *xp = pci_get_drvdata(pdev);
-	struct xib_hca_dev *hca;
-	bool listed = false;
 
-	/*
-	 * No device binds the function from here on.  A device bound to it
-	 * goes first: whoever takes it off the list destroys it (this, or
-	 * link del or the interface's removal at the same time), and the
-	 * destroy detaches it, which completes @detached.
-	 */
-	mutex_lock(&xib_hca_pci_lock);
-	list_del_init(&xp->node);
-	xp->removed = true;
-	hca = xp->owner;
-	if (hca)
-		listed = xib_hca_unlist(hca);
-	mutex_unlock(&xib_hca_pci_lock);
-	if (listed)
-		xib_hca_destroy(hca);
-	if (hca)
-		wait_for_completion(&xp->detached);
+	xib_hca_pci_stop(xp);
 
 	/*
 	 * The device is unregistered: its contexts are disassociated, their
@@ -519,6 +537,68 @@ static void xib_hca_pci_remove(struct pci_dev *pdev)
 	pci_set_drvdata(pdev, NULL);
 	kfree(xp);
 }
+
+/*
+ * A function level reset (/sys/bus/pci/devices/BDF/reset, or any other
+ * pci_reset_function()) under the device lock: the PCI core saves the
+ * function's state and turns off its decoding and bus mastering after
+ * this, resets it, and restores the state (MSI-X included) before
+ * xib_hca_pci_reset_done().  The xib device on the function goes first,
+ * as on removal: its users get DEVICE_FATAL and their calls fail, and
+ * nothing touches the function while it resets.
+ */
+static void xib_hca_pci_reset_prepare(struct pci_dev *pdev)
+{
+	struct xib_hca_pci *xp = pci_get_drvdata(pdev);
+
+	if (!xp)
+		return;
+	pci_info(pdev, "reset: the function's device goes\n");
+	xib_hca_pci_stop(xp);
+}
+
+/*
+ * After the reset the function is checked as probe checks it (the
+ * signature, each vector's doorbell coming back as an interrupt) and
+ * takes a new device ("xibctl link add ... pci BDF") if it passes; one
+ * that fails stays bound, refusing devices, until it is unbound.
+ */
+static void xib_hca_pci_reset_done(struct pci_dev *pdev)
+{
+	struct xib_hca_pci *xp = pci_get_drvdata(pdev);
+	struct xib_pci_sig old;
+	int ret;
+
+	if (!xp)
+		return;
+	old = xp->sig;
+	ret = xib_hca_pci_read_sig(xp);
+	/* the vectors are requested: the device side may not move them */
+	if (!ret && (xp->sig.vectors != old.vectors ||
+		     xp->sig.db_vector != old.db_vector ||
+		     xp->sig.ev_vector != old.ev_vector)) {
+		pci_err(pdev, "reset: the signature's vectors changed\n");
+		ret = -EINVAL;
+	}
+	if (ret)
+		xp->sig = old;
+	if (!ret)
+		ret = xib_hca_pci_selftest(xp, xp->sig.db_vector, &xp->db_seen);
+	if (!ret)
+		ret = xib_hca_pci_selftest(xp, xp->sig.ev_vector, &xp->ev_seen);
+	if (ret) {
+		pci_err(pdev, "reset: the function does not work (%d), no device may bind it\n",
+			ret);
+		return;
+	}
+	xib_hca_pci_start(xp);
+	pci_info(pdev, "reset: the function works again\n");
+}
+
+static const struct pci_error_handlers xib_hca_pci_err_handlers = {
+	.reset_prepare = xib_hca_pci_reset_prepare,
+	.reset_done = xib_hca_pci_reset_done,
+};
 
 /**
  * xib_hca_pci_attach() - bind @hca, not yet registered, to the function
@@ -617,6 +697,7 @@ static struct pci_driver xib_hca_pci_driver = {
 	.id_table = xib_hca_pci_ids,
 	.probe = xib_hca_pci_probe,
 	.remove = xib_hca_pci_remove,
+	.err_handler = &xib_hca_pci_err_handlers,
 };
 
 int xib_hca_pci_init(void)

@@ -49,8 +49,8 @@ struct xib_hca_pci_ae {
  *	xib_hca_pci_lock
  * @hca: @owner as the interrupt handlers see it (READ_ONCE()): cleared
  *	first on detach, then the handlers are synchronized
- * @removed: the function is going away: no device may bind it any more;
- *	under xib_hca_pci_lock
+ * @removed: the function is going away, or being reset (or failed its
+ *	check after a reset): no device may bind it; under xib_hca_pci_lock
  * @detached: completed when @owner is let go (remove waits for it)
  * @pdev: the function
  * @regs: BAR0, the registers
