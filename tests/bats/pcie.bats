@@ -415,29 +415,35 @@ bound() {
 	inA xibctl link add xibp netdev xv0 pci "$bdf"
 }
 
-@test "a function level reset under traffic: DEVICE_FATAL, the function stays bound and takes a new device" {
+# The debug kernel resets the function under a context only (the hot
+# removal below destroys the device under traffic there, as the reset
+# does) and opens a context on the new device without traffic.
+@test "a function level reset: DEVICE_FATAL, the function stays bound and takes a new device" {
 	xib_apps_require
 	command -v stdbuf >/dev/null || skip "stdbuf (coreutils) missing"
 	pci_topology
 	# the root port's secondary bus reset: the function has no FLR of its own
 	[ -e "$dev/reset" ]
-	local out=$BATS_TEST_TMPDIR/async.out cli=$BATS_TEST_TMPDIR/cli.out cli_pid i iters
+	local out=$BATS_TEST_TMPDIR/async.out cli=$BATS_TEST_TMPDIR/cli.out cli_pid= i
 	ip netns exec xibA "$XR" stdbuf -oL ibv_asyncwatch -d xibp >"$out" 2>&1 &
 	watch_pid=$!
 	for _ in $(seq 100); do
 		grep -q 'async event FD' "$out" && break
 		sleep 0.1
 	done
-	xib_bg xibB "$BATS_TEST_TMPDIR/srv.out" "$XR" ibv_rc_pingpong -d xib1 -g "$GIDB" -n 100000000
-	xib_wait_listen xibB 18515 60
-	ip netns exec xibA "$XR" ibv_rc_pingpong -d xibp -g "$GIDA" -n 100000000 10.211.0.2 \
-		>"$cli" 2>&1 &
-	cli_pid=$!
-	for ((i = 0; i < 300; i++)); do
-		[ "$(stat_of xibA xibp tx_packets 2>/dev/null || echo 0)" -ge 50 ] && break
-		sleep 0.1
-	done
-	[ "$(stat_of xibA xibp tx_packets)" -ge 50 ]
+	if ! debug_kernel; then
+		xib_bg xibB "$BATS_TEST_TMPDIR/srv.out" "$XR" ibv_rc_pingpong -d xib1 -g "$GIDB" \
+			-n 100000000
+		xib_wait_listen xibB 18515 60
+		ip netns exec xibA "$XR" ibv_rc_pingpong -d xibp -g "$GIDA" -n 100000000 10.211.0.2 \
+			>"$cli" 2>&1 &
+		cli_pid=$!
+		for ((i = 0; i < 300; i++)); do
+			[ "$(stat_of xibA xibp tx_packets 2>/dev/null || echo 0)" -ge 50 ] && break
+			sleep 0.1
+		done
+		[ "$(stat_of xibA xibp tx_packets)" -ge 50 ]
+	fi
 	mark
 	echo 1 >"$dev/reset"
 	# the device went before the reset; the function is still bound, and
@@ -446,12 +452,14 @@ bound() {
 	bound
 	log_since_mark | grep -q "xib_hca $bdf: reset: the function works again"
 	# the client fails, it does not hang; the watcher saw the fatal event
-	for ((i = 0; i < 300; i++)); do
-		kill -0 "$cli_pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	! kill -0 "$cli_pid" 2>/dev/null || { kill -9 "$cli_pid"; cat "$cli"; false; }
-	wait "$cli_pid" && false || true
+	if [ -n "$cli_pid" ]; then
+		for ((i = 0; i < 300; i++)); do
+			kill -0 "$cli_pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		! kill -0 "$cli_pid" 2>/dev/null || { kill -9 "$cli_pid"; cat "$cli"; false; }
+		wait "$cli_pid" && false || true
+	fi
 	for _ in $(seq 100); do
 		grep -q 'DEVICE_FATAL' "$out" && break
 		sleep 0.1
@@ -465,12 +473,16 @@ bound() {
 	# a new device on the reset function: a new context works
 	inA xibctl link add xibp netdev xv0 pci "$bdf"
 	GIDA=$(xib_gid_index xibA xibp 10.211.0.1)
-	iters=100
-	! debug_kernel || iters=10
-	xib_pair 180 xibB xibA -- "$XR" ibv_rc_pingpong -d xib1 -g "$GIDB" -n "$iters" -c \
-		-- "$XR" ibv_rc_pingpong -d xibp -g "$GIDA" -n "$iters" -c 10.211.0.2
+	if debug_kernel; then
+		run inA "$XR" ibv_devinfo -d xibp
+		[ "$status" -eq 0 ]
+		[[ $output == *"PORT_ACTIVE"* ]]
+		return
+	fi
+	xib_pair 180 xibB xibA -- "$XR" ibv_rc_pingpong -d xib1 -g "$GIDB" -n 100 -c \
+		-- "$XR" ibv_rc_pingpong -d xibp -g "$GIDA" -n 100 -c 10.211.0.2
 	[ "$cli_status" = 0 ] && [ "$srv_status" = 0 ]
-	[[ $cli_out == *"$iters iters in"* ]]
+	[[ $cli_out == *"100 iters in"* ]]
 }
 
 @test "hot removal of the function under traffic: DEVICE_FATAL, the device goes, rescan binds again" {
