@@ -84,8 +84,11 @@
  * Documentation/pcie.rst).  What differs goes through hooks that test
  * @pci: xib_hca_wake() (the kick path wakes the engine directly, or by
  * the function's doorbell register, whose MSI-X interrupt calls
- * xib_hca_kick_engine()), and xib_hca_pci_attach()/_detach() around the
- * device's life (detach after the engine stopped).
+ * xib_hca_kick_engine()), a CQ's completion event (xib_hca_cq_fire()) and
+ * the async events of a QP, CQ or SRQ (xib_hca_qp_event(), _cq_event(),
+ * _srq_event(): at once, or queued for the function's event vector), and
+ * xib_hca_pci_attach()/_detach() around the device's life (detach after
+ * the engine stopped).
  *
  * QP state: qp->hstate is written under state_lock (xib_hca_qp_set_state(),
  * from modify_qp or from the engine when it finds an error) and read with
@@ -858,6 +861,9 @@ int xib_hca_engine_start(struct xib_hca_dev *hca, const char *name);
 void xib_hca_engine_stop(struct xib_hca_dev *hca);
 void xib_hca_kick_engine(struct xib_hca_dev *hca);
 void xib_hca_wake(struct xib_hca_dev *hca);
+void xib_hca_qp_event(struct xib_hca_qp *qp, enum xib_event_type type);
+void xib_hca_cq_event(struct xib_hca_cq *cq, enum xib_event_type type);
+void xib_hca_srq_event(struct xib_hca_srq *srq, enum xib_event_type type);
 void xib_hca_engine_beat(struct xib_hca_dev *hca);
 void xib_hca_engine_add_qp(struct xib_hca_qp *qp);
 void xib_hca_engine_del_qp(struct xib_hca_qp *qp);

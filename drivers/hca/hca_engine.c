@@ -61,6 +61,71 @@ void xib_hca_wake(struct xib_hca_dev *hca)
 		xib_hca_kick_engine(hca);
 }
 
+/**
+ * xib_hca_qp_event() - raise async event @type of @qp through its
+ *	device's front end
+ * @qp: the QP
+ * @type: the event
+ *
+ * A device on a PCI function queues it for the function's event vector,
+ * whose handler delivers it (pci.c); a netdev device delivers it at
+ * once, in the caller's context.  Any context; the caller may hold the
+ * QP's locks.
+ */
+void xib_hca_qp_event(struct xib_hca_qp *qp, enum xib_event_type type)
+{
+	struct xib_hca_dev *hca = qp_hca(qp);
+
+	if (hca->pci)
+		xib_hca_pci_queue_async(hca->pci, XIB_HCA_PCI_AE_QP, &qp->ibqp,
+					type);
+	else
+		xib_qp_event(&qp->ibqp, type);
+}
+
+/**
+ * xib_hca_cq_event() - raise async event @type of @cq (CQ_ERR) through
+ *	its device's front end
+ * @cq: the CQ
+ * @type: the event
+ *
+ * As xib_hca_qp_event().  Any context; the caller may hold @cq's lock.
+ */
+void xib_hca_cq_event(struct xib_hca_cq *cq, enum xib_event_type type)
+{
+	struct xib_hca_dev *hca = to_hca_dev(cq->ibcq.device);
+
+	if (hca->pci)
+		xib_hca_pci_queue_async(hca->pci, XIB_HCA_PCI_AE_CQ, &cq->ibcq,
+					type);
+	else
+		xib_cq_event(&cq->ibcq, type);
+}
+
+/**
+ * xib_hca_srq_event() - raise async event @type of @srq through its
+ *	device's front end
+ * @srq: the SRQ
+ * @type: the event
+ *
+ * SRQ_LIMIT_REACHED disarms the limit the core reports now, when the
+ * engine raises it, whichever way it is delivered: a limit armed again
+ * before the event vector's handler runs stays armed.  Otherwise as
+ * xib_hca_qp_event().  Any context; the caller may hold @srq's lock.
+ */
+void xib_hca_srq_event(struct xib_hca_srq *srq, enum xib_event_type type)
+{
+	struct xib_hca_dev *hca = to_hca_dev(srq->ibsrq.device);
+
+	if (!hca->pci) {
+		xib_srq_event(&srq->ibsrq, type);
+		return;
+	}
+	if (type == XIB_EVENT_SRQ_LIMIT_REACHED)
+		WRITE_ONCE(srq->ibsrq.srq_limit, 0);
+	xib_hca_pci_queue_async(hca->pci, XIB_HCA_PCI_AE_SRQ, &srq->ibsrq, type);
+}
+
 void xib_hca_engine_add_qp(struct xib_hca_qp *qp)
 {
 	struct xib_hca_dev *hca = qp_hca(qp);
@@ -126,7 +191,7 @@ void xib_hca_qp_comm_est(struct xib_hca_qp *qp)
 {
 	if (test_bit(XIB_HCA_QP_EV_COMM_EST, &qp->events) &&
 	    test_and_clear_bit(XIB_HCA_QP_EV_COMM_EST, &qp->events))
-		xib_qp_event(&qp->ibqp, XIB_EVENT_COMM_EST);
+		xib_hca_qp_event(qp, XIB_EVENT_COMM_EST);
 }
 
 /* Lockless: in SQD with a drain notice due, and nothing outstanding? */
@@ -148,7 +213,7 @@ static void xib_hca_qp_due_events(struct xib_hca_qp *qp)
 		spin_unlock_bh(&qp->sq.lock);
 		if (drained &&
 		    test_and_clear_bit(XIB_HCA_QP_EV_SQ_DRAIN, &qp->events))
-			xib_qp_event(&qp->ibqp, XIB_EVENT_SQ_DRAINED);
+			xib_hca_qp_event(qp, XIB_EVENT_SQ_DRAINED);
 	}
 	/*
 	 * Once xib_hca_resp_flush() has run for this entry into ERR (it
@@ -159,7 +224,7 @@ static void xib_hca_qp_due_events(struct xib_hca_qp *qp)
 	smp_rmb();	/* pairs with xib_hca_qp_set_state()'s smp_wmb() */
 	if (!READ_ONCE(qp->flush_rq) &&
 	    test_and_clear_bit(XIB_HCA_QP_EV_LAST_WQE, &qp->events))
-		xib_qp_event(&qp->ibqp, XIB_EVENT_QP_LAST_WQE_REACHED);
+		xib_hca_qp_event(qp, XIB_EVENT_QP_LAST_WQE_REACHED);
 }
 
 /**

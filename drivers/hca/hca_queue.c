@@ -194,7 +194,7 @@ int xib_hca_cq_post(struct xib_hca_cq *cq, const struct xib_hca_cqe *cqe,
 	if (fire)
 		xib_hca_cq_fire(cq);
 	if (overflow)
-		xib_cq_event(&cq->ibcq, XIB_EVENT_CQ_ERR);
+		xib_hca_cq_event(cq, XIB_EVENT_CQ_ERR);
 	spin_unlock_irqrestore(&cq->lock, flags);
 	return overflow ? -ENOSPC : 0;
 }
@@ -231,7 +231,7 @@ static int xib_hca_srq_get(struct xib_hca_srq *srq, struct xib_hca_rwqe *wqe)
 	prod = xib_hca_ring_read_prod(&srq->ring);
 	if (!xib_ring_count_valid(prod, srq->cons, srq->ring.slots)) {
 		srq->error = true;
-		xib_srq_event(&srq->ibsrq, XIB_EVENT_SRQ_ERR);
+		xib_hca_srq_event(srq, XIB_EVENT_SRQ_ERR);
 		ret = -EIO;
 		goto out;
 	}
@@ -249,7 +249,7 @@ static int xib_hca_srq_get(struct xib_hca_srq *srq, struct xib_hca_rwqe *wqe)
 		limit_event = true;
 	}
 	if (limit_event)
-		xib_srq_event(&srq->ibsrq, XIB_EVENT_SRQ_LIMIT_REACHED);
+		xib_hca_srq_event(srq, XIB_EVENT_SRQ_LIMIT_REACHED);
 out:
 	spin_unlock_bh(&srq->lock);
 	return ret;

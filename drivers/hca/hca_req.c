@@ -358,7 +358,7 @@ static int xib_hca_req_step(struct xib_hca_qp *qp, struct sk_buff **skb,
 			return 0;	/* draining: no new WQE */
 		ret = xib_hca_fetch_next(qp);
 		if (ret < 0) {
-			xib_qp_event(&qp->ibqp, XIB_EVENT_QP_FATAL);
+			xib_hca_qp_event(qp, XIB_EVENT_QP_FATAL);
 			xib_hca_qp_error(qp);
 			return 1;
 		}

@@ -172,7 +172,7 @@ static int xib_hca_take_rwqe(struct xib_hca_qp *qp, struct xib_hca_rwqe *wqe)
 	if (ret == -EAGAIN)
 		return ret;
 	if (ret == -EIO) {
-		xib_qp_event(&qp->ibqp, XIB_EVENT_QP_FATAL);
+		xib_hca_qp_event(qp, XIB_EVENT_QP_FATAL);
 		xib_hca_qp_error(qp);
 		return ret;
 	}
@@ -360,7 +360,7 @@ static int xib_hca_rc_send(struct xib_hca_qp *qp,
 	/* after the WQE is taken: an RNR NAK must not have invalidated */
 	if (ieth && xib_invalidate_mw(&qp->ibqp, xib_ieth_rkey(ieth))) {
 		xib_hca_nak_set(qp, ack, XIB_AETH_NAK_REM_ACCESS, psn);
-		xib_qp_event(&qp->ibqp, XIB_EVENT_QP_ACCESS_ERR);
+		xib_hca_qp_event(qp, XIB_EVENT_QP_ACCESS_ERR);
 		xib_hca_qp_error(qp);
 		return -EACCES;
 	}
@@ -438,7 +438,7 @@ static int xib_hca_rc_write(struct xib_hca_qp *qp,
 		if (xib_hca_check_reth(qp, r->va, r->rkey, r->wlen,
 				       XIB_ACCESS_REMOTE_WRITE)) {
 			xib_hca_nak_set(qp, ack, XIB_AETH_NAK_REM_ACCESS, psn);
-			xib_qp_event(&qp->ibqp, XIB_EVENT_QP_ACCESS_ERR);
+			xib_hca_qp_event(qp, XIB_EVENT_QP_ACCESS_ERR);
 			xib_hca_qp_error(qp);
 			return -EACCES;
 		}
@@ -447,7 +447,7 @@ static int xib_hca_rc_write(struct xib_hca_qp *qp,
 	    ((pkt->info->flags & XIB_OPF_LAST) &&
 	     r->off + pkt->payload_len != r->wlen)) {
 		xib_hca_nak_set(qp, ack, XIB_AETH_NAK_INVALID, psn);
-		xib_qp_event(&qp->ibqp, XIB_EVENT_QP_REQ_ERR);
+		xib_hca_qp_event(qp, XIB_EVENT_QP_REQ_ERR);
 		xib_hca_qp_error(qp);
 		return -EINVAL;
 	}
@@ -461,7 +461,7 @@ static int xib_hca_rc_write(struct xib_hca_qp *qp,
 			      (void *)xib_hca_pkt_payload(pkt),
 			      pkt->payload_len, XIB_ACCESS_REMOTE_WRITE)) {
 		xib_hca_nak_set(qp, ack, XIB_AETH_NAK_REM_ACCESS, psn);
-		xib_qp_event(&qp->ibqp, XIB_EVENT_QP_ACCESS_ERR);
+		xib_hca_qp_event(qp, XIB_EVENT_QP_ACCESS_ERR);
 		xib_hca_qp_error(qp);
 		return -EACCES;
 	}
@@ -499,14 +499,14 @@ static int xib_hca_rc_read(struct xib_hca_qp *qp,
 	res = xib_hca_res_new(r, qp->max_dest_rd_atomic);
 	if (!res || len > XIB_HCA_MAX_MSG) {
 		xib_hca_nak_set(qp, ack, XIB_AETH_NAK_INVALID, psn);
-		xib_qp_event(&qp->ibqp, XIB_EVENT_QP_REQ_ERR);
+		xib_hca_qp_event(qp, XIB_EVENT_QP_REQ_ERR);
 		xib_hca_qp_error(qp);
 		return -EINVAL;
 	}
 	if (xib_hca_check_reth(qp, xib_reth_va(reth), xib_reth_rkey(reth),
 			       len, XIB_ACCESS_REMOTE_READ)) {
 		xib_hca_nak_set(qp, ack, XIB_AETH_NAK_REM_ACCESS, psn);
-		xib_qp_event(&qp->ibqp, XIB_EVENT_QP_ACCESS_ERR);
+		xib_hca_qp_event(qp, XIB_EVENT_QP_ACCESS_ERR);
 		xib_hca_qp_error(qp);
 		return -EACCES;
 	}
@@ -596,7 +596,7 @@ static int xib_hca_rc_atomic(struct xib_hca_qp *qp,
 	res = xib_hca_res_new(r, qp->max_dest_rd_atomic);
 	if (!res) {
 		xib_hca_nak_set(qp, ack, XIB_AETH_NAK_INVALID, psn);
-		xib_qp_event(&qp->ibqp, XIB_EVENT_QP_REQ_ERR);
+		xib_hca_qp_event(qp, XIB_EVENT_QP_REQ_ERR);
 		xib_hca_qp_error(qp);
 		return -EINVAL;
 	}
@@ -605,8 +605,8 @@ static int xib_hca_rc_atomic(struct xib_hca_qp *qp,
 				 xib_atmeth_compare(atm), &orig);
 	if (code) {
 		xib_hca_nak_set(qp, ack, code, psn);
-		xib_qp_event(&qp->ibqp, code == XIB_AETH_NAK_REM_ACCESS ?
-			     XIB_EVENT_QP_ACCESS_ERR : XIB_EVENT_QP_REQ_ERR);
+		xib_hca_qp_event(qp, code == XIB_AETH_NAK_REM_ACCESS ?
+				 XIB_EVENT_QP_ACCESS_ERR : XIB_EVENT_QP_REQ_ERR);
 		xib_hca_qp_error(qp);
 		return -EACCES;
 	}
@@ -666,7 +666,7 @@ static u32 xib_hca_rc_request(struct xib_hca_qp *qp,
 	    ((op == XIB_OP_RDMA_READ_REQUEST || op == XIB_OP_COMPARE_SWAP ||
 	      op == XIB_OP_FETCH_ADD) && r->in_msg)) {
 		xib_hca_nak_set(qp, ack, XIB_AETH_NAK_INVALID, psn);
-		xib_qp_event(&qp->ibqp, XIB_EVENT_QP_REQ_ERR);
+		xib_hca_qp_event(qp, XIB_EVENT_QP_REQ_ERR);
 		xib_hca_qp_error(qp);
 		return 0;
 	}
@@ -687,7 +687,7 @@ static u32 xib_hca_rc_request(struct xib_hca_qp *qp,
 		r->is_write = true;
 	} else {
 		xib_hca_nak_set(qp, ack, XIB_AETH_NAK_INVALID, psn);
-		xib_qp_event(&qp->ibqp, XIB_EVENT_QP_REQ_ERR);
+		xib_hca_qp_event(qp, XIB_EVENT_QP_REQ_ERR);
 		xib_hca_qp_error(qp);
 		return 0;
 	}

@@ -272,8 +272,10 @@ static void xib_hca_destroy_cq(struct xib_cq *ibcq)
 	spin_lock_irqsave(&cq->lock, flags);
 	cq->dead = true;
 	spin_unlock_irqrestore(&cq->lock, flags);
-	if (to_hca_dev(ibcq->device)->pci)
+	if (to_hca_dev(ibcq->device)->pci) {
 		xib_hca_pci_cq_gone(to_hca_dev(ibcq->device)->pci, cq);
+		xib_hca_pci_async_gone(to_hca_dev(ibcq->device)->pci, ibcq);
+	}
 	xib_hca_ring_unpublish(&cq->ring);
 }
 
@@ -382,6 +384,15 @@ static int xib_hca_resize_srq(struct xib_srq *ibsrq, u32 *max_wr,
 
 static void xib_hca_destroy_srq(struct xib_srq *ibsrq)
 {
+	struct xib_hca_dev *hca = to_hca_dev(ibsrq->device);
+
+	/*
+	 * No QP takes receives from it any more (the core destroys an SRQ
+	 * only when no QP uses it): the engine raises no more of its events;
+	 * one the PCI function's handler has yet to deliver is dropped.
+	 */
+	if (hca->pci)
+		xib_hca_pci_async_gone(hca->pci, ibsrq);
 	xib_hca_ring_unpublish(&to_hca_srq(ibsrq)->ring);
 }
 
@@ -669,6 +680,9 @@ static void xib_hca_destroy_qp(struct xib_qp *ibqp)
 	qp->dead = true;
 	spin_unlock_bh(&qp->rq.lock);
 	del_timer_sync(&qp->timer);
+	/* dead: no more events; one not yet delivered by the PCI function is dropped */
+	if (qp_hca(qp)->pci)
+		xib_hca_pci_async_gone(qp_hca(qp)->pci, ibqp);
 	xib_hca_ring_unpublish(&qp->sq.ring);
 	xib_hca_ring_unpublish(&qp->rq.ring);
 }

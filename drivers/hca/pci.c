@@ -21,9 +21,16 @@
  * from the core) before the function's resources go.  Its completion
  * events go by the event vector: the engine queues the CQ whose arm
  * fired (xib_hca_pci_queue_comp()) and rings the vector if no CQ was
- * queued already; the vector's threaded handler delivers them.
+ * queued already; the vector's threaded handler delivers them.  Async
+ * events the engine raises about a QP, CQ or SRQ go the same way: the
+ * engine queues them in order (xib_hca_pci_queue_async()) and the same
+ * thread delivers them.
  *
- * Concurrency: probe and remove are serialized by the driver core.
+ * A function level reset (pci_error_handlers) destroys the device on the
+ * function, as removal does, and checks the function again as probe does
+ * before a new device may bind it.
+ *
+ * Concurrency: probe, remove and reset are serialized by the device lock.
  * xib_hca_pci_lock (a mutex) protects the list of bound functions and
  * each one's @owner and @removed, and hca->pci.  Order: RTNL (a device's
  * destroy may run under it), then xib_hca_pci_lock, then xib_hca_lock
@@ -31,9 +38,12 @@
  * detach clears it and synchronizes the doorbell vector before the
  * device can go.  The handlers are freed (free_irq() waits for a running
  * one) before anything they touch.  @ev_lock (irq-safe) protects the
- * list of CQs with events and nests inside a CQ's lock; the event thread
- * takes it alone, then each CQ's lock alone; a CQ's destroy takes it off
- * the list and synchronizes the event vector (its thread included).
+ * list of CQs with events and the async event queue, and nests inside
+ * every lock of the engine (a CQ's, an SRQ's, a QP's); the event thread
+ * takes it alone, then each CQ's lock alone, and calls async event
+ * handlers with no lock of its own held; a CQ's destroy takes it off the
+ * list, and a QP's, CQ's or SRQ's destroy drops its queued async events,
+ * then synchronizes the event vector (its thread included).
  */
 
 #include <linux/interrupt.h>
@@ -71,16 +81,43 @@ static irqreturn_t xib_hca_pci_ev_irq(int irq, void *data)
 	return IRQ_WAKE_THREAD;
 }
 
+/* Hand async event @ae to its object's handler, as the netdev front end would. */
+static void xib_hca_pci_deliver_async(const struct xib_hca_pci_ae *ae)
+{
+	struct xib_srq *srq;
+
+	switch (ae->kind) {
+	case XIB_HCA_PCI_AE_QP:
+		xib_qp_event(ae->obj, ae->type);
+		break;
+	case XIB_HCA_PCI_AE_CQ:
+		xib_cq_event(ae->obj, ae->type);
+		break;
+	case XIB_HCA_PCI_AE_SRQ:
+		/* the engine disarmed a limit when it raised the event */
+		srq = ae->obj;
+		if (srq->event_handler)
+			srq->event_handler(srq, ae->type);
+		break;
+	}
+}
+
 /*
  * The event vector's thread: deliver the completion events of every CQ
- * on the list.  A CQ taken off the list is used until its lock is
- * dropped; its destroy waits for this thread (xib_hca_pci_cq_gone()).
+ * on the list and the async events of the queue, until both are empty.
+ * A CQ taken off the list is used until its lock is dropped; its
+ * destroy waits for this thread (xib_hca_pci_cq_gone()).  An async
+ * event taken off the queue is delivered before the thread looks again;
+ * its object's destroy waits for the thread likewise
+ * (xib_hca_pci_async_gone()).
  */
 static irqreturn_t xib_hca_pci_ev_thread(int irq, void *data)
 {
 	struct xib_hca_pci *xp = data;
+	struct xib_hca_pci_ae ae;
 	struct xib_hca_cq *cq;
 	unsigned long flags;
+	bool have_ae;
 	u32 n;
 
 	for (;;) {
@@ -89,9 +126,20 @@ static irqreturn_t xib_hca_pci_ev_thread(int irq, void *data)
 					      ev_node);
 		if (cq)
 			list_del_init(&cq->ev_node);
+		have_ae = xp->ae_head != xp->ae_tail;
+		if (have_ae) {
+			ae = xp->ae[xp->ae_head & (XIB_HCA_PCI_AE_SLOTS - 1)];
+			xp->ae_head++;
+		}
 		spin_unlock_irqrestore(&xp->ev_lock, flags);
-		if (!cq)
+		if (!cq && !have_ae)
 			break;
+		if (have_ae && ae.obj) {
+			atomic_long_inc(&xp->ae_delivered);
+			xib_hca_pci_deliver_async(&ae);
+		}
+		if (!cq)
+			continue;
 		spin_lock_irqsave(&cq->lock, flags);
 		n = cq->dead ? 0 : cq->ev_pending;
 		cq->ev_pending = 0;
@@ -129,13 +177,78 @@ void xib_hca_pci_queue_comp(struct xib_hca_pci *xp, struct xib_hca_cq *cq)
 	if (cq->ev_pending++)
 		return;
 	spin_lock(&xp->ev_lock);
-	ring = list_empty(&xp->ev_cqs);
+	ring = list_empty(&xp->ev_cqs) && xp->ae_head == xp->ae_tail;
 	list_add_tail(&cq->ev_node, &xp->ev_cqs);
 	spin_unlock(&xp->ev_lock);
 	if (ring) {
 		atomic_long_inc(&xp->ev_rings);
 		xib_hca_pci_ring(xp, xp->sig.ev_vector);
 	}
+}
+
+/**
+ * xib_hca_pci_queue_async() - have the event vector deliver an async
+ *	event
+ * @xp: the function of the object's device
+ * @kind: what @obj is
+ * @obj: the struct xib_qp, xib_cq or xib_srq the event is about
+ * @type: the event
+ *
+ * Events are delivered in the order they were queued.  The vector is
+ * rung only when nothing (no CQ, no async event) was waiting for it
+ * already; a full queue loses the event, counted and logged.  Any
+ * context; the caller may hold any lock of the engine.
+ */
+void xib_hca_pci_queue_async(struct xib_hca_pci *xp,
+			     enum xib_hca_pci_ae_kind kind, void *obj,
+			     enum xib_event_type type)
+{
+	struct xib_hca_pci_ae *ae;
+	unsigned long flags;
+	bool ring = false;
+
+	spin_lock_irqsave(&xp->ev_lock, flags);
+	if (xp->ae_tail - xp->ae_head < XIB_HCA_PCI_AE_SLOTS) {
+		ring = list_empty(&xp->ev_cqs) && xp->ae_head == xp->ae_tail;
+		ae = &xp->ae[xp->ae_tail & (XIB_HCA_PCI_AE_SLOTS - 1)];
+		ae->obj = obj;
+		ae->kind = kind;
+		ae->type = type;
+		xp->ae_tail++;
+	} else {
+		atomic_long_inc(&xp->ae_dropped);
+		dev_warn_ratelimited(&xp->pdev->dev,
+				     "async event queue full: event %u lost\n",
+				     type);
+	}
+	spin_unlock_irqrestore(&xp->ev_lock, flags);
+	if (ring) {
+		atomic_long_inc(&xp->ev_rings);
+		xib_hca_pci_ring(xp, xp->sig.ev_vector);
+	}
+}
+
+/**
+ * xib_hca_pci_async_gone() - drop the queued async events of @obj, being
+ *	destroyed
+ * @xp: the function of its device
+ * @obj: the QP, CQ or SRQ; the engine raises no more events about it
+ *
+ * Its events still queued are dropped, and a run of the event thread
+ * that took one before is waited for: no event of @obj is delivered
+ * once this returns.  Context: process context, may sleep.
+ */
+void xib_hca_pci_async_gone(struct xib_hca_pci *xp, const void *obj)
+{
+	unsigned long flags;
+	u32 i;
+
+	spin_lock_irqsave(&xp->ev_lock, flags);
+	for (i = xp->ae_head; i != xp->ae_tail; i++)
+		if (xp->ae[i & (XIB_HCA_PCI_AE_SLOTS - 1)].obj == obj)
+			xp->ae[i & (XIB_HCA_PCI_AE_SLOTS - 1)].obj = NULL;
+	spin_unlock_irqrestore(&xp->ev_lock, flags);
+	synchronize_irq(pci_irq_vector(xp->pdev, xp->sig.ev_vector));
 }
 
 /**
@@ -256,6 +369,40 @@ static int xib_hca_pci_read_sig(struct xib_hca_pci *xp)
 	return ret;
 }
 
+/*
+ * No device binds the function from here on (until xib_hca_pci_start()).
+ * A device bound to it goes first: whoever takes it off the list destroys
+ * it (this, or link del or the interface's removal at the same time), and
+ * the destroy detaches it, which completes @detached.  Its users get
+ * DEVICE_FATAL from the core.
+ */
+static void xib_hca_pci_stop(struct xib_hca_pci *xp)
+{
+	struct xib_hca_dev *hca;
+	bool listed = false;
+
+	mutex_lock(&xib_hca_pci_lock);
+	list_del_init(&xp->node);
+	xp->removed = true;
+	hca = xp->owner;
+	if (hca)
+		listed = xib_hca_unlist(hca);
+	mutex_unlock(&xib_hca_pci_lock);
+	if (listed)
+		xib_hca_destroy(hca);
+	if (hca)
+		wait_for_completion(&xp->detached);
+}
+
+/* A device may bind the function (again). */
+static void xib_hca_pci_start(struct xib_hca_pci *xp)
+{
+	mutex_lock(&xib_hca_pci_lock);
+	xp->removed = false;
+	list_add_tail(&xp->node, &xib_hca_pci_funcs);
+	mutex_unlock(&xib_hca_pci_lock);
+}
+
 static int xib_hca_pci_probe(struct pci_dev *pdev,
 			     const struct pci_device_id *id)
 {
@@ -340,9 +487,7 @@ static int xib_hca_pci_probe(struct pci_dev *pdev,
 
 	xib_hca_pci_make_uar(xp);
 	pci_set_drvdata(pdev, xp);
-	mutex_lock(&xib_hca_pci_lock);
-	list_add_tail(&xp->node, &xib_hca_pci_funcs);
-	mutex_unlock(&xib_hca_pci_lock);
+	xib_hca_pci_start(xp);
 	pci_info(pdev, "peer %u, %llu bytes shared, %u MSI-X vectors, serial %016llx%s\n",
 		 xp->peer, le64_to_cpu(xp->sig.shm_size), nvec,
 		 le64_to_cpu(xp->sig.serial), xp->uar ? ", UAR" : "");
@@ -372,26 +517,8 @@ err_free:
 static void xib_hca_pci_remove(struct pci_dev *pdev)
 {
 	struct xib_hca_pci *xp = pci_get_drvdata(pdev);
-	struct xib_hca_dev *hca;
-	bool listed = false;
 
-	/*
-	 * No device binds the function from here on.  A device bound to it
-	 * goes first: whoever takes it off the list destroys it (this, or
-	 * link del or the interface's removal at the same time), and the
-	 * destroy detaches it, which completes @detached.
-	 */
-	mutex_lock(&xib_hca_pci_lock);
-	list_del_init(&xp->node);
-	xp->removed = true;
-	hca = xp->owner;
-	if (hca)
-		listed = xib_hca_unlist(hca);
-	mutex_unlock(&xib_hca_pci_lock);
-	if (listed)
-		xib_hca_destroy(hca);
-	if (hca)
-		wait_for_completion(&xp->detached);
+	xib_hca_pci_stop(xp);
 
 	/*
 	 * The device is unregistered: its contexts are disassociated, their
@@ -410,6 +537,68 @@ static void xib_hca_pci_remove(struct pci_dev *pdev)
 	pci_set_drvdata(pdev, NULL);
 	kfree(xp);
 }
+
+/*
+ * A function level reset (/sys/bus/pci/devices/BDF/reset, or any other
+ * pci_reset_function()) under the device lock: the PCI core saves the
+ * function's state and turns off its decoding and bus mastering after
+ * this, resets it, and restores the state (MSI-X included) before
+ * xib_hca_pci_reset_done().  The xib device on the function goes first,
+ * as on removal: its users get DEVICE_FATAL and their calls fail, and
+ * nothing touches the function while it resets.
+ */
+static void xib_hca_pci_reset_prepare(struct pci_dev *pdev)
+{
+	struct xib_hca_pci *xp = pci_get_drvdata(pdev);
+
+	if (!xp)
+		return;
+	pci_info(pdev, "reset: the function's device goes\n");
+	xib_hca_pci_stop(xp);
+}
+
+/*
+ * After the reset the function is checked as probe checks it (the
+ * signature, each vector's doorbell coming back as an interrupt) and
+ * takes a new device ("xibctl link add ... pci BDF") if it passes; one
+ * that fails stays bound, refusing devices, until it is unbound.
+ */
+static void xib_hca_pci_reset_done(struct pci_dev *pdev)
+{
+	struct xib_hca_pci *xp = pci_get_drvdata(pdev);
+	struct xib_pci_sig old;
+	int ret;
+
+	if (!xp)
+		return;
+	old = xp->sig;
+	ret = xib_hca_pci_read_sig(xp);
+	/* the vectors are requested: the device side may not move them */
+	if (!ret && (xp->sig.vectors != old.vectors ||
+		     xp->sig.db_vector != old.db_vector ||
+		     xp->sig.ev_vector != old.ev_vector)) {
+		pci_err(pdev, "reset: the signature's vectors changed\n");
+		ret = -EINVAL;
+	}
+	if (ret)
+		xp->sig = old;
+	if (!ret)
+		ret = xib_hca_pci_selftest(xp, xp->sig.db_vector, &xp->db_seen);
+	if (!ret)
+		ret = xib_hca_pci_selftest(xp, xp->sig.ev_vector, &xp->ev_seen);
+	if (ret) {
+		pci_err(pdev, "reset: the function does not work (%d), no device may bind it\n",
+			ret);
+		return;
+	}
+	xib_hca_pci_start(xp);
+	pci_info(pdev, "reset: the function works again\n");
+}
+
+static const struct pci_error_handlers xib_hca_pci_err_handlers = {
+	.reset_prepare = xib_hca_pci_reset_prepare,
+	.reset_done = xib_hca_pci_reset_done,
+};
 
 /**
  * xib_hca_pci_attach() - bind @hca, not yet registered, to the function
@@ -508,6 +697,7 @@ static struct pci_driver xib_hca_pci_driver = {
 	.id_table = xib_hca_pci_ids,
 	.probe = xib_hca_pci_probe,
 	.remove = xib_hca_pci_remove,
+	.err_handler = &xib_hca_pci_err_handlers,
 };
 
 int xib_hca_pci_init(void)

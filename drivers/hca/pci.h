@@ -10,6 +10,7 @@
 #include <linux/spinlock.h>
 #include <linux/pci.h>
 #include <uapi/xib/hca-pci.h>
+#include <xib/xib_verbs.h>
 
 struct netlink_ext_ack;
 struct xib_hca_dev;
@@ -18,6 +19,29 @@ struct xib_mmap_entry;
 struct xib_ucontext;
 struct xib_ucontext_resp;
 
+/* Entries of a function's async event queue (a power of two). */
+#define XIB_HCA_PCI_AE_SLOTS	64
+
+/* What an async event is about. */
+enum xib_hca_pci_ae_kind {
+	XIB_HCA_PCI_AE_QP,
+	XIB_HCA_PCI_AE_CQ,
+	XIB_HCA_PCI_AE_SRQ,
+};
+
+/**
+ * struct xib_hca_pci_ae - one async event on its way to the event vector
+ * @obj: the struct xib_qp, xib_cq or xib_srq (by @kind); NULL once the
+ *	object's destroy dropped the event
+ * @kind: what @obj is
+ * @type: the event
+ */
+struct xib_hca_pci_ae {
+	void *obj;
+	enum xib_hca_pci_ae_kind kind;
+	enum xib_event_type type;
+};
+
 /**
  * struct xib_hca_pci - one bound PCI function
  * @node: on the list of bound functions (pci.c), under xib_hca_pci_lock
@@ -25,8 +49,8 @@ struct xib_ucontext_resp;
  *	xib_hca_pci_lock
  * @hca: @owner as the interrupt handlers see it (READ_ONCE()): cleared
  *	first on detach, then the handlers are synchronized
- * @removed: the function is going away: no device may bind it any more;
- *	under xib_hca_pci_lock
+ * @removed: the function is going away, or being reset (or failed its
+ *	check after a reset): no device may bind it; under xib_hca_pci_lock
  * @detached: completed when @owner is let go (remove waits for it)
  * @pdev: the function
  * @regs: BAR0, the registers
@@ -39,14 +63,23 @@ struct xib_ucontext_resp;
  * @ev_seen: completed by the event vector's handler (probe's self-test)
  * @db_name: the doorbell vector's name in /proc/interrupts
  * @ev_name: the event vector's name in /proc/interrupts
- * @ev_lock: protects @ev_cqs; nests inside a CQ's lock, never the
- *	other way round
+ * @ev_lock: protects @ev_cqs and the async event queue (@ae, @ae_head,
+ *	@ae_tail); irq-safe; nests inside every lock of the engine (a CQ's,
+ *	an SRQ's, a QP's), never the other way round
  * @ev_cqs: CQs with completion events for the event vector's handler
  *	(struct xib_hca_cq.ev_node); a CQ is added by its first pending
  *	event, and the vector is rung only when the list was empty (the
  *	moderation: one interrupt per batch)
  * @ev_rings: event vector rings (one per batch of events)
  * @ev_delivered: completion events the handler delivered
+ * @ae: the async event queue: events the engine raised (QP, CQ, SRQ),
+ *	in order, for the event vector's handler; the vector is rung only
+ *	when this queue and @ev_cqs were both empty
+ * @ae_head: free-running index of the next event the handler takes
+ * @ae_tail: free-running index of the next free entry
+ * @ae_delivered: async events the handler delivered
+ * @ae_dropped: async events lost to a full queue (a real device's event
+ *	queue overrun)
  * @uar: BAR0's first page as an io mmap entry (the UAR user space
  *	rings the doorbell through), or NULL when BAR0 shares that page
  *	with another resource; set by probe, put by remove
@@ -73,6 +106,11 @@ struct xib_hca_pci {
 	struct list_head ev_cqs;
 	atomic_long_t ev_rings;
 	atomic_long_t ev_delivered;
+	struct xib_hca_pci_ae ae[XIB_HCA_PCI_AE_SLOTS];
+	u32 ae_head;
+	u32 ae_tail;
+	atomic_long_t ae_delivered;
+	atomic_long_t ae_dropped;
 };
 
 int xib_hca_pci_check_sig(const struct xib_pci_sig *sig, u64 bar_len,
@@ -85,6 +123,10 @@ void xib_hca_pci_detach(struct xib_hca_dev *hca);
 void xib_hca_pci_ring_db(struct xib_hca_pci *xp);
 void xib_hca_pci_queue_comp(struct xib_hca_pci *xp, struct xib_hca_cq *cq);
 void xib_hca_pci_cq_gone(struct xib_hca_pci *xp, struct xib_hca_cq *cq);
+void xib_hca_pci_queue_async(struct xib_hca_pci *xp,
+			     enum xib_hca_pci_ae_kind kind, void *obj,
+			     enum xib_event_type type);
+void xib_hca_pci_async_gone(struct xib_hca_pci *xp, const void *obj);
 int xib_hca_pci_publish_uar(struct xib_hca_pci *xp, struct xib_ucontext *uctx,
 			    struct xib_ucontext_resp *resp);
 int xib_hca_pci_init(void);

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # xib's PCI front end (Documentation/pcie.rst): the guest has QEMU's
-# ivshmem-doorbell function at 00:10.0, served by
+# ivshmem-doorbell function at 01:00.0 (behind a PCIe root port), served by
 # tests/vm/xib-ivshmem-server (tests/vm/vm-test gives it to every guest
 # that runs this file).  xib_hca binds it only when its shared memory
 # carries xib's signature, with MSI-X enabled and its own doorbell seen
@@ -11,13 +11,14 @@
 # (the debug kernel's kmemleak and KASAN watch).
 #
 # An xib device on the function ("xibctl link add xibp netdev xv0 pci
-# 0000:00:10.0" in namespace xibA, the topology of xib-apps.bash with
+# 0000:01:00.0" in namespace xibA, the topology of xib-apps.bash with
 # xib1 in xibB as its peer): stock pingpongs with their data checked, the
 # device's doorbells written by the library to the function's UAR (BAR0's
 # page mapped into the process) and coming back as its doorbell vector's
-# interrupts, with no KICK system call, its completion events delivered
-# by its event vector, and hot removal of the function under traffic:
-# the device goes, its users get DEVICE_FATAL.
+# interrupts, with no KICK system call, its completion and async events
+# delivered by its event vector, and a function level reset and hot
+# removal of the function under traffic: the device goes, its users get
+# DEVICE_FATAL.
 #
 # The debug kernel's time (KASAN under TCG) goes mostly to loading and
 # unloading modules and to starting programs, so the tests share them: a
@@ -29,7 +30,7 @@
 load helpers
 load xib-apps
 
-bdf=0000:00:10.0
+bdf=0000:01:00.0
 dev=/sys/bus/pci/devices/$bdf
 drv=/sys/bus/pci/drivers/xib_hca
 
@@ -322,6 +323,35 @@ bound() {
 	inA xibctl link add xibp netdev xv0 pci "$bdf"
 }
 
+@test "async events of the function's device come by its event vector, in order" {
+	xib_apps_require
+	local ex=$XIB_BUILD/tests/c/ibv_extended t ev0 ev ae
+	[ -x "$ex" ] || skip "ibv_extended not built (make userspace)"
+	pci_topology
+	# tests/c/ibv_extended.c's oracles of the SRQ limit (SRQ_LIMIT_REACHED
+	# twice, none while disarmed) and of the QP events (COMM_EST,
+	# SQ_DRAINED, LAST_WQE_REACHED, each when due and no other), on
+	# xibp: its CQs have no completion channel, so every interrupt of the
+	# event vector in this window carried async events.  The debug kernel
+	# runs the SRQ's only: it destroys a QP, a CQ and an SRQ too, which
+	# drop their queued events.
+	local sections=(srq events)
+	! debug_kernel || sections=(srq)
+	for t in "${sections[@]}"; do
+		ev0=$(irqs xib-ev)
+		run inA timeout 300 "$XR" "$ex" -d xibp -n 2 -t "$t"
+		echo "$output"
+		[ "$status" -eq 0 ]
+		grep -q '^1\.\.[1-9]' <<<"$output"
+		! grep -q '^not ok' <<<"$output"
+		ev=$(( $(irqs xib-ev) - ev0 ))
+		ae=$(grep -c '^ok .*IBV_EVENT_' <<<"$output")
+		echo "# xibp, ibv_extended -t $t: $ae async events checked, $ev event interrupts" >&3
+		[ "$ae" -ge 1 ]
+		[ "$ev" -ge 2 ]
+	done
+}
+
 # perftest is a stock program over the kernel paths the pingpongs drive
 # in the debug kernel too (tests/check.sh's debug_skip has perftest.bats)
 # bats test_tags=stock-only
@@ -346,6 +376,113 @@ bound() {
 	# the doorbells were MMIO writes to the UAR, not system calls
 	[ "$kicks" -eq 0 ]
 	[ "$db" -ge 1 ]
+}
+
+# Stock programs over the kernel paths the tests above drive in the debug
+# kernel too (tests/check.sh's debug_skip has ibverbs-utils.bats and
+# perftest.bats)
+# bats test_tags=stock-only
+@test "ibv_srq_pingpong, ib_send_lat and ib_write_lat on the function's device, and on a netdev device in its place" {
+	xib_apps_require
+	pci_topology
+	local ev0 tool v dev lat=()
+	xib_pair 300 xibB xibA -- "$XR" ibv_srq_pingpong -d xib1 -g "$GIDB" -q 4 -n 200 -c -e \
+		-- "$XR" ibv_srq_pingpong -d xibp -g "$GIDA" -q 4 -n 200 -c -e 10.211.0.2
+	[ "$cli_status" = 0 ] && [ "$srv_status" = 0 ]
+	[[ $cli_out == *" iters in "* ]]
+	# the latencies of the function's device, then of a netdev device on
+	# the same interface (xibp's place): same topology, same run
+	for dev in xibp xibn; do
+		if [ "$dev" = xibn ]; then
+			inA xibctl link del xibp
+			xib_wait_gone xibp
+			inA xibctl link add xibn netdev xv0
+			GIDA=$(xib_gid_index xibA xibn 10.211.0.1)
+		fi
+		for tool in ib_send_lat ib_write_lat; do
+			perf_pair 300 xibB xibA -- "$XR" "$tool" -d xib1 -x "$GIDB" -n 200 -F \
+				-- "$XR" "$tool" -d "$dev" -x "$GIDA" -n 200 -F 10.211.0.2
+			[ "$cli_status" -eq 0 ]
+			[ "$srv_status" = 0 ]
+			v=$(perf_lat "$cli_out")
+			positive "$v"
+			lat+=("$tool $dev t_avg $v usec")
+		done
+	done
+	printf '# %s\n' "${lat[@]}" >&3
+	inA xibctl link del xibn
+	xib_wait_gone xibn
+	inA xibctl link add xibp netdev xv0 pci "$bdf"
+}
+
+# The debug kernel resets the function under a context only (the hot
+# removal below destroys the device under traffic there, as the reset
+# does) and opens a context on the new device without traffic.
+@test "a function level reset: DEVICE_FATAL, the function stays bound and takes a new device" {
+	xib_apps_require
+	command -v stdbuf >/dev/null || skip "stdbuf (coreutils) missing"
+	pci_topology
+	# the root port's secondary bus reset: the function has no FLR of its own
+	[ -e "$dev/reset" ]
+	local out=$BATS_TEST_TMPDIR/async.out cli=$BATS_TEST_TMPDIR/cli.out cli_pid= i
+	ip netns exec xibA "$XR" stdbuf -oL ibv_asyncwatch -d xibp >"$out" 2>&1 &
+	watch_pid=$!
+	for _ in $(seq 100); do
+		grep -q 'async event FD' "$out" && break
+		sleep 0.1
+	done
+	if ! debug_kernel; then
+		xib_bg xibB "$BATS_TEST_TMPDIR/srv.out" "$XR" ibv_rc_pingpong -d xib1 -g "$GIDB" \
+			-n 100000000
+		xib_wait_listen xibB 18515 60
+		ip netns exec xibA "$XR" ibv_rc_pingpong -d xibp -g "$GIDA" -n 100000000 10.211.0.2 \
+			>"$cli" 2>&1 &
+		cli_pid=$!
+		for ((i = 0; i < 300; i++)); do
+			[ "$(stat_of xibA xibp tx_packets 2>/dev/null || echo 0)" -ge 50 ] && break
+			sleep 0.1
+		done
+		[ "$(stat_of xibA xibp tx_packets)" -ge 50 ]
+	fi
+	mark
+	echo 1 >"$dev/reset"
+	# the device went before the reset; the function is still bound, and
+	# its doorbell came back as an interrupt on both vectors after it
+	! inA xibctl dev show xibp >/dev/null 2>&1
+	bound
+	log_since_mark | grep -q "xib_hca $bdf: reset: the function works again"
+	# the client fails, it does not hang; the watcher saw the fatal event
+	if [ -n "$cli_pid" ]; then
+		for ((i = 0; i < 300; i++)); do
+			kill -0 "$cli_pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		! kill -0 "$cli_pid" 2>/dev/null || { kill -9 "$cli_pid"; cat "$cli"; false; }
+		wait "$cli_pid" && false || true
+	fi
+	for _ in $(seq 100); do
+		grep -q 'DEVICE_FATAL' "$out" && break
+		sleep 0.1
+	done
+	sed 's/^/# asyncwatch: /' "$out" >&3
+	grep -q 'DEVICE_FATAL' "$out"
+	xib_bg_stop
+	kill -9 "$watch_pid" 2>/dev/null || true
+	wait "$watch_pid" 2>/dev/null || true
+	watch_pid=
+	# a new device on the reset function: a new context works
+	inA xibctl link add xibp netdev xv0 pci "$bdf"
+	GIDA=$(xib_gid_index xibA xibp 10.211.0.1)
+	if debug_kernel; then
+		run inA "$XR" ibv_devinfo -d xibp
+		[ "$status" -eq 0 ]
+		[[ $output == *"PORT_ACTIVE"* ]]
+		return
+	fi
+	xib_pair 180 xibB xibA -- "$XR" ibv_rc_pingpong -d xib1 -g "$GIDB" -n 100 -c \
+		-- "$XR" ibv_rc_pingpong -d xibp -g "$GIDA" -n 100 -c 10.211.0.2
+	[ "$cli_status" = 0 ] && [ "$srv_status" = 0 ]
+	[[ $cli_out == *"100 iters in"* ]]
 }
 
 @test "hot removal of the function under traffic: DEVICE_FATAL, the device goes, rescan binds again" {
