@@ -609,7 +609,8 @@ static void test_qpex_refusals(struct ibv_pd *pd, struct ibv_cq *cq)
 	a.pd = pd;
 	a.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD;
 	errno = 0;
-	check_null_errno(ibv_create_qp_ex(ctx, &a), EOPNOTSUPP, "ibv_create_qp_ex(XRCD)");
+	/* a domain names an XRC target's scope: no other type takes one */
+	check_null_errno(ibv_create_qp_ex(ctx, &a), EINVAL, "ibv_create_qp_ex(RC with an XRCD)");
 	a.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS;
 	a.create_flags = IBV_QP_CREATE_SCATTER_FCS;
 	errno = 0;

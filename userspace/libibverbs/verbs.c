@@ -1201,28 +1201,41 @@ struct xv_qp *xv_create_qp(struct ibv_context *ctx, struct ibv_pd *pd,
 	struct xv_qp *qp;
 	int ret;
 
+	int xrc = init->qp_type == IBV_QPT_XRC_SEND;
+
 	switch (init->qp_type) {
 	case IBV_QPT_RC:
 	case IBV_QPT_UC:
 	case IBV_QPT_UD:
-		break;
-	case IBV_QPT_RAW_PACKET:
 	case IBV_QPT_XRC_SEND:
+		break;
 	case IBV_QPT_XRC_RECV:
+		return xv_null(EINVAL);	/* ibv_create_qp_ex with an XRC domain */
+	case IBV_QPT_RAW_PACKET:
 	case IBV_QPT_DRIVER:
 		return xv_null(EOPNOTSUPP);
 	default:
 		return xv_null(EINVAL);
 	}
-	if (!pd || !init->send_cq || !init->recv_cq)
+	/*
+	 * An XRC initiator has no receive side: its receive CQ, SRQ and
+	 * receive capacities are ignored, as the kernel's uverbs does.
+	 */
+	if (!pd || !init->send_cq || (!xrc && !init->recv_cq))
 		return xv_null(EINVAL);
+	if (xrc) {
+		init->recv_cq = NULL;
+		init->srq = NULL;
+		init->cap.max_recv_wr = 0;
+		init->cap.max_recv_sge = 0;
+	}
 	qp = calloc(1, sizeof(*qp));
 	if (!qp)
 		return xv_null(ENOMEM);
 	memset(&xi, 0, sizeof(xi));
 	xi.user_handle = (uintptr_t)&qp->qp;
 	xi.send_cq = to_xcq(init->send_cq)->x;
-	xi.recv_cq = to_xcq(init->recv_cq)->x;
+	xi.recv_cq = init->recv_cq ? to_xcq(init->recv_cq)->x : NULL;
 	xi.srq = init->srq ? to_xsrq(init->srq)->x : NULL;
 	xi.qp_type = init->qp_type;
 	xi.sq_sig_all = !!init->sq_sig_all;
@@ -1408,10 +1421,63 @@ XV_EXPORT int ibv_destroy_qp(struct ibv_qp *qp)
 		return xv_err(ret);
 	retire_after_acks(&qp->mutex, &qp->cond, &qp->events_completed, async,
 			  &qp->events_completed, async);
-	xv_pd_unhold(qp->pd);
+	if (qp->pd)	/* an XRC target has none */
+		xv_pd_unhold(qp->pd);
 	xv_qp_ex_free(q);
 	free(q);
 	return 0;
+}
+
+/*
+ * An XRC target QP of @xrcd: a new one (@qpn 0) or a handle to the
+ * existing one @qpn (ibv_open_qp()).  NULL with errno on failure.
+ */
+struct xv_qp *xv_tgt_qp(struct ibv_context *ctx, struct ibv_xrcd *xrcd, uint32_t qpn,
+			void *qp_context)
+{
+	struct xv_xrcd *xd = XV_CONTAINER(xrcd, struct xv_xrcd, xrcd);
+	struct xv_qp *qp;
+	int ret;
+
+	if (!xrcd || xrcd->context != ctx)
+		return xv_null(EINVAL);
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return xv_null(ENOMEM);
+	ret = qpn ? xib_open_qp(xd->x, qpn, (uintptr_t)&qp->qp, &qp->x) :
+		    xib_create_xrc_tgt_qp(xd->x, (uintptr_t)&qp->qp, &qp->x);
+	if (ret) {
+		free(qp);
+		return xv_null(ret);
+	}
+	qp->qp.context = ctx;
+	qp->qp.qp_context = qp_context;
+	qp->qp.handle = qp->x->handle;
+	qp->qp.qp_num = qp->x->qpn;
+	qp->qp.state = IBV_QPS_RESET;
+	qp->qp.qp_type = IBV_QPT_XRC_RECV;
+	pthread_mutex_init(&qp->qp.mutex, NULL);
+	pthread_cond_init(&qp->qp.cond, NULL);
+	return qp;
+}
+
+/*
+ * ibv_open_qp(): a handle to an XRC target QP of a domain this context
+ * opened; NUM, XRCD and TYPE (IBV_QPT_XRC_RECV) are required.
+ */
+struct ibv_qp *xv_open_qp_op(struct ibv_context *ctx, struct ibv_qp_open_attr *attr)
+{
+	const uint32_t need = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD |
+			      IBV_QP_OPEN_ATTR_TYPE;
+	struct xv_qp *qp;
+
+	if (!attr || (attr->comp_mask & need) != need ||
+	    (attr->comp_mask & ~(need | IBV_QP_OPEN_ATTR_CONTEXT)) ||
+	    attr->qp_type != IBV_QPT_XRC_RECV || !attr->qp_num)
+		return xv_null(EINVAL);
+	qp = xv_tgt_qp(ctx, attr->xrcd, attr->qp_num,
+		       (attr->comp_mask & IBV_QP_OPEN_ATTR_CONTEXT) ? attr->qp_context : NULL);
+	return qp ? &qp->qp : NULL;
 }
 
 XV_EXPORT int ibv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece)
