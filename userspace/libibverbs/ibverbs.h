@@ -108,9 +108,17 @@ struct xv_srq {
 };
 
 /* An open XRC domain (ibv_open_xrcd). */
+/* A registration with an XRC receive QP (the seed's ibv_reg_xrc_rcv_qp). */
+struct xv_xrc_reg {
+	struct xv_xrc_reg *next;
+	struct ibv_qp *qp;	/* a handle to the target (ibv_open_qp) */
+};
+
 struct xv_xrcd {
 	struct ibv_xrcd xrcd;
 	struct xib_xrcd *x;
+	pthread_mutex_t lock;		/* protects @regs */
+	struct xv_xrc_reg *regs;	/* the legacy calls' registrations */
 };
 
 /*
