@@ -1228,7 +1228,6 @@ static int xrc_tgt_qp_new(struct xib_xrcd *xrcd, uint32_t handle, uint32_t qpn,
 	pthread_spin_init(&qp->sq.lock, PTHREAD_PROCESS_PRIVATE);
 	pthread_spin_init(&qp->rq.lock, PTHREAD_PROCESS_PRIVATE);
 	qp->ctx = xrcd->ctx;
-	qp->xrcd = xrcd;
 	qp->user_handle = user_handle;
 	qp->handle = handle;
 	qp->qpn = qpn;

@@ -168,7 +168,6 @@ struct xib_srq {
 struct xib_qp {
 	struct xib_context *ctx;
 	struct xib_pd *pd;	/* NULL for an XRC target */
-	struct xib_xrcd *xrcd;	/* an XRC target's domain handle, else NULL */
 	struct xib_cq *send_cq;
 	struct xib_cq *recv_cq;
 	struct xib_srq *srq;
