@@ -2136,6 +2136,129 @@ static struct ibv_srq *xrc_srq(struct ibv_pd *pd, struct ibv_xrcd *xrcd, struct 
 	return ibv_create_srq_ex(ctx, &a);
 }
 
+/* @qp, an XRC initiator (@tgt 0) or target, through INIT and RTR to @dest. */
+static int xrc_to_rtr(struct ibv_qp *qp, uint32_t dest, int tgt)
+{
+	struct ibv_qp_attr a;
+	int ret = to_init(qp);
+
+	if (ret)
+		return ret;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = dest;
+	a.rq_psn = 100;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 1;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = gid;
+	a.ah_attr.grh.sgid_index = (uint8_t)gidx;
+	a.ah_attr.grh.hop_limit = 1;
+	a.ah_attr.port_num = 1;
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			     IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			     (tgt ? IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER : 0));
+}
+
+/*
+ * XRC data on one device through the ibv_wr_* API: an XRC_SEND QP made
+ * with send_ops_flags, a target of @x, SENDs to two XRC SRQs named with
+ * ibv_wr_set_xrc_srqn, each landing on its SRQ's CQ from the target; the
+ * initiator refuses a receive CQ's use (ibv_post_recv) and the target
+ * any post.
+ */
+static void test_xrc_wr(struct ibv_pd *pd, struct ibv_xrcd *x)
+{
+	enum { LEN = 256 };
+	struct ibv_qp_init_attr_ex qa;
+	struct ibv_cq *scq = ibv_create_cq(ctx, 8, NULL, NULL, 0);
+	struct ibv_cq *rcq[2] = { ibv_create_cq(ctx, 8, NULL, NULL, 0),
+				  ibv_create_cq(ctx, 8, NULL, NULL, 0) };
+	struct ibv_srq *srq[2] = { NULL, NULL };
+	struct ibv_qp *ini = NULL, *tgt = NULL;
+	struct ibv_qp_ex *xi;
+	struct ibv_mr *mr = NULL;
+	struct ibv_recv_wr rw = { 0 }, *bad;
+	struct rec r;
+	uint8_t *buf = calloc(1, 4 * LEN);
+	uint32_t srqn[2] = { 0, 0 };
+	int i, got, ret;
+
+	if (!scq || !rcq[0] || !rcq[1] || !buf) {
+		check(0, "xrc wr: CQs and buffers (errno %d)", errno);
+		goto out;
+	}
+	mr = ibv_reg_mr(pd, buf, 4 * LEN, IBV_ACCESS_LOCAL_WRITE);
+	for (i = 0; i < 2 && mr; i++) {
+		srq[i] = xrc_srq(pd, x, rcq[i], IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |
+				 IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ);
+		if (srq[i])
+			ibv_get_srq_num(srq[i], &srqn[i]);
+		if (srq[i])
+			post_recv(NULL, srq[i], 300 + i, buf + 2 * LEN + i * LEN, LEN, mr->lkey);
+	}
+	ini = qp_ex(pd, IBV_QPT_XRC_SEND, scq, NULL, NULL,
+		    IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE);
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_type = IBV_QPT_XRC_RECV;
+	qa.comp_mask = IBV_QP_INIT_ATTR_XRCD;
+	qa.xrcd = x;
+	tgt = ibv_create_qp_ex(ctx, &qa);
+	check(mr && srq[0] && srq[1] && ini && tgt && tgt->qp_type == IBV_QPT_XRC_RECV &&
+	      !tgt->pd && ini->qp_type == IBV_QPT_XRC_SEND,
+	      "ibv_create_qp_ex(XRC_SEND with send_ops_flags) and (XRC_RECV in a domain) "
+	      "(errno %d)", errno);
+	if (!mr || !srq[0] || !srq[1] || !ini || !tgt)
+		goto out;
+	ret = xrc_to_rtr(tgt, ini->qp_num, 1);
+	check_ret(ret, 0, "the target to RTR");
+	ret = xrc_to_rtr(ini, tgt->qp_num, 0);
+	check_ret(ret ? ret : qp_to_rts(ini), 0, "the initiator to RTS");
+	check_ret(ibv_post_recv(ini, &rw, &bad), EINVAL, "ibv_post_recv on an XRC_SEND QP");
+	check_ret(post_plain(tgt, 1, buf, 8, mr->lkey, 0, 0), EINVAL,
+		  "ibv_post_send on an XRC_RECV QP");
+	xi = ibv_qp_to_qp_ex(ini);
+	ibv_wr_start(xi);
+	for (i = 0; i < 2; i++) {
+		memset(buf + i * LEN, 'a' + i, LEN);
+		xi->wr_id = 400 + i;
+		xi->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_send(xi);
+		ibv_wr_set_xrc_srqn(xi, srqn[1 - i]);	/* crossed: 0 to SRQ 1 */
+		ibv_wr_set_sge(xi, mr->lkey, (uintptr_t)(buf + i * LEN), LEN);
+	}
+	check_ret(ibv_wr_complete(xi), 0, "ibv_wr_send with ibv_wr_set_xrc_srqn x2");
+	got = poll_plain(scq, &r, 1);
+	got += poll_plain(scq, &r, 1);
+	check(got == 2 && r.status == IBV_WC_SUCCESS, "both SENDs complete (%d)", got);
+	for (i = 0; i < 2; i++) {
+		got = poll_plain(rcq[i], &r, 1);
+		check(got == 1 && r.status == IBV_WC_SUCCESS && r.wr_id == 300u + i &&
+		      r.byte_len == LEN && r.qp_num == tgt->qp_num && r.opcode == IBV_WC_RECV &&
+		      buf[2 * LEN + i * LEN] == 'a' + 1 - i &&
+		      buf[2 * LEN + i * LEN + LEN - 1] == 'a' + 1 - i,
+		      "XRC SRQ %d's CQ has the SEND named it, from the target (%d, status %d)",
+		      i, got, got ? r.status : -1);
+	}
+out:
+	if (ini)
+		check_ret(ibv_destroy_qp(ini), 0, "ibv_destroy_qp(XRC_SEND)");
+	if (tgt)
+		check_ret(ibv_destroy_qp(tgt), 0, "ibv_destroy_qp(XRC_RECV)");
+	for (i = 0; i < 2; i++) {
+		if (srq[i])
+			ibv_destroy_srq(srq[i]);
+		if (rcq[i])
+			ibv_destroy_cq(rcq[i]);
+	}
+	if (mr)
+		ibv_dereg_mr(mr);
+	if (scq)
+		ibv_destroy_cq(scq);
+	free(buf);
+}
+
 /*
  * rdma-core's ibv_open_xrcd(3): a domain per inode, O_CREAT/O_EXCL;
  * ibv_close_xrcd fails while an XRC SRQ is in the domain (the seed's
@@ -2210,8 +2333,10 @@ static void test_xrc(struct ibv_pd *pd)
 			check_ret(ibv_destroy_cq(cq), EBUSY, "ibv_destroy_cq of an XRC SRQ's CQ");
 		}
 	}
-	if (x2)
+	if (x2) {
+		test_xrc_wr(pd, x2);
 		check_ret(ibv_close_xrcd(x2), 0, "ibv_close_xrcd of another handle of it");
+	}
 
 	open_d = (open_xrc_domain_fn)dlvsym(RTLD_DEFAULT, "ibv_open_xrc_domain", "IBVERBS_1.1");
 	close_d = (close_xrc_domain_fn)dlvsym(RTLD_DEFAULT, "ibv_close_xrc_domain",
