@@ -397,6 +397,39 @@ int xib_dealloc_pd(struct xib_pd *pd)
 }
 EXPORT_SYMBOL_GPL(xib_dealloc_pd);
 
+/**
+ * xib_ucontext_charge() - count one more object of @type in @uctx
+ * @uctx: the user context
+ * @type: the object type
+ *
+ * For objects charged to the device alone that a context still holds a
+ * handle to (an XRC target QP): each handle counts in its context's
+ * max_*_per_context.  Undo with xib_ucontext_uncharge().
+ *
+ * Return: 0, or -ENOMEM beyond the context's limit.
+ */
+int xib_ucontext_charge(struct xib_ucontext *uctx, enum xib_res_type type)
+{
+	if (atomic_inc_return(&uctx->res_count[type]) >
+	    READ_ONCE(xib_ctx_max[type])) {
+		atomic_dec(&uctx->res_count[type]);
+		return -ENOMEM;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_GPL(xib_ucontext_charge);
+
+/**
+ * xib_ucontext_uncharge() - undo xib_ucontext_charge()
+ * @uctx: the user context
+ * @type: the object type
+ */
+void xib_ucontext_uncharge(struct xib_ucontext *uctx, enum xib_res_type type)
+{
+	atomic_dec(&uctx->res_count[type]);
+}
+EXPORT_SYMBOL_GPL(xib_ucontext_uncharge);
+
 /* XRC domains */
 
 static void xib_xrcd_free(struct xib_xrcd *xrcd)

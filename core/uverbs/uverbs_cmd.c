@@ -153,6 +153,7 @@ static int xib_uobj_destroy(struct xib_uverbs_uobj *uobj, u32 *comp_reported,
 {
 	struct xib_uverbs_ctx *ctx = uobj->ctx;
 	u32 comp = 0, async = 0;
+	bool xrc;
 	int ret;
 
 	lockdep_assert_held(&ctx->rwsem);
@@ -167,7 +168,11 @@ static int xib_uobj_destroy(struct xib_uverbs_uobj *uobj, u32 *comp_reported,
 		ret = xib_destroy_cq(uobj->object);
 		break;
 	case XIB_UOBJ_QP:
+		/* each handle to an XRC target counts in its context */
+		xrc = ((struct xib_qp *)uobj->object)->xrcd;
 		ret = xib_destroy_qp(uobj->object);
+		if (!ret && xrc)
+			xib_ucontext_uncharge(&ctx->uctx, XIB_RES_QP);
 		break;
 	case XIB_UOBJ_SRQ:
 		ret = xib_destroy_srq(uobj->object);
@@ -818,10 +823,16 @@ static int xib_cmd_create_qp(struct xib_uverbs_ctx *ctx, void *buf,
 	      PTR_ERR_OR_ZERO(srq_u);
 	if (ret)
 		goto put;
+	/* a target belongs to no context, but each handle counts in its own */
+	if (tgt) {
+		ret = xib_ucontext_charge(&ctx->uctx, XIB_RES_QP);
+		if (ret)
+			goto put;
+	}
 	uobj = xib_uobj_new(ctx, XIB_UOBJ_QP, cmd->user_handle);
 	if (IS_ERR(uobj)) {
 		ret = PTR_ERR(uobj);
-		goto put;
+		goto uncharge;
 	}
 
 	attr.send_cq = scq_u ? scq_u->object : NULL;
@@ -840,7 +851,7 @@ static int xib_cmd_create_qp(struct xib_uverbs_ctx *ctx, void *buf,
 	if (IS_ERR(qp)) {
 		xib_uobj_abort(uobj);
 		ret = PTR_ERR(qp);
-		goto put;
+		goto uncharge;
 	}
 	uobj->object = qp;
 	uobj->pd_handle = cmd->pd_handle;
@@ -852,7 +863,11 @@ static int xib_cmd_create_qp(struct xib_uverbs_ctx *ctx, void *buf,
 	cmd->qpn = qp->qp_num;
 	out->commit_handle = uobj->handle;
 	ret = 0;
+	goto put;
 
+uncharge:
+	if (tgt)
+		xib_ucontext_uncharge(&ctx->uctx, XIB_RES_QP);
 put:
 	xib_uobj_put_opt(srq_u);
 	xib_uobj_put_opt(rcq_u);
@@ -876,16 +891,19 @@ static int xib_cmd_open_qp(struct xib_uverbs_ctx *ctx, void *buf,
 	xrcd_u = xib_uobj_get(ctx, cmd->xrcd_handle, XIB_UOBJ_XRCD, false);
 	if (IS_ERR(xrcd_u))
 		return PTR_ERR(xrcd_u);
+	ret = xib_ucontext_charge(&ctx->uctx, XIB_RES_QP);
+	if (ret)
+		goto put;
 	uobj = xib_uobj_new(ctx, XIB_UOBJ_QP, cmd->user_handle);
 	if (IS_ERR(uobj)) {
 		ret = PTR_ERR(uobj);
-		goto put;
+		goto uncharge;
 	}
 	qp = xib_open_qp(xrcd_u->object, cmd->qpn);
 	if (IS_ERR(qp)) {
 		xib_uobj_abort(uobj);
 		ret = PTR_ERR(qp);
-		goto put;
+		goto uncharge;
 	}
 	uobj->object = qp;
 	uobj->pd_handle = cmd->xrcd_handle;
@@ -893,7 +911,11 @@ static int xib_cmd_open_qp(struct xib_uverbs_ctx *ctx, void *buf,
 	uobj->recv_cq_handle = XIB_UVERBS_NO_HANDLE;
 	cmd->qp_handle = uobj->handle;
 	out->commit_handle = uobj->handle;
-	ret = 0;
+	xib_uobj_put(xrcd_u);
+	return 0;
+
+uncharge:
+	xib_ucontext_uncharge(&ctx->uctx, XIB_RES_QP);
 put:
 	xib_uobj_put(xrcd_u);
 	return ret;

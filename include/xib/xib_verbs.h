@@ -1046,6 +1046,8 @@ int xib_modify_qp(struct xib_qp *qp, const struct xib_uverbs_qp_attr *attr,
 int xib_query_qp(struct xib_qp *qp, struct xib_uverbs_qp_attr *attr);
 int xib_destroy_qp(struct xib_qp *qp);
 struct xib_qp *xib_open_qp(struct xib_xrcd *xrcd, u32 qpn);
+int xib_ucontext_charge(struct xib_ucontext *uctx, enum xib_res_type type);
+void xib_ucontext_uncharge(struct xib_ucontext *uctx, enum xib_res_type type);
 struct xib_srq *xib_create_srq(struct xib_pd *pd, struct xib_ucontext *uctx,
 			       struct xib_srq_init_attr *attr,
 			       struct xib_uverbs_ring *ring);

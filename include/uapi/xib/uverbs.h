@@ -128,6 +128,8 @@
  *	and atomic requests to a target are NAKed as invalid requests.
  *	The target lives while any handle to it does: DESTROY_QP of one
  *	handle (the creator's or one from OPEN_QP) drops that handle only.
+ *	Each handle counts in its context's max_qp_per_context (-ENOMEM
+ *	beyond), the target once in the device's max_qp.
  * XIB_UVERBS_OPEN_QP
  *	A handle to the existing XRC target QP qpn of the domain
  *	xrcd_handle (ibv_open_qp()), from any context that opened the same
