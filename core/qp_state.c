@@ -5,7 +5,8 @@
  *
  * xib_qp_table[cur][next] describes the modify-QP request that moves a QP
  * from @cur to @next: for each QP type whether it exists, which attributes
- * it must carry (req) and which it may carry (opt).  XIB_QP_STATE is not
+ * it must carry (req) and which it may carry (opt); XRC's initiator
+ * (XRC_SEND) and target (XRC_RECV) have columns of their own.  XIB_QP_STATE is not
  * in the table: a request that changes the state carries it by definition,
  * and one without it is the cur -> cur entry.  Anything else a request
  * carries is refused.
@@ -33,6 +34,8 @@ struct xib_qp_edge {
 	struct xib_qp_attrs rc;
 	struct xib_qp_attrs uc;
 	struct xib_qp_attrs ud;
+	struct xib_qp_attrs xrc_ini;
+	struct xib_qp_attrs xrc_tgt;
 };
 
 #define XIB_QP_ALLOW(r, o)	{ .ok = true, .req = (r), .opt = (o) }
@@ -42,6 +45,8 @@ struct xib_qp_edge {
 	.rc = XIB_QP_ALLOW(0, 0),	\
 	.uc = XIB_QP_ALLOW(0, 0),	\
 	.ud = XIB_QP_ALLOW(0, 0),	\
+	.xrc_ini = XIB_QP_ALLOW(0, 0),	\
+	.xrc_tgt = XIB_QP_ALLOW(0, 0),	\
 }
 
 /*
@@ -64,6 +69,14 @@ struct xib_qp_edge {
 				 XIB_QP_ALT_PATH | XIB_QP_PATH_MIG_STATE)
 #define XIB_QP_RC_TO_RTS	(XIB_QP_UC_TO_RTS | XIB_QP_MIN_RNR_TIMER)
 #define XIB_QP_UD_TO_RTS	(XIB_QP_CUR_STATE | XIB_QP_QKEY)
+/*
+ * XRC (IBTA 9.8, and Linux's ib_modify_qp_is_ok() table): an initiator
+ * is an RC requester without a receive side, so it never takes RC's
+ * responder attributes (max_dest_rd_atomic, min_rnr_timer); a target is
+ * an RC responder without a send side: of RC's requester attributes it
+ * takes the ACK timeout, never retries or the requester's READ depth.
+ */
+#define XIB_QP_TGT_RTS		(XIB_QP_TIMEOUT | XIB_QP_SQ_PSN)
 
 static const struct xib_qp_edge xib_qp_table[XIB_QPS_ERR + 1][XIB_QPS_ERR + 1] = {
 	[XIB_QPS_RESET] = {
@@ -72,6 +85,8 @@ static const struct xib_qp_edge xib_qp_table[XIB_QPS_ERR + 1][XIB_QPS_ERR + 1] =
 			.rc = XIB_QP_ALLOW(XIB_QP_CONN_INIT, 0),
 			.uc = XIB_QP_ALLOW(XIB_QP_CONN_INIT, 0),
 			.ud = XIB_QP_ALLOW(XIB_QP_UD_INIT, 0),
+			.xrc_ini = XIB_QP_ALLOW(XIB_QP_CONN_INIT, 0),
+			.xrc_tgt = XIB_QP_ALLOW(XIB_QP_CONN_INIT, 0),
 		},
 		[XIB_QPS_ERR] = XIB_QP_EDGE_BARE,
 	},
@@ -81,6 +96,8 @@ static const struct xib_qp_edge xib_qp_table[XIB_QPS_ERR + 1][XIB_QPS_ERR + 1] =
 			.rc = XIB_QP_ALLOW(0, XIB_QP_CONN_INIT),
 			.uc = XIB_QP_ALLOW(0, XIB_QP_CONN_INIT),
 			.ud = XIB_QP_ALLOW(0, XIB_QP_UD_INIT),
+			.xrc_ini = XIB_QP_ALLOW(0, XIB_QP_CONN_INIT),
+			.xrc_tgt = XIB_QP_ALLOW(0, XIB_QP_CONN_INIT),
 		},
 		[XIB_QPS_RTR] = {
 			.rc = XIB_QP_ALLOW(XIB_QP_CONN_RTR | XIB_QP_RC_RTR,
@@ -90,6 +107,14 @@ static const struct xib_qp_edge xib_qp_table[XIB_QPS_ERR + 1][XIB_QPS_ERR + 1] =
 					   XIB_QP_ALT_PATH | XIB_QP_ACCESS_FLAGS |
 					   XIB_QP_PKEY_INDEX),
 			.ud = XIB_QP_ALLOW(0, XIB_QP_PKEY_INDEX | XIB_QP_QKEY),
+			.xrc_ini = XIB_QP_ALLOW(XIB_QP_CONN_RTR,
+						XIB_QP_ALT_PATH |
+						XIB_QP_ACCESS_FLAGS |
+						XIB_QP_PKEY_INDEX),
+			.xrc_tgt = XIB_QP_ALLOW(XIB_QP_CONN_RTR | XIB_QP_RC_RTR,
+						XIB_QP_ALT_PATH |
+						XIB_QP_ACCESS_FLAGS |
+						XIB_QP_PKEY_INDEX),
 		},
 		[XIB_QPS_ERR] = XIB_QP_EDGE_BARE,
 	},
@@ -100,6 +125,9 @@ static const struct xib_qp_edge xib_qp_table[XIB_QPS_ERR + 1][XIB_QPS_ERR + 1] =
 					   XIB_QP_RC_TO_RTS),
 			.uc = XIB_QP_ALLOW(XIB_QP_SQ_PSN, XIB_QP_UC_TO_RTS),
 			.ud = XIB_QP_ALLOW(XIB_QP_SQ_PSN, XIB_QP_UD_TO_RTS),
+			.xrc_ini = XIB_QP_ALLOW(XIB_QP_SQ_PSN | XIB_QP_RC_RTS,
+						XIB_QP_UC_TO_RTS),
+			.xrc_tgt = XIB_QP_ALLOW(XIB_QP_TGT_RTS, XIB_QP_RC_TO_RTS),
 		},
 		[XIB_QPS_ERR] = XIB_QP_EDGE_BARE,
 	},
@@ -109,11 +137,15 @@ static const struct xib_qp_edge xib_qp_table[XIB_QPS_ERR + 1][XIB_QPS_ERR + 1] =
 			.rc = XIB_QP_ALLOW(0, XIB_QP_RC_TO_RTS),
 			.uc = XIB_QP_ALLOW(0, XIB_QP_UC_TO_RTS),
 			.ud = XIB_QP_ALLOW(0, XIB_QP_UD_TO_RTS),
+			.xrc_ini = XIB_QP_ALLOW(0, XIB_QP_UC_TO_RTS),
+			.xrc_tgt = XIB_QP_ALLOW(0, XIB_QP_RC_TO_RTS),
 		},
 		[XIB_QPS_SQD] = {
 			.rc = XIB_QP_ALLOW(0, XIB_QP_EN_SQD_ASYNC_NOTIFY),
 			.uc = XIB_QP_ALLOW(0, XIB_QP_EN_SQD_ASYNC_NOTIFY),
 			.ud = XIB_QP_ALLOW(0, XIB_QP_EN_SQD_ASYNC_NOTIFY),
+			.xrc_ini = XIB_QP_ALLOW(0, XIB_QP_EN_SQD_ASYNC_NOTIFY),
+			.xrc_tgt = XIB_QP_ALLOW(0, XIB_QP_EN_SQD_ASYNC_NOTIFY),
 		},
 		[XIB_QPS_ERR] = XIB_QP_EDGE_BARE,
 	},
@@ -123,6 +155,8 @@ static const struct xib_qp_edge xib_qp_table[XIB_QPS_ERR + 1][XIB_QPS_ERR + 1] =
 			.rc = XIB_QP_ALLOW(0, XIB_QP_RC_TO_RTS),
 			.uc = XIB_QP_ALLOW(0, XIB_QP_UC_TO_RTS),
 			.ud = XIB_QP_ALLOW(0, XIB_QP_UD_TO_RTS),
+			.xrc_ini = XIB_QP_ALLOW(0, XIB_QP_UC_TO_RTS),
+			.xrc_tgt = XIB_QP_ALLOW(0, XIB_QP_RC_TO_RTS),
 		},
 		/* Once drained, the path and the QP's limits may change. */
 		[XIB_QPS_SQD] = {
@@ -137,6 +171,19 @@ static const struct xib_qp_edge xib_qp_table[XIB_QPS_ERR + 1][XIB_QPS_ERR + 1] =
 					   XIB_QP_PKEY_INDEX |
 					   XIB_QP_ACCESS_FLAGS),
 			.ud = XIB_QP_ALLOW(0, XIB_QP_PKEY_INDEX | XIB_QP_QKEY),
+			.xrc_ini = XIB_QP_ALLOW(0, XIB_QP_PORT | XIB_QP_AV |
+						XIB_QP_ALT_PATH |
+						XIB_QP_PATH_MIG_STATE |
+						XIB_QP_PKEY_INDEX |
+						XIB_QP_ACCESS_FLAGS |
+						XIB_QP_RC_RTS),
+			.xrc_tgt = XIB_QP_ALLOW(0, XIB_QP_PORT | XIB_QP_AV |
+						XIB_QP_ALT_PATH |
+						XIB_QP_PATH_MIG_STATE |
+						XIB_QP_PKEY_INDEX |
+						XIB_QP_ACCESS_FLAGS |
+						XIB_QP_RC_RTR |
+						XIB_QP_TIMEOUT),
 		},
 		[XIB_QPS_ERR] = XIB_QP_EDGE_BARE,
 	},
@@ -174,6 +221,12 @@ static const struct xib_qp_attrs *xib_qp_rule(const struct xib_qp_edge *edge,
 	case XIB_QPT_UD:
 		attrs = &edge->ud;
 		break;
+	case XIB_QPT_XRC_SEND:
+		attrs = &edge->xrc_ini;
+		break;
+	case XIB_QPT_XRC_RECV:
+		attrs = &edge->xrc_tgt;
+		break;
 	default:
 		return NULL;
 	}
@@ -185,8 +238,8 @@ static const struct xib_qp_attrs *xib_qp_rule(const struct xib_qp_edge *edge,
  * @cur: the state the QP is in
  * @next: the state the request asks for; ignored (taken as @cur) unless
  *	@attr_mask has XIB_QP_STATE
- * @type: the QP's type; only XIB_QPT_RC, XIB_QPT_UC and XIB_QPT_UD are
- *	supported
+ * @type: the QP's type; XIB_QPT_RC, _UC, _UD, _XRC_SEND and _XRC_RECV
+ *	are supported
  * @attr_mask: the XIB_QP_* attributes the request carries
  * @missing: if not NULL, set to the attributes the transition requires
  *	that @attr_mask lacks

@@ -397,6 +397,39 @@ int xib_dealloc_pd(struct xib_pd *pd)
 }
 EXPORT_SYMBOL_GPL(xib_dealloc_pd);
 
+/**
+ * xib_ucontext_charge() - count one more object of @type in @uctx
+ * @uctx: the user context
+ * @type: the object type
+ *
+ * For objects charged to the device alone that a context still holds a
+ * handle to (an XRC target QP): each handle counts in its context's
+ * max_*_per_context.  Undo with xib_ucontext_uncharge().
+ *
+ * Return: 0, or -ENOMEM beyond the context's limit.
+ */
+int xib_ucontext_charge(struct xib_ucontext *uctx, enum xib_res_type type)
+{
+	if (atomic_inc_return(&uctx->res_count[type]) >
+	    READ_ONCE(xib_ctx_max[type])) {
+		atomic_dec(&uctx->res_count[type]);
+		return -ENOMEM;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_GPL(xib_ucontext_charge);
+
+/**
+ * xib_ucontext_uncharge() - undo xib_ucontext_charge()
+ * @uctx: the user context
+ * @type: the object type
+ */
+void xib_ucontext_uncharge(struct xib_ucontext *uctx, enum xib_res_type type)
+{
+	atomic_dec(&uctx->res_count[type]);
+}
+EXPORT_SYMBOL_GPL(xib_ucontext_uncharge);
+
 /* XRC domains */
 
 static void xib_xrcd_free(struct xib_xrcd *xrcd)
@@ -1912,9 +1945,14 @@ static void xib_qp_free(struct xib_qp *qp)
 		qp->device->ops->release_qp(qp);
 	if (qp->srq)
 		xib_srq_put(qp->srq);
-	xib_cq_put(qp->recv_cq);
-	xib_cq_put(qp->send_cq);
-	xib_pd_put(qp->pd);
+	if (qp->recv_cq)
+		xib_cq_put(qp->recv_cq);
+	if (qp->send_cq)
+		xib_cq_put(qp->send_cq);
+	if (qp->pd)
+		xib_pd_put(qp->pd);
+	if (qp->xrcd)
+		xib_xrcd_put(qp->xrcd);
 	mutex_destroy(&qp->mutex);
 	kfree(qp);
 }
@@ -1958,7 +1996,24 @@ static int xib_check_qp_init_attr(struct xib_device *dev,
 	case XIB_QPT_RC:
 	case XIB_QPT_UC:
 	case XIB_QPT_UD:
+		if (!attr->send_cq || !attr->recv_cq || attr->xrcd)
+			return -EINVAL;
 		break;
+	case XIB_QPT_XRC_SEND:
+		/* an initiator: a send queue only (IBTA 9.8.1) */
+		if (!attr->send_cq || attr->recv_cq || attr->srq ||
+		    attr->xrcd || cap->max_recv_wr || cap->max_recv_sge)
+			return -EINVAL;
+		break;
+	case XIB_QPT_XRC_RECV:
+		/* a target: no queue of its own; its SRQs are per message */
+		if (!attr->xrcd || attr->xrcd->device != dev ||
+		    attr->send_cq || attr->recv_cq || attr->srq ||
+		    cap->max_send_wr || cap->max_recv_wr ||
+		    cap->max_send_sge || cap->max_recv_sge ||
+		    cap->max_inline_data || cap->reserved || attr->sq_sig_all)
+			return -EINVAL;
+		return 0;
 	default:
 		return -EINVAL;
 	}
@@ -1979,10 +2034,13 @@ static int xib_check_qp_init_attr(struct xib_device *dev,
 
 /**
  * xib_create_qp() - create a queue pair
- * @pd: the PD
+ * @pd: the PD; NULL for an XRC target (XIB_QPT_XRC_RECV)
  * @uctx: the owning user context (that of @pd and of the CQs and SRQ), or
- *	NULL for the kernel
- * @attr: type RC, UC or UD, CQs and SRQ of the same device and owner, and
+ *	NULL for the kernel; an XRC target is owned by none (see
+ *	xib_open_qp())
+ * @attr: type RC, UC, UD or XRC_SEND (no receive CQ, SRQ or receive
+ *	capacity) with a PD, or XRC_RECV with @attr->xrcd and no PD, CQ,
+ *	SRQ or capacity; CQs and SRQ of the same device and owner, and
  *	capacities within the device's limits (max_send_wr 1 to max_qp_wr,
  *	max_recv_wr up to max_qp_wr, SGEs up to max_sge, inline data up to
  *	max_inline_data; with an SRQ the receive capacities are ignored and
@@ -2001,11 +2059,15 @@ struct xib_qp *xib_create_qp(struct xib_pd *pd, struct xib_ucontext *uctx,
 			     struct xib_uverbs_ring *sq,
 			     struct xib_uverbs_ring *rq)
 {
-	struct xib_device *dev = pd->device;
+	struct xib_device *dev;
 	struct xib_uverbs_qp_cap req;
+	bool tgt = attr->qp_type == XIB_QPT_XRC_RECV;
 	struct xib_qp *qp;
 	int ret;
 
+	if (tgt ? pd || !attr->xrcd : !pd)
+		return ERR_PTR(-EINVAL);
+	dev = tgt ? attr->xrcd->device : pd->device;
 	if (!xib_has_verbs(dev))
 		return ERR_PTR(-EOPNOTSUPP);
 	ret = xib_check_qp_init_attr(dev, attr);
@@ -2015,16 +2077,28 @@ struct xib_qp *xib_create_qp(struct xib_pd *pd, struct xib_ucontext *uctx,
 			  attr->srq->srq_type != XIB_SRQT_BASIC))
 		return ERR_PTR(-EINVAL);
 	req = attr->cap;
+	/*
+	 * A target is shared by the contexts of its domain and outlives its
+	 * creator's: it is charged to the device alone and owned by none.
+	 */
+	if (tgt)
+		uctx = NULL;
 
-	ret = xib_pd_use(pd, uctx);
-	if (ret)
-		return ERR_PTR(ret);
-	ret = xib_cq_use(attr->send_cq, dev, uctx);
-	if (ret)
-		goto err_unuse_pd;
-	ret = xib_cq_use(attr->recv_cq, dev, uctx);
-	if (ret)
-		goto err_unuse_send_cq;
+	if (pd) {
+		ret = xib_pd_use(pd, uctx);
+		if (ret)
+			return ERR_PTR(ret);
+	}
+	if (attr->send_cq) {
+		ret = xib_cq_use(attr->send_cq, dev, uctx);
+		if (ret)
+			goto err_unuse_pd;
+	}
+	if (attr->recv_cq) {
+		ret = xib_cq_use(attr->recv_cq, dev, uctx);
+		if (ret)
+			goto err_unuse_send_cq;
+	}
 	if (attr->srq) {
 		if (!xib_use(&attr->srq->usecnt)) {
 			ret = -EINVAL;
@@ -2048,6 +2122,11 @@ struct xib_qp *xib_create_qp(struct xib_pd *pd, struct xib_ucontext *uctx,
 	qp->send_cq = attr->send_cq;
 	qp->recv_cq = attr->recv_cq;
 	qp->srq = attr->srq;
+	if (tgt) {
+		kref_get(&attr->xrcd->ref);
+		qp->xrcd = attr->xrcd;
+		qp->xrc_handles = 1;
+	}
 	qp->qp_type = attr->qp_type;
 	qp->sq_sig_all = attr->sq_sig_all;
 	mutex_init(&qp->mutex);
@@ -2075,6 +2154,8 @@ struct xib_qp *xib_create_qp(struct xib_pd *pd, struct xib_ucontext *uctx,
 err_erase:
 	xib_res_erase(dev, XIB_RES_QP, qp->qp_num);
 err_free:
+	if (qp->xrcd)
+		xib_xrcd_put(qp->xrcd);
 	mutex_destroy(&qp->mutex);
 	kfree(qp);
 err_uncharge:
@@ -2085,11 +2166,14 @@ err_unuse_srq:
 		xib_srq_put(attr->srq);
 	}
 err_unuse_recv_cq:
-	xib_cq_unuse(attr->recv_cq);
+	if (attr->recv_cq)
+		xib_cq_unuse(attr->recv_cq);
 err_unuse_send_cq:
-	xib_cq_unuse(attr->send_cq);
+	if (attr->send_cq)
+		xib_cq_unuse(attr->send_cq);
 err_unuse_pd:
-	xib_pd_unuse(pd);
+	if (pd)
+		xib_pd_unuse(pd);
 	return ERR_PTR(ret);
 }
 EXPORT_SYMBOL_GPL(xib_create_qp);
@@ -2334,19 +2418,65 @@ int xib_destroy_qp(struct xib_qp *qp)
 {
 	struct xib_device *dev = qp->device;
 
-	xib_res_erase(dev, XIB_RES_QP, qp->qp_num);
+	if (qp->xrcd) {
+		/* an XRC target: only its last handle destroys it */
+		mutex_lock(&dev->xrcd_lock);
+		if (--qp->xrc_handles) {
+			mutex_unlock(&dev->xrcd_lock);
+			xib_qp_put(qp);
+			return 0;
+		}
+		xib_res_erase(dev, XIB_RES_QP, qp->qp_num);
+		mutex_unlock(&dev->xrcd_lock);
+	} else {
+		xib_res_erase(dev, XIB_RES_QP, qp->qp_num);
+	}
 	xib_mcast_detach_all(qp);
 	dev->ops->destroy_qp(qp);
 	xib_res_uncharge(dev, qp->uctx, XIB_RES_QP);
 	if (qp->srq)
 		xib_unuse(&qp->srq->usecnt);
-	xib_unuse(&qp->recv_cq->usecnt);
-	xib_unuse(&qp->send_cq->usecnt);
-	xib_unuse(&qp->pd->usecnt);
+	if (qp->recv_cq)
+		xib_unuse(&qp->recv_cq->usecnt);
+	if (qp->send_cq)
+		xib_unuse(&qp->send_cq->usecnt);
+	if (qp->pd)
+		xib_unuse(&qp->pd->usecnt);
 	xib_qp_put(qp);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(xib_destroy_qp);
+
+/**
+ * xib_open_qp() - another handle to an existing XRC target QP
+ * @xrcd: the domain the caller opened
+ * @qpn: the target's number
+ *
+ * The handle counts in @qp->xrc_handles and holds a reference; it is
+ * given up with xib_destroy_qp(), as the creator's is.  The lookup and
+ * the count are one step under the device's xrcd_lock, against the last
+ * xib_destroy_qp().
+ *
+ * Return: the QP or an ERR_PTR: -ENOENT if @qpn is not an XRC target of
+ * @xrcd.  Context: process context.
+ */
+struct xib_qp *xib_open_qp(struct xib_xrcd *xrcd, u32 qpn)
+{
+	struct xib_device *dev = xrcd->device;
+	struct xib_qp *qp;
+
+	mutex_lock(&dev->xrcd_lock);
+	qp = xib_qp_get_by_num(dev, qpn);
+	if (qp && (qp->xrcd != xrcd || !qp->xrc_handles)) {
+		xib_qp_put(qp);
+		qp = NULL;
+	}
+	if (qp)
+		qp->xrc_handles++;
+	mutex_unlock(&dev->xrcd_lock);
+	return qp ?: ERR_PTR(-ENOENT);
+}
+EXPORT_SYMBOL_GPL(xib_open_qp);
 
 /**
  * xib_qp_get_by_num() - find a live QP by its number
@@ -2369,6 +2499,28 @@ struct xib_qp *xib_qp_get_by_num(struct xib_device *dev, u32 qpn)
 	return qp;
 }
 EXPORT_SYMBOL_GPL(xib_qp_get_by_num);
+
+/**
+ * xib_srq_get_by_num() - find a live SRQ by its number
+ * @dev: the device
+ * @srqn: the SRQ number (an XRCETH's XRCSRQ)
+ *
+ * Return: the SRQ with a reference (drop with xib_srq_put()) or NULL.
+ * Context: any.
+ */
+struct xib_srq *xib_srq_get_by_num(struct xib_device *dev, u32 srqn)
+{
+	struct xib_srq *srq;
+	unsigned long flags;
+
+	xa_lock_irqsave(&dev->res[XIB_RES_SRQ], flags);
+	srq = xa_load(&dev->res[XIB_RES_SRQ], srqn);
+	if (srq && !kref_get_unless_zero(&srq->ref))
+		srq = NULL;
+	xa_unlock_irqrestore(&dev->res[XIB_RES_SRQ], flags);
+	return srq;
+}
+EXPORT_SYMBOL_GPL(xib_srq_get_by_num);
 
 /* Resource dumps */
 

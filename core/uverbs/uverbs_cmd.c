@@ -63,6 +63,7 @@ union xib_uverbs_cmd_buf {
 	struct xib_uverbs_alloc_mw alloc_mw;
 	struct xib_uverbs_open_xrcd open_xrcd;
 	struct xib_uverbs_create_xsrq create_xsrq;
+	struct xib_uverbs_open_qp open_qp;
 };
 
 /* True if the @len bytes at @p are all zero. */
@@ -152,6 +153,7 @@ static int xib_uobj_destroy(struct xib_uverbs_uobj *uobj, u32 *comp_reported,
 {
 	struct xib_uverbs_ctx *ctx = uobj->ctx;
 	u32 comp = 0, async = 0;
+	bool xrc;
 	int ret;
 
 	lockdep_assert_held(&ctx->rwsem);
@@ -166,7 +168,11 @@ static int xib_uobj_destroy(struct xib_uverbs_uobj *uobj, u32 *comp_reported,
 		ret = xib_destroy_cq(uobj->object);
 		break;
 	case XIB_UOBJ_QP:
+		/* each handle to an XRC target counts in its context */
+		xrc = ((struct xib_qp *)uobj->object)->xrcd;
 		ret = xib_destroy_qp(uobj->object);
+		if (!ret && xrc)
+			xib_ucontext_uncharge(&ctx->uctx, XIB_RES_QP);
 		break;
 	case XIB_UOBJ_SRQ:
 		ret = xib_destroy_srq(uobj->object);
@@ -768,11 +774,33 @@ static int xib_cmd_destroy_cq(struct xib_uverbs_ctx *ctx, void *buf,
 
 /* --- QP --------------------------------------------------------------------- */
 
+/* A handle field that names an object of @type, or XIB_UVERBS_NO_HANDLE. */
+static struct xib_uverbs_uobj *xib_uobj_get_opt(struct xib_uverbs_ctx *ctx,
+						u32 handle,
+						enum xib_uverbs_obj_type type)
+{
+	if (handle == XIB_UVERBS_NO_HANDLE)
+		return NULL;
+	return xib_uobj_get(ctx, handle, type, false);
+}
+
+static void xib_uobj_put_opt(struct xib_uverbs_uobj *uobj)
+{
+	if (!IS_ERR_OR_NULL(uobj))
+		xib_uobj_put(uobj);
+}
+
+/*
+ * CREATE_QP.  An XRC target (XRC_RECV) names its domain in pd_handle
+ * and no CQ; an initiator (XRC_SEND) no receive CQ (see uverbs.h).
+ */
 static int xib_cmd_create_qp(struct xib_uverbs_ctx *ctx, void *buf,
 			     struct xib_uverbs_out *out)
 {
 	struct xib_uverbs_create_qp *cmd = buf;
-	struct xib_uverbs_uobj *pd_u, *scq_u, *rcq_u, *srq_u = NULL, *uobj;
+	struct xib_uverbs_uobj *pd_u, *scq_u = NULL, *rcq_u = NULL;
+	struct xib_uverbs_uobj *srq_u = NULL, *uobj;
+	bool tgt = cmd->qp_type == XIB_QPT_XRC_RECV;
 	struct xib_qp_init_attr attr = {};
 	struct xib_qp *qp;
 	int ret;
@@ -784,48 +812,46 @@ static int xib_cmd_create_qp(struct xib_uverbs_ctx *ctx, void *buf,
 			   offsetof(struct xib_uverbs_create_qp, qp_handle)))
 		return -EINVAL;
 
-	pd_u = xib_uobj_get(ctx, cmd->pd_handle, XIB_UOBJ_PD, false);
+	pd_u = xib_uobj_get(ctx, cmd->pd_handle,
+			    tgt ? XIB_UOBJ_XRCD : XIB_UOBJ_PD, false);
 	if (IS_ERR(pd_u))
 		return PTR_ERR(pd_u);
-	scq_u = xib_uobj_get(ctx, cmd->send_cq_handle, XIB_UOBJ_CQ, false);
-	if (IS_ERR(scq_u)) {
-		ret = PTR_ERR(scq_u);
-		goto put_pd;
-	}
-	rcq_u = xib_uobj_get(ctx, cmd->recv_cq_handle, XIB_UOBJ_CQ, false);
-	if (IS_ERR(rcq_u)) {
-		ret = PTR_ERR(rcq_u);
-		goto put_scq;
-	}
-	if (cmd->srq_handle != XIB_UVERBS_NO_HANDLE) {
-		srq_u = xib_uobj_get(ctx, cmd->srq_handle, XIB_UOBJ_SRQ, false);
-		if (IS_ERR(srq_u)) {
-			ret = PTR_ERR(srq_u);
-			srq_u = NULL;
-			goto put_rcq;
-		}
+	scq_u = xib_uobj_get_opt(ctx, cmd->send_cq_handle, XIB_UOBJ_CQ);
+	rcq_u = xib_uobj_get_opt(ctx, cmd->recv_cq_handle, XIB_UOBJ_CQ);
+	srq_u = xib_uobj_get_opt(ctx, cmd->srq_handle, XIB_UOBJ_SRQ);
+	ret = PTR_ERR_OR_ZERO(scq_u) ?: PTR_ERR_OR_ZERO(rcq_u) ?:
+	      PTR_ERR_OR_ZERO(srq_u);
+	if (ret)
+		goto put;
+	/* a target belongs to no context, but each handle counts in its own */
+	if (tgt) {
+		ret = xib_ucontext_charge(&ctx->uctx, XIB_RES_QP);
+		if (ret)
+			goto put;
 	}
 	uobj = xib_uobj_new(ctx, XIB_UOBJ_QP, cmd->user_handle);
 	if (IS_ERR(uobj)) {
 		ret = PTR_ERR(uobj);
-		goto put_srq;
+		goto uncharge;
 	}
 
-	attr.send_cq = scq_u->object;
-	attr.recv_cq = rcq_u->object;
+	attr.send_cq = scq_u ? scq_u->object : NULL;
+	attr.recv_cq = rcq_u ? rcq_u->object : NULL;
 	attr.srq = srq_u ? srq_u->object : NULL;
+	attr.xrcd = tgt ? pd_u->object : NULL;
 	attr.qp_type = cmd->qp_type;
 	attr.sq_sig_all = cmd->sq_sig_all;
 	attr.cap = cmd->cap;
-	attr.event_handler = xib_uverbs_qp_event_handler;
+	/* a target outlives its creator's context: it raises no event */
+	attr.event_handler = tgt ? NULL : xib_uverbs_qp_event_handler;
 	attr.context = uobj;
 	attr.user_handle = cmd->user_handle;
-	qp = xib_create_qp(pd_u->object, &ctx->uctx, &attr, &cmd->sq,
-			   &cmd->rq);
+	qp = xib_create_qp(tgt ? NULL : pd_u->object, &ctx->uctx, &attr,
+			   &cmd->sq, &cmd->rq);
 	if (IS_ERR(qp)) {
 		xib_uobj_abort(uobj);
 		ret = PTR_ERR(qp);
-		goto put_srq;
+		goto uncharge;
 	}
 	uobj->object = qp;
 	uobj->pd_handle = cmd->pd_handle;
@@ -837,16 +863,61 @@ static int xib_cmd_create_qp(struct xib_uverbs_ctx *ctx, void *buf,
 	cmd->qpn = qp->qp_num;
 	out->commit_handle = uobj->handle;
 	ret = 0;
+	goto put;
 
-put_srq:
-	if (srq_u)
-		xib_uobj_put(srq_u);
-put_rcq:
-	xib_uobj_put(rcq_u);
-put_scq:
-	xib_uobj_put(scq_u);
-put_pd:
+uncharge:
+	if (tgt)
+		xib_ucontext_uncharge(&ctx->uctx, XIB_RES_QP);
+put:
+	xib_uobj_put_opt(srq_u);
+	xib_uobj_put_opt(rcq_u);
+	xib_uobj_put_opt(scq_u);
 	xib_uobj_put(pd_u);
+	return ret;
+}
+
+/* OPEN_QP: a handle to an XRC target of a domain the context opened. */
+static int xib_cmd_open_qp(struct xib_uverbs_ctx *ctx, void *buf,
+			   struct xib_uverbs_out *out)
+{
+	struct xib_uverbs_open_qp *cmd = buf;
+	struct xib_uverbs_uobj *xrcd_u, *uobj;
+	struct xib_qp *qp;
+	int ret;
+
+	if (cmd->qp_type != XIB_QPT_XRC_RECV || cmd->qp_handle ||
+	    cmd->qpn > 0xffffff)
+		return -EINVAL;
+	xrcd_u = xib_uobj_get(ctx, cmd->xrcd_handle, XIB_UOBJ_XRCD, false);
+	if (IS_ERR(xrcd_u))
+		return PTR_ERR(xrcd_u);
+	ret = xib_ucontext_charge(&ctx->uctx, XIB_RES_QP);
+	if (ret)
+		goto put;
+	uobj = xib_uobj_new(ctx, XIB_UOBJ_QP, cmd->user_handle);
+	if (IS_ERR(uobj)) {
+		ret = PTR_ERR(uobj);
+		goto uncharge;
+	}
+	qp = xib_open_qp(xrcd_u->object, cmd->qpn);
+	if (IS_ERR(qp)) {
+		xib_uobj_abort(uobj);
+		ret = PTR_ERR(qp);
+		goto uncharge;
+	}
+	uobj->object = qp;
+	uobj->pd_handle = cmd->xrcd_handle;
+	uobj->send_cq_handle = XIB_UVERBS_NO_HANDLE;
+	uobj->recv_cq_handle = XIB_UVERBS_NO_HANDLE;
+	cmd->qp_handle = uobj->handle;
+	out->commit_handle = uobj->handle;
+	xib_uobj_put(xrcd_u);
+	return 0;
+
+uncharge:
+	xib_ucontext_uncharge(&ctx->uctx, XIB_RES_QP);
+put:
+	xib_uobj_put(xrcd_u);
 	return ret;
 }
 
@@ -1282,6 +1353,7 @@ static const struct xib_uverbs_cmd_desc xib_uverbs_cmds[] = {
 	XIB_CMD(OPEN_XRCD, xib_cmd_open_xrcd, XIB_RES),
 	XIB_CMD(CLOSE_XRCD, xib_cmd_close_xrcd, XIB_RES),
 	XIB_CMD(CREATE_XSRQ, xib_cmd_create_xsrq, XIB_RES),
+	XIB_CMD(OPEN_QP, xib_cmd_open_qp, XIB_RES),
 };
 
 static void xib_uverbs_check_abi(void)
@@ -1318,6 +1390,7 @@ static void xib_uverbs_check_abi(void)
 	BUILD_BUG_ON(sizeof(struct xib_uverbs_mcast) != 24);
 	BUILD_BUG_ON(sizeof(struct xib_uverbs_alloc_mw) != 24);
 	BUILD_BUG_ON(sizeof(struct xib_uverbs_open_xrcd) != 24);
+	BUILD_BUG_ON(sizeof(struct xib_uverbs_open_qp) != 24);
 	BUILD_BUG_ON(sizeof(struct xib_uverbs_create_xsrq) != 72);
 	BUILD_BUG_ON(_IOC_SIZE(XIB_UVERBS_QUERY_QP) >
 		     sizeof(union xib_uverbs_cmd_buf));

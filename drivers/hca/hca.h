@@ -621,6 +621,8 @@ struct xib_hca_rq {
  *	bitops; see "Async events" in hca_engine.c)
  * @sq: the requester's state
  * @rq: the receive side's state
+ * @xsrq: an XRC target's SRQ of the message in progress (the last one an
+ *	XRCETH named between messages), with a reference; under rq.lock
  */
 struct xib_hca_qp {
 	struct xib_qp ibqp;
@@ -650,6 +652,7 @@ struct xib_hca_qp {
 	unsigned long events;
 	struct xib_hca_sq sq;
 	struct xib_hca_rq rq;
+	struct xib_srq *xsrq;
 };
 
 /**
@@ -698,11 +701,32 @@ static inline u8 xib_hca_qp_transport(const struct xib_hca_qp *qp)
 	switch (qp->ibqp.qp_type) {
 	case XIB_QPT_RC:
 		return XIB_TRANSPORT_RC;
+	case XIB_QPT_XRC_SEND:
+	case XIB_QPT_XRC_RECV:
+		return XIB_TRANSPORT_XRC;
 	case XIB_QPT_UC:
 		return XIB_TRANSPORT_UC;
 	default:
 		return XIB_TRANSPORT_UD;
 	}
+}
+
+/* RC and XRC: acknowledged, retransmitted, errors move the QP to ERR. */
+static inline bool xib_hca_qp_reliable(const struct xib_hca_qp *qp)
+{
+	return qp->ibqp.qp_type == XIB_QPT_RC ||
+	       qp->ibqp.qp_type == XIB_QPT_XRC_SEND ||
+	       qp->ibqp.qp_type == XIB_QPT_XRC_RECV;
+}
+
+/*
+ * The PD the receive side of @qp checks local keys against: an XRC
+ * target's is that of the SRQ of the message (rq.lock held), any other
+ * QP's its own.
+ */
+static inline struct xib_pd *xib_hca_qp_pd(const struct xib_hca_qp *qp)
+{
+	return qp->xsrq ? qp->xsrq->pd : qp->ibqp.pd;
 }
 
 static inline u32 xib_hca_mtu_bytes(u32 mtu_enum)
@@ -897,6 +921,7 @@ void xib_hca_send_ack(struct xib_hca_qp *qp, u8 syndrome, u32 psn, u32 msn);
 void xib_hca_ud_recv(struct xib_hca_qp *qp, struct sk_buff *skb,
 		     const struct xib_hca_pkt *pkt);
 void xib_hca_rc_recv(struct xib_hca_qp *qp, const struct xib_hca_pkt *pkt);
+void xib_hca_xrc_recv(struct xib_hca_qp *qp, const struct xib_hca_pkt *pkt);
 void xib_hca_uc_recv(struct xib_hca_qp *qp, const struct xib_hca_pkt *pkt);
 int xib_hca_resp_process(struct xib_hca_qp *qp, int budget);
 bool xib_hca_resp_has_work(struct xib_hca_qp *qp);

@@ -312,7 +312,7 @@ void xib_hca_qp_error(struct xib_hca_qp *qp)
  */
 void xib_hca_qp_send_error(struct xib_hca_qp *qp)
 {
-	if (qp->ibqp.qp_type == XIB_QPT_RC) {
+	if (xib_hca_qp_reliable(qp)) {
 		xib_hca_qp_error(qp);
 		return;
 	}

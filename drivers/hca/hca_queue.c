@@ -274,6 +274,9 @@ int xib_hca_get_rwqe(struct xib_hca_qp *qp, struct xib_hca_rwqe *wqe)
 	lockdep_assert_held(&qp->rq.lock);
 	if (qp->ibqp.srq)
 		return xib_hca_srq_get(to_hca_srq(qp->ibqp.srq), wqe);
+	if (qp->ibqp.qp_type == XIB_QPT_XRC_RECV)
+		return qp->xsrq ? xib_hca_srq_get(to_hca_srq(qp->xsrq), wqe) :
+				  -EAGAIN;
 	if (!ring->mmap)
 		return -EAGAIN;
 	prod = xib_hca_ring_read_prod(ring);
@@ -298,7 +301,7 @@ static struct xib_mr *xib_hca_sge_mr(struct xib_hca_qp *qp,
 	if (!mr)
 		return NULL;
 	if (mr->lkey != sge->lkey ||
-	    xib_mr_check(mr, qp->ibqp.pd, sge->addr + off, len, access) ||
+	    xib_mr_check(mr, xib_hca_qp_pd(qp), sge->addr + off, len, access) ||
 	    !mr->umem) {
 		xib_mr_put(mr);
 		return NULL;

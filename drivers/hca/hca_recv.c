@@ -6,7 +6,7 @@
  * (hca_resp.c) for requests, the completer (hca_comp.c) for responses;
  * a multicast datagram to each QP attached to its group (hca_mcast.c).
  *
- * A connected QP (RC, UC) takes packets from its peer only, as rdma_rxe
+ * A connected QP (RC, UC, XRC) takes packets from its peer only, as rdma_rxe
  * does (check_addr() there): the packet's source address must be the
  * destination GID of the QP's path, its destination address the path's
  * source GID, and its IP version theirs (an IPv4-mapped GID: IPv4).
@@ -68,10 +68,15 @@ void xib_hca_dispatch(struct xib_hca_qp *qp, struct sk_buff *skb,
 		xib_hca_stat_inc(qp_hca(qp), XIB_HCA_STAT_RX_DROP_ADDR);
 		return;
 	}
+	/* an XRC initiator has no responder, an XRC target no requester */
 	if (!(pkt->info->flags & XIB_OPF_REQ)) {
+		if (qp->ibqp.qp_type == XIB_QPT_XRC_RECV)
+			goto drop;
 		xib_hca_comp_recv(qp, skb, pkt);
 		return;
 	}
+	if (qp->ibqp.qp_type == XIB_QPT_XRC_SEND)
+		goto drop;
 	if (state == XIB_QPS_RTR)	/* a request in RTR (RC, UC) */
 		xib_hca_qp_comm_est(qp);
 	if (state != XIB_QPS_RTR && state != XIB_QPS_RTS &&
@@ -86,6 +91,9 @@ void xib_hca_dispatch(struct xib_hca_qp *qp, struct sk_buff *skb,
 		break;
 	case XIB_QPT_UC:
 		xib_hca_uc_recv(qp, pkt);
+		break;
+	case XIB_QPT_XRC_RECV:
+		xib_hca_xrc_recv(qp, pkt);
 		break;
 	default:
 		goto drop;

@@ -230,7 +230,7 @@ static struct sk_buff *xib_hca_req_pkt(struct xib_hca_qp *qp,
 				       bool *data_err)
 {
 	bool ud = qp->ibqp.qp_type == XIB_QPT_UD;
-	bool rc = qp->ibqp.qp_type == XIB_QPT_RC;
+	bool rc = xib_hca_qp_reliable(qp);
 	struct xib_hca_hdr_fields f = {};
 	u32 off = i * qp->mtu, len = 0;
 	struct sk_buff *skb;
@@ -278,6 +278,8 @@ static struct sk_buff *xib_hca_req_pkt(struct xib_hca_qp *qp,
 	f.inv_rkey = swqe->wqe.invalidate_rkey;
 	f.qkey = swqe->qkey;
 	f.sqpn = qp->ibqp.qp_num;
+	/* XRC: every request packet names the remote XRC SRQ (XRCETH) */
+	f.xrcsrq = swqe->wqe.xrc_srqn & XIB_XRCSRQ_MASK;
 
 	skb = xib_hca_build_pkt(qp, &f, len, &payload);
 	if (!skb || !len)
@@ -301,7 +303,7 @@ static void xib_hca_wqe_sent(struct xib_hca_qp *qp, struct xib_hca_swqe *swqe)
 	sq->send++;
 	sq->send_pkt = 0;
 	/* UC and UD: done once its last packet is sent (no ACK comes) */
-	if (qp->ibqp.qp_type != XIB_QPT_RC)
+	if (!xib_hca_qp_reliable(qp))
 		swqe->acked = true;
 }
 
@@ -345,7 +347,7 @@ static bool xib_hca_may_send(struct xib_hca_qp *qp, struct xib_hca_swqe *swqe)
 static int xib_hca_req_step(struct xib_hca_qp *qp, struct sk_buff **skb,
 			    struct xib_hca_path *path)
 {
-	bool rc = qp->ibqp.qp_type == XIB_QPT_RC;
+	bool rc = xib_hca_qp_reliable(qp);
 	struct xib_hca_sq *sq = &qp->sq;
 	struct xib_hca_swqe *swqe;
 	bool data_err = false;

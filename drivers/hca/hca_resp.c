@@ -66,7 +66,8 @@ static void xib_hca_xmit_ack(struct xib_hca_qp *qp, bool atomic, u8 syndrome,
 	struct sk_buff *skb;
 	void *payload;
 
-	f.opcode = XIB_OPCODE(XIB_TRANSPORT_RC, atomic ?
+	/* RC's, or XRC's from an XRC target (no XRCETH on responses) */
+	f.opcode = XIB_OPCODE(xib_hca_qp_transport(qp), atomic ?
 			      XIB_OP_ATOMIC_ACKNOWLEDGE : XIB_OP_ACKNOWLEDGE);
 	f.orig = orig;
 	f.syndrome = syndrome;
@@ -144,8 +145,12 @@ static void xib_hca_nak_set(struct xib_hca_qp *qp, struct xib_hca_ack *ack,
 static void xib_hca_recv_cqe(struct xib_hca_qp *qp, struct xib_hca_cqe *cqe,
 			     bool solicited)
 {
+	/* an XRC target's receives complete on their XRC SRQ's CQ */
+	struct xib_cq *cq = qp->xsrq ? qp->xsrq->cq : qp->ibqp.recv_cq;
+
+	lockdep_assert_held(&qp->rq.lock);
 	cqe->qp_num = qp->ibqp.qp_num;
-	if (xib_hca_cq_post(to_hca_cq(qp->ibqp.recv_cq), cqe, solicited))
+	if (xib_hca_cq_post(to_hca_cq(cq), cqe, solicited))
 		xib_hca_qp_error(qp);
 }
 
@@ -752,16 +757,16 @@ static void xib_hca_rc_dup(struct xib_hca_qp *qp, const struct xib_hca_pkt *pkt,
 				xib_psn_add(r->epsn, XIB_PSN_MASK), r->msn);
 }
 
-/**
- * xib_hca_rc_recv() - an RC request packet for @qp
- * @qp: the RC QP, in RTR or a later state
- * @pkt: its parsed headers
- *
- * Checks the PSN, executes or acknowledges again, and sends the ACK or
- * NAK it decides on (unless it must wait behind READ responses).
- * Softirq context.
+/*
+ * An RC (or XRC) request packet: checks the PSN, executes or acknowledges
+ * again, and sends the ACK or NAK it decides on (unless it must wait
+ * behind READ responses).  @srq: an XRC target's SRQ for the packet, with
+ * a reference, which it swaps with @qp->xsrq between messages (the caller
+ * drops what *@srq holds then); for other QPs NULL.
  */
-void xib_hca_rc_recv(struct xib_hca_qp *qp, const struct xib_hca_pkt *pkt)
+static void xib_hca_rc_recv_srq(struct xib_hca_qp *qp,
+				const struct xib_hca_pkt *pkt,
+				struct xib_srq **srq)
 {
 	struct xib_hca_resp *r = &qp->rq.resp;
 	u32 psn = xib_bth_psn(pkt->bth);
@@ -771,6 +776,12 @@ void xib_hca_rc_recv(struct xib_hca_qp *qp, const struct xib_hca_pkt *pkt)
 	spin_lock_bh(&qp->rq.lock);
 	if (qp->dead || READ_ONCE(qp->hstate) == XIB_QPS_ERR)
 		goto out;
+	/*
+	 * An XRC target: a request between messages names the SRQ of the
+	 * next; the message in progress keeps the one its WQE came from.
+	 */
+	if (*srq && !r->has_wqe)
+		swap(qp->xsrq, *srq);
 	switch (xib_hca_psn_classify(psn, r->epsn)) {
 	case XIB_HCA_PSN_AHEAD:
 		/* one NAK per out-of-order burst, until @epsn arrives */
@@ -799,6 +810,73 @@ out:
 	if (ack.send)
 		xib_hca_xmit_ack(qp, ack.atomic, ack.syndrome, ack.psn, ack.msn,
 				 ack.orig);
+}
+
+/**
+ * xib_hca_rc_recv() - an RC request packet for @qp
+ * @qp: the RC QP, in RTR or a later state
+ * @pkt: its parsed headers
+ *
+ * Softirq context.
+ */
+void xib_hca_rc_recv(struct xib_hca_qp *qp, const struct xib_hca_pkt *pkt)
+{
+	struct xib_srq *none = NULL;
+
+	xib_hca_rc_recv_srq(qp, pkt, &none);
+}
+
+/* SEND, SEND with immediate: what an XRC target executes. */
+static bool xib_hca_xrc_op_ok(u8 op)
+{
+	return op <= XIB_OP_SEND_ONLY_WITH_IMMEDIATE;
+}
+
+/**
+ * xib_hca_xrc_recv() - a request packet for an XRC target
+ * @qp: the XRC_RECV QP, in RTR or a later state
+ * @pkt: its parsed headers (XRC opcodes carry an XRCETH)
+ *
+ * The XRCETH names the XRC SRQ the message is for (IBTA 9.8.2): it must
+ * be an XRC SRQ of the target's domain, else the request is NAKed as an
+ * invalid request (when it is the one the target expects) and dropped;
+ * the target does not change state, since a sender of another domain
+ * must not be able to break it.  RDMA and atomic requests are refused
+ * the same way (what is left of XRC in xib: their keys would be checked
+ * against the SRQ's PD).  Everything else is RC's responder.
+ *
+ * Softirq context.
+ */
+void xib_hca_xrc_recv(struct xib_hca_qp *qp, const struct xib_hca_pkt *pkt)
+{
+	const struct xib_xrceth *x = xib_hca_pkt_hdr(pkt, XIB_HDR_XRCETH);
+	u8 op = xib_bth_opcode(pkt->bth) & ~XIB_TRANSPORT_MASK;
+	u32 psn = xib_bth_psn(pkt->bth);
+	struct xib_srq *srq = NULL;
+	bool nak;
+	u32 msn;
+
+	if (x && xib_hca_xrc_op_ok(op))
+		srq = xib_srq_get_by_num(qp->ibqp.device, xib_xrceth_srqn(x));
+	if (srq && srq->srq_type == XIB_SRQT_XRC &&
+	    srq->xrcd == qp->ibqp.xrcd) {
+		xib_hca_rc_recv_srq(qp, pkt, &srq);
+		if (srq)	/* the reference swapped out, or unused */
+			xib_srq_put(srq);
+		return;
+	}
+	if (srq)
+		xib_srq_put(srq);
+	spin_lock_bh(&qp->rq.lock);
+	nak = !qp->dead && READ_ONCE(qp->hstate) != XIB_QPS_ERR &&
+	      psn == qp->rq.resp.epsn;
+	msn = qp->rq.resp.msn;
+	spin_unlock_bh(&qp->rq.lock);
+	if (nak)
+		xib_hca_send_ack(qp, XIB_AETH_NAK | XIB_AETH_NAK_INVALID, psn,
+				 msn);
+	else
+		xib_hca_stat_inc(qp_hca(qp), XIB_HCA_STAT_RX_DROP_QP_STATE);
 }
 
 /* --- UC ----------------------------------------------------------------- */
@@ -986,7 +1064,8 @@ out:
 
 /* --- READ responses (worker) ---------------------------------------------- */
 
-static u8 xib_hca_rd_opcode(const struct xib_hca_rd_res *res)
+static u8 xib_hca_rd_opcode(const struct xib_hca_qp *qp,
+			    const struct xib_hca_rd_res *res)
 {
 	u8 op;
 
@@ -998,7 +1077,7 @@ static u8 xib_hca_rd_opcode(const struct xib_hca_rd_res *res)
 		op = XIB_OP_RDMA_READ_RESPONSE_LAST;
 	else
 		op = XIB_OP_RDMA_READ_RESPONSE_MIDDLE;
-	return XIB_OPCODE(XIB_TRANSPORT_RC, op);
+	return XIB_OPCODE(xib_hca_qp_transport(qp), op);
 }
 
 /* An atomic's ACKNOWLEDGE, from its resource. */
@@ -1010,7 +1089,8 @@ static struct sk_buff *xib_hca_atomic_ack_pkt(struct xib_hca_qp *qp,
 	struct sk_buff *skb;
 	void *payload;
 
-	f.opcode = XIB_OPCODE(XIB_TRANSPORT_RC, XIB_OP_ATOMIC_ACKNOWLEDGE);
+	f.opcode = XIB_OPCODE(xib_hca_qp_transport(qp),
+			      XIB_OP_ATOMIC_ACKNOWLEDGE);
 	f.psn = res->psn;
 	f.dqpn = qp->dest_qpn;
 	f.syndrome = XIB_AETH_ACK | XIB_AETH_CREDIT_INVALID;
@@ -1049,7 +1129,7 @@ static struct sk_buff *xib_hca_rd_pkt(struct xib_hca_qp *qp,
 	off = res->sent * qp->mtu;
 	len = min(res->len - off, qp->mtu);
 
-	f.opcode = xib_hca_rd_opcode(res);
+	f.opcode = xib_hca_rd_opcode(qp, res);
 	f.psn = xib_psn_add(res->psn, res->sent);
 	f.dqpn = qp->dest_qpn;
 	f.syndrome = XIB_AETH_ACK | XIB_AETH_CREDIT_INVALID;

@@ -430,6 +430,7 @@ static int xib_hca_create_qp(struct xib_qp *ibqp,
 {
 	struct xib_hca_qp *qp = to_hca_qp(ibqp);
 	struct xib_uverbs_qp_cap *cap = &attr->cap;
+	bool tgt;
 	u32 slots;
 	int ret;
 
@@ -446,12 +447,20 @@ static int xib_hca_create_qp(struct xib_qp *ibqp,
 	qp->mtu = 256;
 	qp->sq.cwnd = XIB_HCA_SEND_WINDOW;
 
+	/*
+	 * An XRC target sends responses only: its send ring is one kernel
+	 * slot nothing is ever posted to, and user space gets no ring.
+	 */
+	tgt = ibqp->qp_type == XIB_QPT_XRC_RECV;
 	slots = roundup_pow_of_two(max(cap->max_send_wr, 1U));
-	cap->max_send_wr = slots;
-	ret = xib_hca_ring_alloc(&qp->sq.ring, uctx, slots,
-				 xib_hca_send_stride(cap), sq);
+	if (!tgt)
+		cap->max_send_wr = slots;
+	ret = xib_hca_ring_alloc(&qp->sq.ring, tgt ? NULL : uctx, slots,
+				 xib_hca_send_stride(cap), tgt ? NULL : sq);
 	if (ret)
 		return ret;
+	if (tgt && sq)
+		memset(sq, 0, sizeof(*sq));
 	/*
 	 * The requester's copies, as large as this QP's WQEs can be (a
 	 * device-sized slot is 4 times what a one-SGE QP needs).  Charged
@@ -466,7 +475,8 @@ static int xib_hca_create_qp(struct xib_qp *ibqp,
 		goto err_free_sq;
 	}
 
-	if (!attr->srq) {
+	/* XRC QPs have no receive ring: a target's receives are its SRQs' */
+	if (!attr->srq && ibqp->qp_type != XIB_QPT_XRC_SEND && !tgt) {
 		slots = roundup_pow_of_two(max(cap->max_recv_wr, 1U));
 		cap->max_recv_wr = slots;
 		ret = xib_hca_ring_alloc(&qp->rq.ring, uctx, slots,
@@ -694,6 +704,8 @@ static void xib_hca_release_qp(struct xib_qp *ibqp)
 	vfree(qp->sq.wqes);
 	xib_hca_ring_free(&qp->sq.ring);
 	xib_hca_ring_free(&qp->rq.ring);
+	if (qp->xsrq)
+		xib_srq_put(qp->xsrq);
 }
 
 /* Posted and not yet retired WQEs of @ring, whose HCA index is @cons. */

@@ -868,10 +868,11 @@ struct xib_cq {
 
 /**
  * struct xib_qp_init_attr - what creates a QP
- * @send_cq: the CQ of send completions
- * @recv_cq: the CQ of receive completions
+ * @send_cq: the CQ of send completions; NULL for an XRC target
+ * @recv_cq: the CQ of receive completions; NULL for XRC QPs
  * @srq: the SRQ receives come from, or NULL for a receive queue of the QP
- * @qp_type: XIB_QPT_RC, XIB_QPT_UC or XIB_QPT_UD
+ * @xrcd: an XRC target's domain (the QP then has no PD), else NULL
+ * @qp_type: XIB_QPT_RC, _UC, _UD, _XRC_SEND or _XRC_RECV
  * @sq_sig_all: every send WR completes with a CQE, signalled or not
  * @cap: requested capacities; on return, what was granted
  * @event_handler: asynchronous QP events; any context, must not sleep
@@ -882,6 +883,7 @@ struct xib_qp_init_attr {
 	struct xib_cq *send_cq;
 	struct xib_cq *recv_cq;
 	struct xib_srq *srq;
+	struct xib_xrcd *xrcd;
 	enum xib_qp_type qp_type;
 	bool sq_sig_all;
 	struct xib_uverbs_qp_cap cap;
@@ -895,10 +897,14 @@ struct xib_qp_init_attr {
  * @device: the device
  * @uctx: the owner: a user context, or NULL for the kernel
  * @ref: keeps the memory; see "Verbs objects" above
- * @pd: the PD
- * @send_cq: the CQ of send completions
- * @recv_cq: the CQ of receive completions
+ * @pd: the PD; NULL for an XRC target
+ * @send_cq: the CQ of send completions; NULL for an XRC target
+ * @recv_cq: the CQ of receive completions; NULL for XRC QPs
  * @srq: the SRQ receives come from, or NULL
+ * @xrcd: an XRC target's domain (a reference), else NULL
+ * @xrc_handles: an XRC target's handles (its creator's and those of
+ *	xib_open_qp()); under @device->xrcd_lock.  The last
+ *	xib_destroy_qp() destroys it.
  * @qp_type: enum xib_qp_type, fixed at creation
  * @sq_sig_all: every send WR completes with a CQE
  * @qp_num: the QP number (16 to 2^24 - 1), the key in the device's QP
@@ -924,6 +930,8 @@ struct xib_qp {
 	struct xib_cq *send_cq;
 	struct xib_cq *recv_cq;
 	struct xib_srq *srq;
+	struct xib_xrcd *xrcd;
+	unsigned int xrc_handles;
 	enum xib_qp_type qp_type;
 	bool sq_sig_all;
 	u32 qp_num;
@@ -1037,6 +1045,9 @@ int xib_modify_qp(struct xib_qp *qp, const struct xib_uverbs_qp_attr *attr,
 		  u32 mask);
 int xib_query_qp(struct xib_qp *qp, struct xib_uverbs_qp_attr *attr);
 int xib_destroy_qp(struct xib_qp *qp);
+struct xib_qp *xib_open_qp(struct xib_xrcd *xrcd, u32 qpn);
+int xib_ucontext_charge(struct xib_ucontext *uctx, enum xib_res_type type);
+void xib_ucontext_uncharge(struct xib_ucontext *uctx, enum xib_res_type type);
 struct xib_srq *xib_create_srq(struct xib_pd *pd, struct xib_ucontext *uctx,
 			       struct xib_srq_init_attr *attr,
 			       struct xib_uverbs_ring *ring);
@@ -1057,6 +1068,7 @@ struct xib_mr *xib_rkey_get_mr(struct xib_qp *qp, u32 rkey, u64 va,
 
 /* Lookups for drivers; each returns a reference or NULL. */
 struct xib_qp *xib_qp_get_by_num(struct xib_device *dev, u32 qpn);
+struct xib_srq *xib_srq_get_by_num(struct xib_device *dev, u32 srqn);
 
 /* Multicast (core/mcast.c) */
 int xib_attach_mcast(struct xib_qp *qp, const u8 *mgid);

@@ -100,7 +100,7 @@ ex() {
 }
 
 # bats test_tags=stock-only
-@test "XRC domains and SRQs: ibv_open_xrcd, ibv_create_srq_ex, ibv_get_srq_num, the seed's legacy calls" {
+@test "XRC domains, SRQs and receive QPs: ibv_open_xrcd, ibv_create_srq_ex, ibv_open_qp, the seed's legacy calls" {
 	ex xrc
 }
 

@@ -4,8 +4,8 @@
 # Debian's own rdma-core programs (ibverbs-utils, rdmacm-utils, perftest:
 # the 28 binaries of shared/research/abi-compat.md section 1), unmodified,
 # on xib through xib-run: every import resolves against xib's libraries;
-# ibv_devices, ibv_devinfo, the pingpongs and ibv_asyncwatch between an
-# xib device in namespace xibA (xib0 on xv0, 10.211.0.1) and one in xibB
+# ibv_devices, ibv_devinfo, the pingpongs (XRC's ibv_xsrq_pingpong too) and
+# ibv_asyncwatch between an xib device in namespace xibA (xib0 on xv0, 10.211.0.1) and one in xibB
 # (xib1 on xv1, 10.211.0.2); the library semantics of
 # tests/c/ibv_semantics.c.
 #
@@ -221,6 +221,19 @@ starve_stop() {
 	[ "$cli_status" -eq 0 ]
 	[ "$srv_status" = 0 ]
 	grep -Eq '^[0-9]+ bytes in [0-9.]+ seconds' <<<"$cli_out"
+}
+
+# XRC: each side owns an XRC target QP and an XRC SRQ in its domain, and
+# sends through an XRC_SEND QP to the other side's SRQ number.  xib<->xib
+# only: rdma_rxe in Linux 6.1 has no XRC, so there is no rxe interop.
+@test "ibv_xsrq_pingpong between two namespaces (XRC_SEND to XRC_RECV, XRC SRQs)" {
+	xib_pair 180 xibB xibA -- "$XR" ibv_xsrq_pingpong -d xib1 -g "$GIDB" -n 50 \
+		-- "$XR" ibv_xsrq_pingpong -d xib0 -g "$GIDA" -n 50 10.211.0.2
+	[ "$cli_status" -eq 0 ]
+	[ "$srv_status" = 0 ]
+	grep -q '^success$' <<<"$cli_out"
+	grep -q '^success$' "$srv_out"
+	grep -Eq '^ *remote: LID [0-9a-f]+, QPN RECV [0-9a-f]{6} SEND [0-9a-f]{6}, PSN [0-9a-f]{6}, SRQN [0-9a-f]{6}' <<<"$cli_out"
 }
 
 @test "ibv_asyncwatch sees PORT_ERR and PORT_ACTIVE when the veth goes down and up" {

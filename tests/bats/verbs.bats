@@ -6,8 +6,9 @@
 # on one device (loopback) and between two devices over a veth pair whose
 # ends are in two network namespaces; UC, whole messages only under
 # packet loss; atomics from several QPs on one
-# counter, with and without packet loss; bad input; XRC domains and XRC
-# SRQs shared between processes; a process killed with work outstanding;
+# counter, with and without packet loss; bad input; XRC domains, XRC
+# SRQs and XRC QPs shared between processes, SENDs delivered to the XRC
+# SRQ they name; a process killed with work outstanding;
 # devices removed while a process holds them.
 #
 # Every xib device lives in a namespace of its own (xibA, xibB), as on a
@@ -640,7 +641,7 @@ tracing_dir() {
 	wait_res_zero xibA xib0 30
 }
 
-@test "XRC domains shared by inode between processes, XRC SRQs, busy close (xib_xrc_test)" {
+@test "XRC domains, SRQs and QPs shared between processes, SENDs to the right SRQ (xib_xrc_test)" {
 	one_device
 	run inA "$C/xib_xrc_test" -d "$dev0"
 	echo "$output"
@@ -651,6 +652,11 @@ tracing_dir() {
 	grep -q '^ok .* CLOSE_XRCD with XRC SRQs in it: EBUSY$' <<<"$output"
 	grep -q '^ok .* once no one holds it, the domain is gone: ENOENT$' <<<"$output"
 	grep -q '^ok .* umount while the domain lives: EBUSY$' <<<"$output"
+	grep -q '^ok .* the other process opens the target (ibv_open_qp): 0$' <<<"$output"
+	grep -q '^ok .* message 0 lands on XRC SRQ 0.s CQ, exact' <<<"$output"
+	grep -q '^ok .* message 1 lands on XRC SRQ 1.s CQ, exact' <<<"$output"
+	grep -q '^ok .* a SEND to an XRC SRQ of another domain: REM_INV_REQ_ERR$' <<<"$output"
+	grep -q '^ok .* the target outlives the other process.s handle' <<<"$output"
 	wait_res_zero xibA xib0 30
 }
 

@@ -609,7 +609,8 @@ static void test_qpex_refusals(struct ibv_pd *pd, struct ibv_cq *cq)
 	a.pd = pd;
 	a.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD;
 	errno = 0;
-	check_null_errno(ibv_create_qp_ex(ctx, &a), EOPNOTSUPP, "ibv_create_qp_ex(XRCD)");
+	/* a domain names an XRC target's scope: no other type takes one */
+	check_null_errno(ibv_create_qp_ex(ctx, &a), EINVAL, "ibv_create_qp_ex(RC with an XRCD)");
 	a.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS;
 	a.create_flags = IBV_QP_CREATE_SCATTER_FCS;
 	errno = 0;
@@ -2025,6 +2026,98 @@ typedef struct ibv_srq *(*create_xrc_srq_fn)(struct ibv_pd *, struct ibv_xrc_dom
 					     struct ibv_cq *, struct ibv_srq_init_attr *);
 typedef int (*create_xrc_rcv_qp_fn)(struct ibv_qp_init_attr *, uint32_t *);
 typedef int (*reg_xrc_rcv_qp_fn)(struct ibv_xrc_domain *, uint32_t);
+typedef int (*modify_xrc_rcv_qp_fn)(struct ibv_xrc_domain *, uint32_t, struct ibv_qp_attr *,
+				    int);
+typedef int (*query_xrc_rcv_qp_fn)(struct ibv_xrc_domain *, uint32_t, struct ibv_qp_attr *,
+				   int, struct ibv_qp_init_attr *);
+
+/* The seed's struct ibv_qp_init_attr: rdma-core's and the XRC domain. */
+struct seed_qp_init_attr {
+	struct ibv_qp_init_attr attr;
+	struct ibv_xrc_domain *xrc_domain;
+};
+
+/*
+ * The seed's receive QP calls on domain @d (of file @fd, which @x1 also
+ * opened): create (the creator registered), modify Reset -> Init, query,
+ * reg and unreg counting registrations, close_xrc_domain refused while
+ * registered, the QP gone with the last unregistration; ibv_open_qp of
+ * it through @x1 meanwhile.
+ */
+static void test_xrc_rcv_qp(struct ibv_xrc_domain *d, struct ibv_xrcd *x1,
+			    close_xrc_domain_fn close_d)
+{
+	create_xrc_rcv_qp_fn create_rq;
+	reg_xrc_rcv_qp_fn reg_rq, unreg_rq;
+	modify_xrc_rcv_qp_fn modify_rq;
+	query_xrc_rcv_qp_fn query_rq;
+	struct seed_qp_init_attr si;
+	struct ibv_qp_open_attr oa;
+	struct ibv_qp_init_attr qi;
+	struct ibv_qp_attr qa;
+	struct ibv_qp *oq;
+	uint32_t qpn = 0;
+	int ret;
+
+	create_rq = (create_xrc_rcv_qp_fn)dlvsym(RTLD_DEFAULT, "ibv_create_xrc_rcv_qp",
+						 "IBVERBS_1.1");
+	reg_rq = (reg_xrc_rcv_qp_fn)dlvsym(RTLD_DEFAULT, "ibv_reg_xrc_rcv_qp", "IBVERBS_1.1");
+	unreg_rq = (reg_xrc_rcv_qp_fn)dlvsym(RTLD_DEFAULT, "ibv_unreg_xrc_rcv_qp", "IBVERBS_1.1");
+	modify_rq = (modify_xrc_rcv_qp_fn)dlvsym(RTLD_DEFAULT, "ibv_modify_xrc_rcv_qp",
+						 "IBVERBS_1.1");
+	query_rq = (query_xrc_rcv_qp_fn)dlvsym(RTLD_DEFAULT, "ibv_query_xrc_rcv_qp",
+					       "IBVERBS_1.1");
+	if (!create_rq || !reg_rq || !unreg_rq || !modify_rq || !query_rq)
+		return;
+	memset(&si, 0, sizeof(si));
+	si.attr.qp_type = IBV_QPT_RC;	/* ignored, as everything but the domain */
+	si.attr.cap.max_send_wr = 1000000;
+	si.xrc_domain = d;
+	ret = create_rq(&si.attr, &qpn);
+	check(ret == 0 && qpn, "ibv_create_xrc_rcv_qp: qpn %u (%s)", qpn, strerror(ret));
+	if (ret || !qpn)
+		return;
+	memset(&qa, 0xff, sizeof(qa));
+	check_ret(query_rq(d, qpn, &qa, IBV_QP_STATE, &qi), 0, "ibv_query_xrc_rcv_qp");
+	check(qa.qp_state == IBV_QPS_RESET && qi.qp_type == IBV_QPT_XRC_RECV,
+	      "... a new XRC receive QP is in RESET (state %d, type %d)", qa.qp_state,
+	      qi.qp_type);
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_state = IBV_QPS_INIT;
+	qa.port_num = 1;
+	check_ret(modify_rq(d, qpn, &qa, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT),
+		  EINVAL, "ibv_modify_xrc_rcv_qp to INIT without ACCESS_FLAGS");
+	check_ret(modify_rq(d, qpn, &qa, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+			    IBV_QP_ACCESS_FLAGS), 0, "ibv_modify_xrc_rcv_qp to INIT");
+	memset(&qa, 0, sizeof(qa));
+	check_ret(query_rq(d, qpn, &qa, IBV_QP_STATE, NULL), 0, "ibv_query_xrc_rcv_qp again");
+	check(qa.qp_state == IBV_QPS_INIT && qa.port_num == 1, "... it is in INIT (state %d)",
+	      qa.qp_state);
+	/* rdma-core's ibv_open_qp reaches the same QP through the same domain */
+	memset(&oa, 0, sizeof(oa));
+	oa.comp_mask = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD | IBV_QP_OPEN_ATTR_TYPE;
+	oa.qp_num = qpn;
+	oa.xrcd = x1;
+	oa.qp_type = IBV_QPT_XRC_RECV;
+	oq = x1 ? ibv_open_qp(ctx, &oa) : NULL;
+	check(oq && oq->qp_num == qpn && oq->qp_type == IBV_QPT_XRC_RECV,
+	      "ibv_open_qp of it through another handle of the domain (errno %d)", errno);
+	if (oq)
+		check_ret(ibv_destroy_qp(oq), 0, "ibv_destroy_qp of the opened handle");
+	oa.qp_type = IBV_QPT_RC;
+	errno = 0;
+	check_null_errno(x1 ? ibv_open_qp(ctx, &oa) : NULL, EINVAL, "ibv_open_qp(RC)");
+	check_ret(reg_rq(d, qpn), 0, "ibv_reg_xrc_rcv_qp: a second registration");
+	check_ret(reg_rq(d, 0xfffffe), ENOENT, "ibv_reg_xrc_rcv_qp of no such QP");
+	check_ret(close_d(d), EBUSY, "ibv_close_xrc_domain while registered");
+	check_ret(unreg_rq(d, qpn), 0, "ibv_unreg_xrc_rcv_qp: one registration left");
+	memset(&qa, 0, sizeof(qa));
+	check_ret(query_rq(d, qpn, &qa, IBV_QP_STATE, NULL), 0, "... the QP lives on");
+	check_ret(unreg_rq(d, qpn), 0, "ibv_unreg_xrc_rcv_qp of the creator's registration");
+	check_ret(unreg_rq(d, qpn), EINVAL, "ibv_unreg_xrc_rcv_qp without a registration");
+	ret = query_rq(d, qpn, &qa, IBV_QP_STATE, NULL);
+	check(ret == ENOENT, "... the last one destroyed the QP (%s)", strerror(ret));
+}
 
 static struct ibv_srq *xrc_srq(struct ibv_pd *pd, struct ibv_xrcd *xrcd, struct ibv_cq *cq,
 			       uint32_t mask)
@@ -2043,12 +2136,135 @@ static struct ibv_srq *xrc_srq(struct ibv_pd *pd, struct ibv_xrcd *xrcd, struct 
 	return ibv_create_srq_ex(ctx, &a);
 }
 
+/* @qp, an XRC initiator (@tgt 0) or target, through INIT and RTR to @dest. */
+static int xrc_to_rtr(struct ibv_qp *qp, uint32_t dest, int tgt)
+{
+	struct ibv_qp_attr a;
+	int ret = to_init(qp);
+
+	if (ret)
+		return ret;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = dest;
+	a.rq_psn = 100;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 1;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = gid;
+	a.ah_attr.grh.sgid_index = (uint8_t)gidx;
+	a.ah_attr.grh.hop_limit = 1;
+	a.ah_attr.port_num = 1;
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			     IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			     (tgt ? IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER : 0));
+}
+
+/*
+ * XRC data on one device through the ibv_wr_* API: an XRC_SEND QP made
+ * with send_ops_flags, a target of @x, SENDs to two XRC SRQs named with
+ * ibv_wr_set_xrc_srqn, each landing on its SRQ's CQ from the target; the
+ * initiator refuses a receive CQ's use (ibv_post_recv) and the target
+ * any post.
+ */
+static void test_xrc_wr(struct ibv_pd *pd, struct ibv_xrcd *x)
+{
+	enum { LEN = 256 };
+	struct ibv_qp_init_attr_ex qa;
+	struct ibv_cq *scq = ibv_create_cq(ctx, 8, NULL, NULL, 0);
+	struct ibv_cq *rcq[2] = { ibv_create_cq(ctx, 8, NULL, NULL, 0),
+				  ibv_create_cq(ctx, 8, NULL, NULL, 0) };
+	struct ibv_srq *srq[2] = { NULL, NULL };
+	struct ibv_qp *ini = NULL, *tgt = NULL;
+	struct ibv_qp_ex *xi;
+	struct ibv_mr *mr = NULL;
+	struct ibv_recv_wr rw = { 0 }, *bad;
+	struct rec r;
+	uint8_t *buf = calloc(1, 4 * LEN);
+	uint32_t srqn[2] = { 0, 0 };
+	int i, got, ret;
+
+	if (!scq || !rcq[0] || !rcq[1] || !buf) {
+		check(0, "xrc wr: CQs and buffers (errno %d)", errno);
+		goto out;
+	}
+	mr = ibv_reg_mr(pd, buf, 4 * LEN, IBV_ACCESS_LOCAL_WRITE);
+	for (i = 0; i < 2 && mr; i++) {
+		srq[i] = xrc_srq(pd, x, rcq[i], IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |
+				 IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ);
+		if (srq[i])
+			ibv_get_srq_num(srq[i], &srqn[i]);
+		if (srq[i])
+			post_recv(NULL, srq[i], 300 + i, buf + 2 * LEN + i * LEN, LEN, mr->lkey);
+	}
+	ini = qp_ex(pd, IBV_QPT_XRC_SEND, scq, NULL, NULL,
+		    IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE);
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_type = IBV_QPT_XRC_RECV;
+	qa.comp_mask = IBV_QP_INIT_ATTR_XRCD;
+	qa.xrcd = x;
+	tgt = ibv_create_qp_ex(ctx, &qa);
+	check(mr && srq[0] && srq[1] && ini && tgt && tgt->qp_type == IBV_QPT_XRC_RECV &&
+	      !tgt->pd && ini->qp_type == IBV_QPT_XRC_SEND,
+	      "ibv_create_qp_ex(XRC_SEND with send_ops_flags) and (XRC_RECV in a domain) "
+	      "(errno %d)", errno);
+	if (!mr || !srq[0] || !srq[1] || !ini || !tgt)
+		goto out;
+	ret = xrc_to_rtr(tgt, ini->qp_num, 1);
+	check_ret(ret, 0, "the target to RTR");
+	ret = xrc_to_rtr(ini, tgt->qp_num, 0);
+	check_ret(ret ? ret : qp_to_rts(ini), 0, "the initiator to RTS");
+	check_ret(ibv_post_recv(ini, &rw, &bad), EINVAL, "ibv_post_recv on an XRC_SEND QP");
+	check_ret(post_plain(tgt, 1, buf, 8, mr->lkey, 0, 0), EINVAL,
+		  "ibv_post_send on an XRC_RECV QP");
+	xi = ibv_qp_to_qp_ex(ini);
+	ibv_wr_start(xi);
+	for (i = 0; i < 2; i++) {
+		memset(buf + i * LEN, 'a' + i, LEN);
+		xi->wr_id = 400 + i;
+		xi->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_send(xi);
+		ibv_wr_set_xrc_srqn(xi, srqn[1 - i]);	/* crossed: 0 to SRQ 1 */
+		ibv_wr_set_sge(xi, mr->lkey, (uintptr_t)(buf + i * LEN), LEN);
+	}
+	check_ret(ibv_wr_complete(xi), 0, "ibv_wr_send with ibv_wr_set_xrc_srqn x2");
+	got = poll_plain(scq, &r, 1);
+	got += poll_plain(scq, &r, 1);
+	check(got == 2 && r.status == IBV_WC_SUCCESS, "both SENDs complete (%d)", got);
+	for (i = 0; i < 2; i++) {
+		got = poll_plain(rcq[i], &r, 1);
+		check(got == 1 && r.status == IBV_WC_SUCCESS && r.wr_id == 300u + i &&
+		      r.byte_len == LEN && r.qp_num == tgt->qp_num && r.opcode == IBV_WC_RECV &&
+		      buf[2 * LEN + i * LEN] == 'a' + 1 - i &&
+		      buf[2 * LEN + i * LEN + LEN - 1] == 'a' + 1 - i,
+		      "XRC SRQ %d's CQ has the SEND named it, from the target (%d, status %d)",
+		      i, got, got ? r.status : -1);
+	}
+out:
+	if (ini)
+		check_ret(ibv_destroy_qp(ini), 0, "ibv_destroy_qp(XRC_SEND)");
+	if (tgt)
+		check_ret(ibv_destroy_qp(tgt), 0, "ibv_destroy_qp(XRC_RECV)");
+	for (i = 0; i < 2; i++) {
+		if (srq[i])
+			ibv_destroy_srq(srq[i]);
+		if (rcq[i])
+			ibv_destroy_cq(rcq[i]);
+	}
+	if (mr)
+		ibv_dereg_mr(mr);
+	if (scq)
+		ibv_destroy_cq(scq);
+	free(buf);
+}
+
 /*
  * rdma-core's ibv_open_xrcd(3): a domain per inode, O_CREAT/O_EXCL;
  * ibv_close_xrcd fails while an XRC SRQ is in the domain (the seed's
  * ibv_close_xrc_domain: "may fail if any QP or SRQ are still associated").
- * The legacy calls open the same domains.  XRC QPs are not there yet:
- * IBV_DEVICE_XRC stays clear and the receive QP calls say EOPNOTSUPP.
+ * The legacy calls open the same domains, and their XRC receive QPs are
+ * XRC target QPs: test_xrc_rcv_qp() walks them.
  */
 static void test_xrc(struct ibv_pd *pd)
 {
@@ -2073,8 +2289,9 @@ static void test_xrc(struct ibv_pd *pd)
 	if (fd < 0)
 		return;
 	cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	/* XRC targets take SENDs only so far (uverbs.h): not the whole of XRC */
 	check(!(dattr.device_cap_flags & IBV_DEVICE_XRC),
-	      "IBV_DEVICE_XRC is clear: no XRC QPs yet");
+	      "IBV_DEVICE_XRC is clear: no RDMA or atomics to XRC targets yet");
 
 	memset(&xa, 0, sizeof(xa));
 	xa.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS;
@@ -2116,8 +2333,10 @@ static void test_xrc(struct ibv_pd *pd)
 			check_ret(ibv_destroy_cq(cq), EBUSY, "ibv_destroy_cq of an XRC SRQ's CQ");
 		}
 	}
-	if (x2)
+	if (x2) {
+		test_xrc_wr(pd, x2);
 		check_ret(ibv_close_xrcd(x2), 0, "ibv_close_xrcd of another handle of it");
+	}
 
 	open_d = (open_xrc_domain_fn)dlvsym(RTLD_DEFAULT, "ibv_open_xrc_domain", "IBVERBS_1.1");
 	close_d = (close_xrc_domain_fn)dlvsym(RTLD_DEFAULT, "ibv_close_xrc_domain",
@@ -2151,10 +2370,8 @@ static void test_xrc(struct ibv_pd *pd)
 			      si.attr.max_wr, errno);
 			check_ret(close_d(d), s2 ? EBUSY : 0,
 				  "ibv_close_xrc_domain with its XRC SRQ: EBUSY");
-			check_ret(create_rq(NULL, &nl), EOPNOTSUPP,
-				  "ibv_create_xrc_rcv_qp: no XRC receive QPs yet");
-			check_ret(reg_rq(d, 1), EOPNOTSUPP, "ibv_reg_xrc_rcv_qp");
-			check_ret(unreg_rq(d, 1), EOPNOTSUPP, "ibv_unreg_xrc_rcv_qp");
+			check_ret(create_rq(NULL, &nl), EINVAL, "ibv_create_xrc_rcv_qp(NULL)");
+			test_xrc_rcv_qp(d, x1, close_d);
 			if (s2)
 				check_ret(ibv_destroy_srq(s2), 0, "ibv_destroy_srq of the XRC SRQ");
 			check_ret(close_d(d), 0, "ibv_close_xrc_domain once its SRQ is gone");

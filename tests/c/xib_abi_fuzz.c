@@ -65,7 +65,7 @@ enum op {
 	OP_QUERY_QP, OP_DESTROY_QP, OP_CREATE_SRQ, OP_MODIFY_SRQ, OP_QUERY_SRQ,
 	OP_DESTROY_SRQ, OP_CREATE_AH, OP_DESTROY_AH, OP_KICK, OP_REREG_MR,
 	OP_RESIZE_SRQ, OP_ATTACH_MCAST, OP_DETACH_MCAST, OP_ALLOC_MW, OP_DEALLOC_MW,
-	OP_OPEN_XRCD, OP_CLOSE_XRCD, OP_CREATE_XSRQ,
+	OP_OPEN_XRCD, OP_CLOSE_XRCD, OP_CREATE_XSRQ, OP_OPEN_QP,
 	OP_BAD_IOCTL, OP_MMAP, OP_MUNMAP, OP_FORK, OP_REOPEN, OP_DRIVE,
 	OP_CM_CREATE_ID, OP_CM_DESTROY_ID, OP_CM_BIND, OP_CM_RESOLVE_ADDR,
 	OP_CM_RESOLVE_ROUTE, OP_CM_QUERY, OP_CM_LISTEN, OP_CM_CONNECT,
@@ -75,7 +75,7 @@ enum op {
 	OP_NR
 };
 #define OP_CM_FIRST OP_CM_CREATE_ID
-#define OP_UVERBS_NR (OP_CREATE_XSRQ + 1)	/* the uverbs commands */
+#define OP_UVERBS_NR (OP_OPEN_QP + 1)	/* the uverbs commands */
 
 static const char *const op_name[OP_NR] = {
 	"GET_CONTEXT", "QUERY_DEVICE", "QUERY_PORT", "QUERY_GID", "QUERY_PKEY",
@@ -84,7 +84,7 @@ static const char *const op_name[OP_NR] = {
 	"QUERY_QP", "DESTROY_QP", "CREATE_SRQ", "MODIFY_SRQ", "QUERY_SRQ",
 	"DESTROY_SRQ", "CREATE_AH", "DESTROY_AH", "KICK", "REREG_MR",
 	"RESIZE_SRQ", "ATTACH_MCAST", "DETACH_MCAST", "ALLOC_MW", "DEALLOC_MW",
-	"OPEN_XRCD", "CLOSE_XRCD", "CREATE_XSRQ",
+	"OPEN_XRCD", "CLOSE_XRCD", "CREATE_XSRQ", "OPEN_QP",
 	"bad ioctl", "mmap", "munmap", "fork", "close+reopen", "drive QP",
 	"CM CREATE_ID", "CM DESTROY_ID", "CM BIND", "CM RESOLVE_ADDR",
 	"CM RESOLVE_ROUTE", "CM QUERY", "CM LISTEN", "CM CONNECT",
@@ -105,6 +105,7 @@ static const unsigned long uverbs_cmd[] = {
 	XIB_UVERBS_REREG_MR, XIB_UVERBS_RESIZE_SRQ, XIB_UVERBS_ATTACH_MCAST,
 	XIB_UVERBS_DETACH_MCAST, XIB_UVERBS_ALLOC_MW, XIB_UVERBS_DEALLOC_MW,
 	XIB_UVERBS_OPEN_XRCD, XIB_UVERBS_CLOSE_XRCD, XIB_UVERBS_CREATE_XSRQ,
+	XIB_UVERBS_OPEN_QP,
 };
 
 static const unsigned long ucma_cmd[] = {
@@ -150,6 +151,7 @@ struct shared {
 	int fd;
 	int cm_fd;
 	struct pool pd, mr, cq, qp, srq, ah, cm_id, mc, mw, xrcd;
+	uint32_t tgt_qpn;	/* the last XRC target QP made */
 	uint64_t off[NOFF];
 	uint32_t off_len[NOFF];
 	unsigned int noff;
@@ -719,6 +721,7 @@ static int uverbs_op(int fd, enum op op, uint64_t *s)
 		struct xib_uverbs_alloc_mw amw;
 		struct xib_uverbs_open_xrcd ox;
 		struct xib_uverbs_create_xsrq xs;
+		struct xib_uverbs_open_qp oq;
 		uint8_t raw[512];
 	} u;
 	struct pool *pool = NULL;
@@ -786,13 +789,29 @@ static int uverbs_op(int fd, enum op op, uint64_t *s)
 		u.qp.send_cq_handle = pool_pick(&sh.cq, s);
 		u.qp.recv_cq_handle = one_in(s, 2) ? u.qp.send_cq_handle : pool_pick(&sh.cq, s);
 		u.qp.srq_handle = one_in(s, 3) ? pool_pick(&sh.srq, s) : XIB_UVERBS_NO_HANDLE;
-		u.qp.qp_type = one_in(s, 8) ? rnd(s) : 2 + below(s, 3);
+		/* RC, UC, UD, XRC_SEND, XRC_RECV; or any number */
+		u.qp.qp_type = one_in(s, 8) ? rnd(s) : (uint32_t[]){ 2, 3, 4, 9, 10 }[below(s, 5)];
+		if (u.qp.qp_type == XIB_QPT_XRC_RECV && !one_in(s, 8))
+			u.qp.pd_handle = pool_pick(&sh.xrcd, s);	/* a target's domain */
 		u.qp.sq_sig_all = one_in(s, 8) ? rnd(s) : below(s, 2);
 		u.qp.cap.max_send_wr = one_in(s, 4) ? size_val(s) : 1 + below(s, 128);
 		u.qp.cap.max_recv_wr = one_in(s, 4) ? size_val(s) : 1 + below(s, 128);
 		u.qp.cap.max_send_sge = one_in(s, 4) ? size_val(s) : 1 + below(s, 4);
 		u.qp.cap.max_recv_sge = one_in(s, 4) ? size_val(s) : 1 + below(s, 4);
 		u.qp.cap.max_inline_data = one_in(s, 4) ? size_val(s) : below(s, 256);
+		/* XRC: mostly without what the type has no use for */
+		if (u.qp.qp_type >= XIB_QPT_XRC_SEND && u.qp.qp_type <= XIB_QPT_XRC_RECV &&
+		    !one_in(s, 4)) {
+			u.qp.recv_cq_handle = XIB_UVERBS_NO_HANDLE;
+			u.qp.srq_handle = XIB_UVERBS_NO_HANDLE;
+			u.qp.cap.max_recv_wr = 0;
+			u.qp.cap.max_recv_sge = 0;
+			if (u.qp.qp_type == XIB_QPT_XRC_RECV) {
+				u.qp.send_cq_handle = XIB_UVERBS_NO_HANDLE;
+				memset(&u.qp.cap, 0, sizeof(u.qp.cap));
+				u.qp.sq_sig_all = 0;
+			}
+		}
 		break;
 	case OP_MODIFY_QP:
 		u.mq.qp_handle = pool_pick(&sh.qp, s);
@@ -927,6 +946,13 @@ static int uverbs_op(int fd, enum op op, uint64_t *s)
 		u.xs.max_sge = one_in(s, 4) ? size_val(s) : below(s, 4);
 		u.xs.srq_limit = one_in(s, 4) ? size_val(s) : 0;
 		break;
+	case OP_OPEN_QP:
+		u.oq.user_handle = rnd(s);
+		u.oq.xrcd_handle = pool_pick(&sh.xrcd, s);
+		u.oq.qpn = one_in(s, 4) ? rnd(s) : __atomic_load_n(&sh.tgt_qpn, __ATOMIC_RELAXED);
+		u.oq.qp_type = one_in(s, 8) ? rnd(s) : XIB_QPT_XRC_RECV;
+		u.oq.qp_handle = one_in(s, 16) ? rnd(s) : 0;
+		break;
 	case OP_BAD_IOCTL:
 		/* an unknown number, a wrong size or direction, another magic */
 		cmd = one_in(s, 2) ?
@@ -975,8 +1001,13 @@ static int uverbs_op(int fd, enum op op, uint64_t *s)
 	case OP_RESIZE_CQ:
 		ring_add(&u.rcq.ring);
 		break;
+	case OP_OPEN_QP:
+		pool_add(&sh.qp, u.oq.qp_handle, s);
+		break;
 	case OP_CREATE_QP:
 		pool_add(&sh.qp, u.qp.qp_handle, s);
+		if (u.qp.qp_type == XIB_QPT_XRC_RECV)
+			__atomic_store_n(&sh.tgt_qpn, u.qp.qpn, __ATOMIC_RELAXED);
 		ring_add(&u.qp.sq);
 		ring_add(&u.qp.rq);
 		if (!one_in(s, 3))

@@ -31,9 +31,15 @@
  *     once the domain is closed;
  *   - a process that exits holding a domain and an XRC SRQ leaves nothing
  *     behind (its opener's reference is dropped: ENOENT afterwards);
- *   - a context holds at most max_xrcd_per_context handles (ENOMEM).
- *
- * The data path (XRC_SEND/XRC_RECV QPs, the XRCETH) is not there yet.
+ *   - a context holds at most max_xrcd_per_context handles (ENOMEM);
+ *   - the data path, two processes: one owns an XRC target QP and three
+ *     XRC SRQs (two in the shared domain, one in a private one); the
+ *     other opens the target (ibv_open_qp; not through another domain),
+ *     moves it to RTR through its handle, makes an XRC_SEND QP (refused
+ *     with a receive CQ) and sends to each SRQ: the two of the domain
+ *     receive their message, exact, on their own CQs; the third send is
+ *     refused (REM_INV_REQ_ERR) and nothing lands; the target outlives
+ *     the other process's handle.
  *
  * Exit status: the number of failed checks (0: all passed); a broken
  * setup prints "FAIL: ..." and exits 1.
@@ -410,6 +416,284 @@ static void check_limit(struct xib_context *ctx)
 	ok(ret == -ENOENT, "all closed: the domain is gone: %s", err_name(ret));
 }
 
+/* --- the data path: XRC_SEND and XRC_RECV QPs ----------------------------- */
+
+/* What the owner of the target tells the sender, and the sender's answer. */
+struct xrc_plan {
+	uint32_t tgt_qpn;
+	uint32_t srqn[3];	/* two of the shared domain, one of another */
+	uint8_t gid[16];
+	uint32_t sgid_index;
+	uint32_t mtu_enum;
+};
+
+struct xrc_report {
+	int open_ret;		/* xib_open_qp() of the target */
+	int open_other_ret;	/* ... through a handle of another domain */
+	int modify_ret;		/* the target to RTR through the opened handle */
+	int ini_ret;		/* XRC_SEND QP created and at RTS */
+	int bad_ini;		/* XRC_SEND with a receive CQ: refused */
+	uint32_t status[3];	/* the three sends' completions */
+	int ncqe;
+};
+
+#define XRC_MSG_LEN	200
+
+static void xrc_msg(char *buf, int i)
+{
+	memset(buf, 0, XRC_MSG_LEN);
+	snprintf(buf, XRC_MSG_LEN, "message %d for XRC SRQ %d", i, i);
+	xt_pattern(buf + 64, XRC_MSG_LEN - 64, (uint64_t)i + 1);
+}
+
+/* QP @qp (an opened target or an initiator) through INIT and RTR to @rqpn. */
+static int xrc_to_rtr(struct xib_qp *qp, const struct xrc_plan *p, uint32_t rqpn, int tgt)
+{
+	struct xib_uverbs_qp_attr a;
+	int ret;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = XIB_QPS_INIT;
+	a.port_num = 1;
+	ret = xib_modify_qp(qp, &a, XIB_QP_STATE | XIB_QP_PKEY_INDEX | XIB_QP_PORT |
+			    XIB_QP_ACCESS_FLAGS);
+	if (ret)
+		return ret;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = XIB_QPS_RTR;
+	a.path_mtu = p->mtu_enum;
+	a.dest_qp_num = rqpn;
+	a.rq_psn = 0x321;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 1;
+	memcpy(a.ah_attr.dgid, p->gid, 16);
+	a.ah_attr.sgid_index = p->sgid_index;
+	a.ah_attr.hop_limit = 64;
+	a.ah_attr.port_num = 1;
+	a.ah_attr.is_global = 1;
+	/* a target takes RC's responder attributes, an initiator none */
+	return xib_modify_qp(qp, &a, XIB_QP_STATE | XIB_QP_AV | XIB_QP_PATH_MTU |
+			     XIB_QP_DEST_QPN | XIB_QP_RQ_PSN |
+			     (tgt ? XIB_QP_MAX_DEST_RD_ATOMIC | XIB_QP_MIN_RNR_TIMER : 0));
+}
+
+/*
+ * The sender: its own context, the shared domain opened through the file,
+ * a handle to the target (which it connects), an XRC_SEND QP, three SENDs.
+ */
+static int xrc_sender(int rd, int wr)
+{
+	struct xrc_report rep;
+	struct xrc_plan p;
+	struct xib_context *ctx;
+	struct xib_xrcd *xd, *xo;
+	struct xib_qp *tgt = NULL, *ini = NULL, *other = NULL;
+	struct xib_qp_init_attr qi;
+	struct xib_uverbs_qp_attr a;
+	struct xib_send_wr sw, *bad;
+	struct xib_sge sge;
+	struct xib_pd *pd;
+	struct xib_cq *cq;
+	struct xib_mr *mr;
+	static char buf[3][XRC_MSG_LEN];
+	xib_wc wc;
+	int fd, i;
+
+	memset(&rep, 0, sizeof(rep));
+	if (read(rd, &p, sizeof(p)) != sizeof(p))
+		return 2;
+	if (xib_open(dev_path, &ctx))
+		return 3;
+	fd = open(file_a, O_RDONLY);
+	if (fd < 0 || xib_open_xrcd(ctx, fd, 0, &xd))
+		return 4;
+	close(fd);
+	if (xib_open_xrcd(ctx, -1, XIB_XRCD_O_CREAT, &xo))
+		return 4;
+	rep.open_ret = xib_open_qp(xd, p.tgt_qpn, 7, &tgt);
+	rep.open_other_ret = xib_open_qp(xo, p.tgt_qpn, 8, &other);
+	if (!rep.open_ret)
+		rep.modify_ret = xrc_to_rtr(tgt, &p, 0, 1);	/* dest set below */
+	if (xib_alloc_pd(ctx, &pd) || xib_create_cq(ctx, 8, 1, NULL, 0, &cq))
+		return 5;
+	memset(&qi, 0, sizeof(qi));
+	qi.send_cq = cq;
+	qi.recv_cq = cq;
+	qi.qp_type = XIB_QPT_XRC_SEND;
+	qi.cap.max_send_wr = 4;
+	qi.cap.max_send_sge = 1;
+	rep.bad_ini = xib_create_qp(pd, &qi, &ini);
+	if (!rep.bad_ini)
+		xib_destroy_qp(ini);
+	qi.recv_cq = NULL;
+	rep.ini_ret = xib_create_qp(pd, &qi, &ini);
+	if (rep.ini_ret || rep.open_ret || rep.modify_ret)
+		goto out;
+	/* the target's RTR was given dest 0: move it again, now to the initiator */
+	memset(&a, 0, sizeof(a));
+	a.qp_state = XIB_QPS_RESET;
+	rep.modify_ret = xib_modify_qp(tgt, &a, XIB_QP_STATE) ?:
+			 xrc_to_rtr(tgt, &p, ini->qpn, 1);
+	rep.ini_ret = xrc_to_rtr(ini, &p, p.tgt_qpn, 0);
+	if (rep.ini_ret || rep.modify_ret)
+		goto out;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = XIB_QPS_RTS;
+	a.sq_psn = 0x321;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	rep.ini_ret = xib_modify_qp(ini, &a, XIB_QP_STATE | XIB_QP_SQ_PSN | XIB_QP_TIMEOUT |
+				    XIB_QP_RETRY_CNT | XIB_QP_RNR_RETRY |
+				    XIB_QP_MAX_QP_RD_ATOMIC);
+	if (rep.ini_ret || xib_reg_mr(pd, buf, sizeof(buf), XIB_ACCESS_LOCAL_WRITE, &mr))
+		goto out;
+	for (i = 0; i < 3; i++) {
+		xrc_msg(buf[i], i);
+		sge.addr = (uintptr_t)buf[i];
+		sge.length = XRC_MSG_LEN;
+		sge.lkey = mr->lkey;
+		memset(&sw, 0, sizeof(sw));
+		sw.wr_id = 100 + i;
+		sw.sg_list = &sge;
+		sw.num_sge = 1;
+		sw.opcode = XIB_HCA_WR_SEND;
+		sw.send_flags = XIB_HCA_SEND_SIGNALED;
+		sw.xrc_remote_srqn = p.srqn[i];
+		if (xib_post_send(ini, &sw, &bad))
+			break;
+		/* one at a time: the third fails, and fails the QP */
+		if (xt_poll(cq, &wc, 1, 20000) != 1)
+			break;
+		rep.status[i] = wc.status;
+		rep.ncqe++;
+	}
+	xib_dereg_mr(mr);
+out:
+	if (write(wr, &rep, sizeof(rep)) != sizeof(rep))
+		return 6;
+	/* exit holding the handle: the target must outlive it */
+	return 0;
+}
+
+static void check_data_path(struct xib_context *ctx)
+{
+	struct xib_xrcd *xa, *xb;
+	struct xib_srq *srq[3];
+	struct xib_cq *cq[3];
+	struct xib_qp *tgt;
+	struct xib_pd *pd;
+	struct xib_mr *mr;
+	struct xib_recv_wr rw, *bad;
+	struct xib_sge sge;
+	struct xib_uverbs_query_qp q;
+	struct xrc_plan p;
+	struct xrc_report rep;
+	struct xt_side side;
+	static char rbuf[3][XRC_MSG_LEN];
+	char want[XRC_MSG_LEN];
+	int to[2], from[2], fd, i, ret, status, n;
+	xib_wc wc;
+	pid_t pid;
+
+	xt_side_open(&side, ctx, -1, 16);
+	fd = open(file_a, O_RDONLY);
+	if (fd < 0)
+		xt_fail("open %s", file_a);
+	xt_check(xib_open_xrcd(ctx, fd, XIB_XRCD_O_CREAT, &xa), "open the shared domain");
+	close(fd);
+	xt_check(xib_open_xrcd(ctx, -1, XIB_XRCD_O_CREAT, &xb), "open another domain");
+	pd = side.pd;
+	xt_check(xib_reg_mr(pd, rbuf, sizeof(rbuf), XIB_ACCESS_LOCAL_WRITE, &mr), "reg_mr");
+	for (i = 0; i < 3; i++) {
+		xt_check(xib_create_cq(ctx, 8, 1, NULL, 0, &cq[i]), "create_cq");
+		xt_check(xib_create_xrc_srq(pd, i < 2 ? xa : xb, cq[i], 4, 1, 0, 20 + i,
+					    &srq[i]), "create_xrc_srq");
+		sge.addr = (uintptr_t)rbuf[i];
+		sge.length = XRC_MSG_LEN;
+		sge.lkey = mr->lkey;
+		memset(&rw, 0, sizeof(rw));
+		rw.wr_id = 200 + i;
+		rw.sg_list = &sge;
+		rw.num_sge = 1;
+		xt_check(xib_post_srq_recv(srq[i], &rw, &bad), "post_srq_recv");
+	}
+	ret = xib_create_xrc_tgt_qp(xa, 9, &tgt);
+	ok(!ret, "an XRC target QP in the domain: %s, qpn %u", err_name(ret), ret ? 0 : tgt->qpn);
+	if (ret)
+		return;
+
+	memset(&p, 0, sizeof(p));
+	p.tgt_qpn = tgt->qpn;
+	for (i = 0; i < 3; i++)
+		p.srqn[i] = srq[i]->srqn;
+	memcpy(p.gid, side.gid, 16);
+	p.sgid_index = side.sgid_index;
+	p.mtu_enum = side.mtu_enum;
+	if (pipe(to) || pipe(from))
+		xt_fail("pipe");
+	pid = fork();
+	if (pid < 0)
+		xt_fail("fork");
+	if (pid == 0) {
+		close(to[1]);
+		close(from[0]);
+		_exit(xrc_sender(to[0], from[1]));
+	}
+	close(to[0]);
+	close(from[1]);
+	if (write(to[1], &p, sizeof(p)) != sizeof(p))
+		xt_fail("write");
+	memset(&rep, 0, sizeof(rep));
+	n = read(from[0], &rep, sizeof(rep));
+	waitpid(pid, &status, 0);
+	close(to[1]);
+	close(from[0]);
+	ok(n == sizeof(rep) && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	   "the sending process runs (status %d)", status);
+	ok(rep.open_ret == 0, "the other process opens the target (ibv_open_qp): %s",
+	   err_name(rep.open_ret));
+	ok(rep.open_other_ret == -ENOENT, "... not through another domain: %s",
+	   err_name(rep.open_other_ret));
+	ok(rep.modify_ret == 0, "... and moves it to RTR through its handle: %s",
+	   err_name(rep.modify_ret));
+	ok(rep.bad_ini == -EINVAL, "an XRC_SEND QP with a receive CQ: %s",
+	   err_name(rep.bad_ini));
+	ok(rep.ini_ret == 0, "an XRC_SEND QP, connected to the target: %s",
+	   err_name(rep.ini_ret));
+	ok(rep.ncqe == 3 && rep.status[0] == XIB_HCA_WC_SUCCESS &&
+	   rep.status[1] == XIB_HCA_WC_SUCCESS,
+	   "SENDs to two XRC SRQs of the domain complete (%d: %s, %s)", rep.ncqe,
+	   xt_status_str(rep.status[0]), xt_status_str(rep.status[1]));
+	ok(rep.ncqe == 3 && rep.status[2] == XIB_HCA_WC_REM_INV_REQ_ERR,
+	   "a SEND to an XRC SRQ of another domain: %s",
+	   rep.ncqe == 3 ? xt_status_str(rep.status[2]) : "no completion");
+	for (i = 0; i < 2; i++) {
+		ret = xt_poll(cq[i], &wc, 1, 2000);
+		xrc_msg(want, i);
+		ok(ret == 1 && wc.status == XIB_HCA_WC_SUCCESS && wc.wr_id == 200u + i &&
+		   wc.opcode == XIB_HCA_WC_RECV && wc.byte_len == XRC_MSG_LEN &&
+		   wc.qp_num == tgt->qpn && !memcmp(rbuf[i], want, XRC_MSG_LEN),
+		   "message %d lands on XRC SRQ %d's CQ, exact (%d, %s, %u bytes)", i, i, ret,
+		   ret == 1 ? xt_status_str(wc.status) : "-", ret == 1 ? wc.byte_len : 0);
+	}
+	ret = xt_poll(cq[2], &wc, 1, 200);
+	ok(ret == 0, "nothing on the other domain's XRC SRQ (%d)", ret);
+	xib_query_qp(tgt, &q);
+	ok(q.attr.qp_state == XIB_QPS_RTR && q.qp_type == XIB_QPT_XRC_RECV,
+	   "the target outlives the other process's handle (state %u)", q.attr.qp_state);
+	ok(xib_destroy_qp(tgt) == 0, "destroy the target");
+	for (i = 0; i < 3; i++) {
+		xt_check(xib_destroy_srq(srq[i]), "destroy_srq");
+		xt_check(xib_destroy_cq(cq[i]), "destroy_cq");
+	}
+	xt_check(xib_dereg_mr(mr), "dereg_mr");
+	xt_check(xib_close_xrcd(xa), "close_xrcd");
+	xt_check(xib_close_xrcd(xb), "close_xrcd");
+	xt_side_close(&side);
+}
+
 int main(int argc, char **argv)
 {
 	struct xib_context *ctx;
@@ -456,6 +740,7 @@ int main(int argc, char **argv)
 	ok(close_xrcd(ctx, xh) == -ENOENT, "CLOSE_XRCD of a closed handle: ENOENT");
 	check_limit(ctx);
 	check_umount(ctx);
+	check_data_path(ctx);
 
 	xt_check(xib_close(ctx), "close");
 	unlink(link_a);

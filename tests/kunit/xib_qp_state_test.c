@@ -6,7 +6,10 @@
  * test, one row per transition and QP type, from the ibv_modify_qp(3) man
  * page (required attributes of Reset -> Init -> RTR -> RTS) and IBTA vol 1
  * ch. 10.3 and 11.2.4.2 (the other transitions and the optional
- * attributes).  Every (cur, next, type) is checked through
+ * attributes); XRC's initiator (XI) and target (XT) from IBTA 9.8 and the
+ * per-type rule table of Linux's ib_modify_qp_is_ok() (an initiator is an
+ * RC requester with no responder attribute, a target an RC responder
+ * whose only requester attribute is the ACK timeout).  Every (cur, next, type) is checked through
  * xib_qp_transition_ok() alone; a triple with no row must be refused
  * whatever the mask.
  */
@@ -18,6 +21,8 @@
 #define RC	XIB_QPT_RC
 #define UC	XIB_QPT_UC
 #define UD	XIB_QPT_UD
+#define XI	XIB_QPT_XRC_SEND	/* XRC initiator */
+#define XT	XIB_QPT_XRC_RECV	/* XRC target */
 
 #define RESET	XIB_QPS_RESET
 #define INIT	XIB_QPS_INIT
@@ -78,60 +83,94 @@ static const struct xib_qp_expect xib_qp_expected[] = {
 	{ SQD, ERR, RC }, { SQD, ERR, UC }, { SQD, ERR, UD },
 	{ SQE, ERR, RC }, { SQE, ERR, UC }, { SQE, ERR, UD },
 	{ ERR, ERR, RC }, { ERR, ERR, UC }, { ERR, ERR, UD },
+	{ RESET, RESET, XI }, { RESET, RESET, XT },
+	{ INIT, RESET, XI }, { INIT, RESET, XT },
+	{ RTR, RESET, XI }, { RTR, RESET, XT },
+	{ RTS, RESET, XI }, { RTS, RESET, XT },
+	{ SQD, RESET, XI }, { SQD, RESET, XT },
+	{ SQE, RESET, XI }, { SQE, RESET, XT },
+	{ ERR, RESET, XI }, { ERR, RESET, XT },
+	{ RESET, ERR, XI }, { RESET, ERR, XT },
+	{ INIT, ERR, XI }, { INIT, ERR, XT },
+	{ RTR, ERR, XI }, { RTR, ERR, XT },
+	{ RTS, ERR, XI }, { RTS, ERR, XT },
+	{ SQD, ERR, XI }, { SQD, ERR, XT },
+	{ SQE, ERR, XI }, { SQE, ERR, XT },
+	{ ERR, ERR, XI }, { ERR, ERR, XT },
 
 	/* ibv_modify_qp(3): Reset -> Init. */
 	{ RESET, INIT, RC, PKEY | PORT | ACC, 0 },
 	{ RESET, INIT, UC, PKEY | PORT | ACC, 0 },
 	{ RESET, INIT, UD, PKEY | PORT | QKEY, 0 },
+	{ RESET, INIT, XI, PKEY | PORT | ACC, 0 },
+	{ RESET, INIT, XT, PKEY | PORT | ACC, 0 },
 
 	/* Init -> Init: the Reset -> Init attributes, each optional. */
 	{ INIT, INIT, RC, 0, PKEY | PORT | ACC },
 	{ INIT, INIT, UC, 0, PKEY | PORT | ACC },
 	{ INIT, INIT, UD, 0, PKEY | PORT | QKEY },
+	{ INIT, INIT, XI, 0, PKEY | PORT | ACC },
+	{ INIT, INIT, XT, 0, PKEY | PORT | ACC },
 
 	/* ibv_modify_qp(3): Init -> RTR. */
 	{ INIT, RTR, RC, AV | MTU | DQPN | RQPSN | DRDAT | RNRT,
 	  PKEY | ACC | ALT },
 	{ INIT, RTR, UC, AV | MTU | DQPN | RQPSN, PKEY | ACC | ALT },
 	{ INIT, RTR, UD, 0, PKEY | QKEY },
+	{ INIT, RTR, XI, AV | MTU | DQPN | RQPSN, PKEY | ACC | ALT },
+	{ INIT, RTR, XT, AV | MTU | DQPN | RQPSN | DRDAT | RNRT,
+	  PKEY | ACC | ALT },
 
 	/* ibv_modify_qp(3): RTR -> RTS. */
 	{ RTR, RTS, RC, SQPSN | RDAT | RETRY | RNR | TMO,
 	  CUR | ACC | ALT | MIG | RNRT },
 	{ RTR, RTS, UC, SQPSN, CUR | ACC | ALT | MIG },
 	{ RTR, RTS, UD, SQPSN, CUR | QKEY },
+	{ RTR, RTS, XI, SQPSN | RDAT | RETRY | RNR | TMO, CUR | ACC | ALT | MIG },
+	{ RTR, RTS, XT, SQPSN | TMO, CUR | ACC | ALT | MIG | RNRT },
 
 	/* RTS -> RTS. */
 	{ RTS, RTS, RC, 0, CUR | ACC | ALT | MIG | RNRT },
 	{ RTS, RTS, UC, 0, CUR | ACC | ALT | MIG },
 	{ RTS, RTS, UD, 0, CUR | QKEY },
+	{ RTS, RTS, XI, 0, CUR | ACC | ALT | MIG },
+	{ RTS, RTS, XT, 0, CUR | ACC | ALT | MIG | RNRT },
 
 	/* RTS -> SQD: drain, with or without the SQ-drained event. */
 	{ RTS, SQD, RC, 0, SQDN },
 	{ RTS, SQD, UC, 0, SQDN },
 	{ RTS, SQD, UD, 0, SQDN },
+	{ RTS, SQD, XI, 0, SQDN },
+	{ RTS, SQD, XT, 0, SQDN },
 
 	/* SQD -> RTS: resume, as RTS -> RTS. */
 	{ SQD, RTS, RC, 0, CUR | ACC | ALT | MIG | RNRT },
 	{ SQD, RTS, UC, 0, CUR | ACC | ALT | MIG },
 	{ SQD, RTS, UD, 0, CUR | QKEY },
+	{ SQD, RTS, XI, 0, CUR | ACC | ALT | MIG },
+	{ SQD, RTS, XT, 0, CUR | ACC | ALT | MIG | RNRT },
 
 	/* SQD -> SQD: change the path and limits of a drained QP. */
 	{ SQD, SQD, RC, 0, PORT | AV | ALT | MIG | PKEY | ACC | TMO | RETRY |
 			   RNR | RDAT | DRDAT | RNRT },
 	{ SQD, SQD, UC, 0, AV | ALT | MIG | PKEY | ACC },
 	{ SQD, SQD, UD, 0, PKEY | QKEY },
+	{ SQD, SQD, XI, 0, PORT | AV | ALT | MIG | PKEY | ACC | TMO | RETRY |
+			   RNR | RDAT },
+	{ SQD, SQD, XT, 0, PORT | AV | ALT | MIG | PKEY | ACC | TMO | DRDAT |
+			   RNRT },
 
-	/* SQE -> RTS: UC and UD only; an RC QP never enters SQE. */
+	/* SQE -> RTS: UC and UD only; an RC or XRC QP never enters SQE. */
 	{ SQE, RTS, UC, 0, CUR | ACC },
 	{ SQE, RTS, UD, 0, CUR | QKEY },
 };
 
-static const enum xib_qp_type xib_test_types[] = { RC, UC, UD };
+static const enum xib_qp_type xib_test_types[] = { RC, UC, UD, XI, XT };
 
 static const char *xib_test_type_name(enum xib_qp_type type)
 {
-	return type == RC ? "RC" : type == UC ? "UC" : "UD";
+	return type == RC ? "RC" : type == UC ? "UC" : type == UD ? "UD" :
+	       type == XI ? "XRC_SEND" : "XRC_RECV";
 }
 
 struct xib_test_triple {
@@ -272,8 +311,7 @@ static void xib_qp_state_test_no_state(struct kunit *test)
 static void xib_qp_state_test_invalid(struct kunit *test)
 {
 	static const enum xib_qp_type bad_types[] = {
-		0, 1, 5, 7, XIB_QPT_RAW_PACKET, XIB_QPT_XRC_SEND,
-		XIB_QPT_XRC_RECV, 255,
+		0, 1, 5, 7, XIB_QPT_RAW_PACKET, 11, 255,
 	};
 	static const int bad_states[] = { -1, 7, 8, 255, 0x7fffffff };
 	u32 init_rc = XIB_QP_STATE | PKEY | PORT | ACC;

@@ -37,6 +37,12 @@ _Static_assert(XV_SAME(IBV_WC_GRH, XIB_HCA_WC_GRH) && XV_SAME(IBV_WC_WITH_IMM, X
 #define XV_SEND_FLAGS	(IBV_SEND_FENCE | IBV_SEND_SIGNALED | IBV_SEND_SOLICITED | \
 			 IBV_SEND_INLINE)
 
+/* RC and XRC initiators: the reliable connected requesters. */
+static int xv_rc(const struct xib_qp *xq)
+{
+	return xq->qp_type == IBV_QPT_RC || xq->qp_type == IBV_QPT_XRC_SEND;
+}
+
 /*
  * A BIND_MW WR: type 2 windows through ibv_post_send, type 1 only through
  * ibv_bind_mw (@type1); RC and UC QPs.  The HCA checks the rest.
@@ -47,7 +53,7 @@ static int bind_wr_to_x(const struct xv_qp *qp, const struct ibv_send_wr *wr,
 	const struct ibv_mw_bind_info *b = &wr->bind_mw.bind_info;
 	const struct ibv_mw *mw = wr->bind_mw.mw;
 
-	if (qp->x->qp_type != IBV_QPT_RC && qp->x->qp_type != IBV_QPT_UC)
+	if (!xv_rc(qp->x) && qp->x->qp_type != IBV_QPT_UC)
 		return EINVAL;
 	if (!mw || mw->type != (type1 ? IBV_MW_TYPE_1 : IBV_MW_TYPE_2))
 		return EINVAL;
@@ -80,6 +86,7 @@ static int send_wr_to_x(const struct xv_qp *qp, const struct ibv_send_wr *wr,
 	x->opcode = wr->opcode;
 	x->send_flags = wr->send_flags;
 	x->imm_data = wr->imm_data;
+	x->xrc_remote_srqn = wr->qp_type.xrc.remote_srqn;
 	switch (wr->opcode) {
 	case IBV_WR_SEND:
 	case IBV_WR_SEND_WITH_IMM:
@@ -95,7 +102,7 @@ static int send_wr_to_x(const struct xv_qp *qp, const struct ibv_send_wr *wr,
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
 	case IBV_WR_RDMA_READ:
 		/* WRITEs on RC and UC; READs on RC only (no UC READ exists) */
-		if (xq->qp_type != IBV_QPT_RC &&
+		if (!xv_rc(xq) &&
 		    (xq->qp_type != IBV_QPT_UC || wr->opcode == IBV_WR_RDMA_READ))
 			return EINVAL;
 		x->wr.rdma.remote_addr = wr->wr.rdma.remote_addr;
@@ -103,9 +110,9 @@ static int send_wr_to_x(const struct xv_qp *qp, const struct ibv_send_wr *wr,
 		return 0;
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
-		if (xq->pd->ctx->attr.atomic_cap == IBV_ATOMIC_NONE)
+		if (xq->ctx->attr.atomic_cap == IBV_ATOMIC_NONE)
 			return EOPNOTSUPP;
-		if (xq->qp_type != IBV_QPT_RC)
+		if (!xv_rc(xq))
 			return EINVAL;
 		x->wr.atomic.remote_addr = wr->wr.atomic.remote_addr;
 		x->wr.atomic.compare_add = wr->wr.atomic.compare_add;
@@ -116,14 +123,14 @@ static int send_wr_to_x(const struct xv_qp *qp, const struct ibv_send_wr *wr,
 		return bind_wr_to_x(qp, wr, x, type1);
 	case IBV_WR_LOCAL_INV:
 		/* imm_data above copied invalidate_rkey (a union) */
-		if (xq->qp_type != IBV_QPT_RC && xq->qp_type != IBV_QPT_UC)
+		if (!xv_rc(xq) && xq->qp_type != IBV_QPT_UC)
 			return EINVAL;
 		x->sg_list = NULL;
 		x->num_sge = 0;
 		return 0;
 	case IBV_WR_SEND_WITH_INV:
-		/* RC only: the IBTA has SEND with invalidate on RC (and XRC) */
-		return xq->qp_type == IBV_QPT_RC ? 0 : EINVAL;
+		/* the IBTA has SEND with invalidate on RC and XRC */
+		return xv_rc(xq) ? 0 : EINVAL;
 	case IBV_WR_TSO:
 	case IBV_WR_DRIVER1:
 	case IBV_WR_ATOMIC_WRITE:

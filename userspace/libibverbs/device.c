@@ -60,6 +60,7 @@ _Static_assert(offsetof(struct verbs_context, sz) == 312, "verbs_context.sz");
 _Static_assert(offsetof(struct verbs_context, query_port) == 0, "query_port at ctx-320");
 _Static_assert(offsetof(struct verbs_context, query_device_ex) == 320 - 104, "query_device_ex");
 _Static_assert(offsetof(struct verbs_context, create_qp_ex) == 320 - 56, "create_qp_ex");
+_Static_assert(offsetof(struct verbs_context, open_qp) == 320 - 64, "open_qp");
 _Static_assert(offsetof(struct verbs_context, get_srq_num) == 320 - 48, "get_srq_num");
 _Static_assert(offsetof(struct verbs_context, create_srq_ex) == 320 - 40, "create_srq_ex");
 _Static_assert(offsetof(struct verbs_context, open_xrcd) == 320 - 32, "open_xrcd");
@@ -479,6 +480,7 @@ XV_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
 	c->vctx.query_port = xv_query_port_op;
 	c->vctx.query_device_ex = xv_query_device_ex_op;
 	c->vctx.create_qp_ex = xv_create_qp_ex_op;
+	c->vctx.open_qp = xv_open_qp_op;
 	c->vctx.create_srq_ex = xv_create_srq_ex_op;
 	c->vctx.get_srq_num = xv_get_srq_num_op;
 	c->vctx.open_xrcd = xv_open_xrcd_op;

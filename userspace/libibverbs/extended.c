@@ -581,7 +581,7 @@ static void xv_wr_send_inv(struct ibv_qp_ex *ibqp, uint32_t rkey)
 
 	if (!wr)
 		return;
-	if (qp->qp.qp_type != IBV_QPT_RC)
+	if (qp->qp.qp_type != IBV_QPT_RC && qp->qp.qp_type != IBV_QPT_XRC_SEND)
 		wr_fail(qp, EINVAL);
 	wr->invalidate_rkey = rkey;
 }
@@ -599,10 +599,18 @@ static void xv_wr_atomic_write(struct ibv_qp_ex *ibqp, uint32_t rkey, uint64_t a
 	wr_unsupported(ibqp);
 }
 
+/* XRC_SEND: the remote XRC SRQ of the WR being built (the XRCETH). */
 static void xv_wr_set_xrc_srqn(struct ibv_qp_ex *ibqp, uint32_t srqn)
 {
-	(void)srqn;
-	wr_unsupported(ibqp);
+	struct xib_send_wr *wr;
+
+	if (ibqp->qp_base.qp_type != IBV_QPT_XRC_SEND) {
+		wr_unsupported(ibqp);
+		return;
+	}
+	wr = wr_cur(ibqp);
+	if (wr)
+		wr->xrc_remote_srqn = srqn;
 }
 
 /* RDMA on a UD QP, READ on UC, atomics without atomic_cap or off RC: likewise. */
@@ -797,9 +805,11 @@ static void qp_fill_wr_ops(struct xv_qp *qp, uint64_t ops)
 	q->wr_send_imm = xv_wr_send_imm;
 	q->wr_rdma_write = ud ? xv_wr_no_rdma : xv_wr_rdma_write;
 	q->wr_rdma_write_imm = ud ? xv_wr_no_rdma_imm : xv_wr_rdma_write_imm;
-	q->wr_rdma_read = qp->qp.qp_type == IBV_QPT_RC ? xv_wr_rdma_read : xv_wr_no_rdma;
-	/* Atomics only where create_qp_ex allowed them (RC, atomic_cap). */
-	if (qp->qp.qp_type == IBV_QPT_RC && (ops & XV_SEND_OPS_ATOMIC)) {
+	int rc = qp->qp.qp_type == IBV_QPT_RC || qp->qp.qp_type == IBV_QPT_XRC_SEND;
+
+	q->wr_rdma_read = rc ? xv_wr_rdma_read : xv_wr_no_rdma;
+	/* Atomics only where create_qp_ex allowed them (RC, XRC, atomic_cap). */
+	if (rc && (ops & XV_SEND_OPS_ATOMIC)) {
 		q->wr_atomic_cmp_swp = xv_wr_atomic_cmp_swp;
 		q->wr_atomic_fetch_add = xv_wr_atomic_fetch_add;
 	} else {
@@ -826,13 +836,15 @@ void xv_qp_ex_free(struct xv_qp *qp)
 }
 
 #define XV_QP_INIT_MASK	(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS |	\
-			 IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+			 IBV_QP_INIT_ATTR_SEND_OPS_FLAGS | IBV_QP_INIT_ATTR_XRCD)
 
 /*
  * PD (or parent domain), CQs, SRQ, caps and, with
  * IBV_QP_INIT_ATTR_SEND_OPS_FLAGS, an ibv_qp_ex for the ibv_wr_* API.
- * Refused: XRC domains, RSS, TSO, create flags, the other comp_mask bits
- * (EOPNOTSUPP, as the plain create refuses XRC and raw packet QPs),
+ * XRC_SEND QPs as RC ones (a PD, a send CQ; the receive side is
+ * ignored); XRC_RECV QPs with IBV_QP_INIT_ATTR_XRCD and nothing else.
+ * Refused: RSS, TSO, create flags, the other comp_mask bits
+ * (EOPNOTSUPP, as the plain create refuses raw packet QPs),
  * send_ops_flags the QP type or the HCA cannot do (EOPNOTSUPP).
  */
 struct ibv_qp *xv_create_qp_ex_op(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *attr)
@@ -846,7 +858,19 @@ struct ibv_qp *xv_create_qp_ex_op(struct ibv_context *ctx, struct ibv_qp_init_at
 		return xv_null(EOPNOTSUPP);
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && attr->create_flags)
 		return xv_null(EOPNOTSUPP);
-	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd || attr->pd->context != ctx)
+	if (attr->qp_type == IBV_QPT_XRC_RECV) {
+		/* an XRC target: a domain, and no PD, CQ, SRQ or queue */
+		if (!(attr->comp_mask & IBV_QP_INIT_ATTR_XRCD) ||
+		    (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
+			return xv_null(EINVAL);
+		qp = xv_tgt_qp(ctx, attr->xrcd, 0, attr->qp_context);
+		if (!qp)
+			return NULL;
+		memset(&attr->cap, 0, sizeof(attr->cap));
+		return &qp->qp;
+	}
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd || attr->pd->context != ctx ||
+	    (attr->comp_mask & IBV_QP_INIT_ATTR_XRCD))
 		return xv_null(EINVAL);
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
 		uint64_t can;
@@ -854,7 +878,8 @@ struct ibv_qp *xv_create_qp_ex_op(struct ibv_context *ctx, struct ibv_qp_init_at
 		ops = attr->send_ops_flags;
 		can = attr->qp_type == IBV_QPT_UD ? XV_SEND_OPS_UD :
 		      attr->qp_type == IBV_QPT_UC ? XV_SEND_OPS_UC : XV_SEND_OPS_RC;
-		if (attr->qp_type == IBV_QPT_RC && x->attr.atomic_cap != IBV_ATOMIC_NONE)
+		if ((attr->qp_type == IBV_QPT_RC || attr->qp_type == IBV_QPT_XRC_SEND) &&
+		    x->attr.atomic_cap != IBV_ATOMIC_NONE)
 			can |= XV_SEND_OPS_ATOMIC;
 		if (ops & ~can)
 			return xv_null(EOPNOTSUPP);

@@ -108,9 +108,17 @@ struct xv_srq {
 };
 
 /* An open XRC domain (ibv_open_xrcd). */
+/* A registration with an XRC receive QP (the seed's ibv_reg_xrc_rcv_qp). */
+struct xv_xrc_reg {
+	struct xv_xrc_reg *next;
+	struct ibv_qp *qp;	/* a handle to the target (ibv_open_qp) */
+};
+
 struct xv_xrcd {
 	struct ibv_xrcd xrcd;
 	struct xib_xrcd *x;
+	pthread_mutex_t lock;		/* protects @regs */
+	struct xv_xrc_reg *regs;	/* the legacy calls' registrations */
 };
 
 /*
@@ -255,6 +263,9 @@ struct xv_qp *xv_create_qp(struct ibv_context *ctx, struct ibv_pd *pd,
 int xv_query_device_ex_op(struct ibv_context *ctx, const struct ibv_query_device_ex_input *in,
 			  struct ibv_device_attr_ex *attr, size_t attr_size);
 struct ibv_qp *xv_create_qp_ex_op(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *attr);
+struct ibv_qp *xv_open_qp_op(struct ibv_context *ctx, struct ibv_qp_open_attr *attr);
+struct xv_qp *xv_tgt_qp(struct ibv_context *ctx, struct ibv_xrcd *xrcd, uint32_t qpn,
+			void *qp_context);
 struct ibv_cq_ex *xv_create_cq_ex_op(struct ibv_context *ctx, struct ibv_cq_init_attr_ex *attr);
 struct ibv_td *xv_alloc_td_op(struct ibv_context *ctx, struct ibv_td_init_attr *attr);
 int xv_dealloc_td_op(struct ibv_td *td);

@@ -994,17 +994,26 @@ struct ibv_xrcd *xv_open_xrcd_op(struct ibv_context *ctx, struct ibv_xrcd_init_a
 		return xv_null(ret);
 	}
 	xrcd->xrcd.context = ctx;
+	pthread_mutex_init(&xrcd->lock, NULL);
 	return &xrcd->xrcd;
 }
 
-/* EBUSY while an SRQ (or QP) this context created in the domain exists. */
+/*
+ * EBUSY while an SRQ this context created in the domain exists, or while
+ * the process is registered with an XRC receive QP of it (the seed's
+ * ibv_close_xrc_domain).
+ */
 int xv_close_xrcd_op(struct ibv_xrcd *ibxrcd)
 {
 	struct xv_xrcd *xrcd = XV_CONTAINER(ibxrcd, struct xv_xrcd, xrcd);
-	int ret = xib_close_xrcd(xrcd->x);
+	int ret;
 
+	pthread_mutex_lock(&xrcd->lock);
+	ret = xrcd->regs ? -EBUSY : xib_close_xrcd(xrcd->x);
+	pthread_mutex_unlock(&xrcd->lock);
 	if (ret)
 		return xv_err(ret);
+	pthread_mutex_destroy(&xrcd->lock);
 	free(xrcd);
 	return 0;
 }
@@ -1053,9 +1062,12 @@ XV_EXPORT int ibv_destroy_srq(struct ibv_srq *srq)
  * and never exported.  struct ibv_xrc_domain is opaque to its users; here
  * it is the struct ibv_xrcd of an xv_xrcd (its first member, the context,
  * is where OFED had it), so the legacy and the rdma-core calls work on the
- * same domains.  The XRC receive QP calls need XRC target QPs, which the
- * HCA does not have yet: they fail with EOPNOTSUPP, and so does creating
- * an IBV_QPT_XRC QP.
+ * same domains.  An XRC receive QP is an XRC target QP (IBV_QPT_XRC_RECV),
+ * and a process's registration with one is a handle to it (ibv_open_qp()),
+ * kept in the domain handle's list: the kernel destroys the target with
+ * its last handle, as the seed's last ibv_unreg_xrc_rcv_qp() does, and a
+ * process that exits drops its handles.  The seed's send-side
+ * IBV_QPT_XRC is not an rdma-core type: a sender uses IBV_QPT_XRC_SEND.
  */
 struct ibv_xrc_domain;
 
@@ -1113,47 +1125,189 @@ XV_EXPORT struct ibv_srq *ibv_create_xrc_srq(struct ibv_pd *pd,
 			  xrcd, xrc_cq);
 }
 
-XV_EXPORT int ibv_create_xrc_rcv_qp(struct ibv_qp_init_attr *init_attr, uint32_t *xrc_rcv_qpn)
+/*
+ * The seed's struct ibv_qp_init_attr: rdma-core's with the XRC domain
+ * after sq_sig_all.  ibv_create_xrc_rcv_qp() reads that member alone.
+ */
+struct xv_seed_qp_init_attr {
+	struct ibv_qp_init_attr attr;
+	struct ibv_xrc_domain *xrc_domain;
+};
+
+_Static_assert(offsetof(struct xv_seed_qp_init_attr, xrc_domain) == 64, "seed xrc_domain");
+
+/* Record a registration (a handle to the target); 0 or an errno value. */
+static int xrc_reg_add(struct xv_xrcd *xd, struct xv_qp *qp)
 {
-	(void)init_attr;
-	(void)xrc_rcv_qpn;
-	return EOPNOTSUPP;
+	struct xv_xrc_reg *r;
+
+	if (!qp)
+		return errno;
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		ibv_destroy_qp(&qp->qp);
+		return ENOMEM;
+	}
+	r->qp = &qp->qp;
+	pthread_mutex_lock(&xd->lock);
+	r->next = xd->regs;
+	xd->regs = r;
+	pthread_mutex_unlock(&xd->lock);
+	return 0;
 }
 
+/* The handle of one registration with @qpn, or NULL; xd->lock held. */
+static struct xv_xrc_reg **xrc_reg_find(struct xv_xrcd *xd, uint32_t qpn)
+{
+	struct xv_xrc_reg **p;
+
+	for (p = &xd->regs; *p; p = &(*p)->next)
+		if ((*p)->qp->qp_num == qpn)
+			return p;
+	return NULL;
+}
+
+/*
+ * A receive-only XRC QP (an XRC target) of init_attr->xrc_domain, every
+ * other member ignored; the creating process is registered with it.
+ */
+XV_EXPORT int ibv_create_xrc_rcv_qp(struct ibv_qp_init_attr *init_attr, uint32_t *xrc_rcv_qpn)
+{
+	struct ibv_xrcd *xrcd;
+	struct xv_qp *qp;
+	int ret;
+
+	if (!init_attr || !xrc_rcv_qpn)
+		return EINVAL;
+	xrcd = (struct ibv_xrcd *)((struct xv_seed_qp_init_attr *)init_attr)->xrc_domain;
+	if (!xrcd)
+		return EINVAL;
+	qp = xv_tgt_qp(xrcd->context, xrcd, 0, NULL);
+	ret = xrc_reg_add(XV_CONTAINER(xrcd, struct xv_xrcd, xrcd), qp);
+	if (!ret)
+		*xrc_rcv_qpn = qp->qp.qp_num;
+	return ret;
+}
+
+/* Registers the process with the XRC receive QP @xrc_qp_num of the domain. */
+XV_EXPORT int ibv_reg_xrc_rcv_qp(struct ibv_xrc_domain *xrc_domain, uint32_t xrc_qp_num)
+{
+	struct ibv_xrcd *xrcd = (struct ibv_xrcd *)xrc_domain;
+
+	if (!xrcd || !xrc_qp_num)
+		return EINVAL;
+	return xrc_reg_add(XV_CONTAINER(xrcd, struct xv_xrcd, xrcd),
+			   xv_tgt_qp(xrcd->context, xrcd, xrc_qp_num, NULL));
+}
+
+/*
+ * Drops one registration of the process; the last registration of every
+ * process destroys the QP.  EINVAL if the process has none with it.
+ */
+XV_EXPORT int ibv_unreg_xrc_rcv_qp(struct ibv_xrc_domain *xrc_domain, uint32_t xrc_qp_num)
+{
+	struct ibv_xrcd *xrcd = (struct ibv_xrcd *)xrc_domain;
+	struct xv_xrcd *xd;
+	struct xv_xrc_reg **p, *r = NULL;
+	int ret;
+
+	if (!xrcd)
+		return EINVAL;
+	xd = XV_CONTAINER(xrcd, struct xv_xrcd, xrcd);
+	pthread_mutex_lock(&xd->lock);
+	p = xrc_reg_find(xd, xrc_qp_num);
+	if (p) {
+		r = *p;
+		*p = r->next;
+	}
+	pthread_mutex_unlock(&xd->lock);
+	if (!r)
+		return EINVAL;
+	ret = ibv_destroy_qp(r->qp);
+	if (ret) {
+		pthread_mutex_lock(&xd->lock);
+		r->next = xd->regs;
+		xd->regs = r;
+		pthread_mutex_unlock(&xd->lock);
+		return ret;
+	}
+	free(r);
+	return 0;
+}
+
+/*
+ * A handle for one modify or query: the process's registration if it has
+ * one, else a handle opened for the call (*@tmp set: destroy it after).
+ */
+static struct ibv_qp *xrc_rcv_handle(struct ibv_xrc_domain *xrc_domain, uint32_t qpn,
+				     int *tmp, int *err)
+{
+	struct ibv_xrcd *xrcd = (struct ibv_xrcd *)xrc_domain;
+	struct xv_xrcd *xd;
+	struct xv_xrc_reg **p;
+	struct ibv_qp *qp = NULL;
+	struct xv_qp *q;
+
+	*tmp = 0;
+	*err = EINVAL;
+	if (!xrcd || !qpn)
+		return NULL;
+	xd = XV_CONTAINER(xrcd, struct xv_xrcd, xrcd);
+	pthread_mutex_lock(&xd->lock);
+	p = xrc_reg_find(xd, qpn);
+	if (p)
+		qp = (*p)->qp;
+	pthread_mutex_unlock(&xd->lock);
+	if (qp)
+		return qp;
+	q = xv_tgt_qp(xrcd->context, xrcd, qpn, NULL);
+	if (!q) {
+		*err = errno;
+		return NULL;
+	}
+	*tmp = 1;
+	return &q->qp;
+}
+
+/*
+ * ibv_modify_qp() of the XRC receive QP: Reset -> Init -> RTR with the
+ * masks of ibv_modify_xrc_rcv_qp(3) (the table's XRC target column);
+ * all or nothing.
+ */
 XV_EXPORT int ibv_modify_xrc_rcv_qp(struct ibv_xrc_domain *xrc_domain, uint32_t xrc_qp_num,
 				    struct ibv_qp_attr *attr, int attr_mask)
 {
-	(void)xrc_domain;
-	(void)xrc_qp_num;
-	(void)attr;
-	(void)attr_mask;
-	return EOPNOTSUPP;
+	struct ibv_qp *qp;
+	int tmp, ret;
+
+	if (!attr)
+		return EINVAL;
+	qp = xrc_rcv_handle(xrc_domain, xrc_qp_num, &tmp, &ret);
+	if (!qp)
+		return ret;
+	ret = ibv_modify_qp(qp, attr, attr_mask);
+	if (tmp)
+		ibv_destroy_qp(qp);
+	return ret;
 }
 
+/* ibv_query_qp() of the XRC receive QP; attr_mask is a hint. */
 XV_EXPORT int ibv_query_xrc_rcv_qp(struct ibv_xrc_domain *xrc_domain, uint32_t xrc_qp_num,
 				   struct ibv_qp_attr *attr, int attr_mask,
 				   struct ibv_qp_init_attr *init_attr)
 {
-	(void)xrc_domain;
-	(void)xrc_qp_num;
-	(void)attr;
-	(void)attr_mask;
-	(void)init_attr;
-	return EOPNOTSUPP;
-}
+	struct ibv_qp *qp;
+	int tmp, ret;
 
-XV_EXPORT int ibv_reg_xrc_rcv_qp(struct ibv_xrc_domain *xrc_domain, uint32_t xrc_qp_num)
-{
-	(void)xrc_domain;
-	(void)xrc_qp_num;
-	return EOPNOTSUPP;
-}
-
-XV_EXPORT int ibv_unreg_xrc_rcv_qp(struct ibv_xrc_domain *xrc_domain, uint32_t xrc_qp_num)
-{
-	(void)xrc_domain;
-	(void)xrc_qp_num;
-	return EOPNOTSUPP;
+	if (!attr)
+		return EINVAL;
+	qp = xrc_rcv_handle(xrc_domain, xrc_qp_num, &tmp, &ret);
+	if (!qp)
+		return ret;
+	ret = ibv_query_qp(qp, attr, attr_mask, init_attr);
+	if (tmp)
+		ibv_destroy_qp(qp);
+	return ret;
 }
 
 /* --- QP ---------------------------------------------------------------------------------- */
@@ -1201,28 +1355,41 @@ struct xv_qp *xv_create_qp(struct ibv_context *ctx, struct ibv_pd *pd,
 	struct xv_qp *qp;
 	int ret;
 
+	int xrc = init->qp_type == IBV_QPT_XRC_SEND;
+
 	switch (init->qp_type) {
 	case IBV_QPT_RC:
 	case IBV_QPT_UC:
 	case IBV_QPT_UD:
-		break;
-	case IBV_QPT_RAW_PACKET:
 	case IBV_QPT_XRC_SEND:
+		break;
 	case IBV_QPT_XRC_RECV:
+		return xv_null(EINVAL);	/* ibv_create_qp_ex with an XRC domain */
+	case IBV_QPT_RAW_PACKET:
 	case IBV_QPT_DRIVER:
 		return xv_null(EOPNOTSUPP);
 	default:
 		return xv_null(EINVAL);
 	}
-	if (!pd || !init->send_cq || !init->recv_cq)
+	/*
+	 * An XRC initiator has no receive side: its receive CQ, SRQ and
+	 * receive capacities are ignored, as the kernel's uverbs does.
+	 */
+	if (!pd || !init->send_cq || (!xrc && !init->recv_cq))
 		return xv_null(EINVAL);
+	if (xrc) {
+		init->recv_cq = NULL;
+		init->srq = NULL;
+		init->cap.max_recv_wr = 0;
+		init->cap.max_recv_sge = 0;
+	}
 	qp = calloc(1, sizeof(*qp));
 	if (!qp)
 		return xv_null(ENOMEM);
 	memset(&xi, 0, sizeof(xi));
 	xi.user_handle = (uintptr_t)&qp->qp;
 	xi.send_cq = to_xcq(init->send_cq)->x;
-	xi.recv_cq = to_xcq(init->recv_cq)->x;
+	xi.recv_cq = init->recv_cq ? to_xcq(init->recv_cq)->x : NULL;
 	xi.srq = init->srq ? to_xsrq(init->srq)->x : NULL;
 	xi.qp_type = init->qp_type;
 	xi.sq_sig_all = !!init->sq_sig_all;
@@ -1408,10 +1575,63 @@ XV_EXPORT int ibv_destroy_qp(struct ibv_qp *qp)
 		return xv_err(ret);
 	retire_after_acks(&qp->mutex, &qp->cond, &qp->events_completed, async,
 			  &qp->events_completed, async);
-	xv_pd_unhold(qp->pd);
+	if (qp->pd)	/* an XRC target has none */
+		xv_pd_unhold(qp->pd);
 	xv_qp_ex_free(q);
 	free(q);
 	return 0;
+}
+
+/*
+ * An XRC target QP of @xrcd: a new one (@qpn 0) or a handle to the
+ * existing one @qpn (ibv_open_qp()).  NULL with errno on failure.
+ */
+struct xv_qp *xv_tgt_qp(struct ibv_context *ctx, struct ibv_xrcd *xrcd, uint32_t qpn,
+			void *qp_context)
+{
+	struct xv_xrcd *xd = XV_CONTAINER(xrcd, struct xv_xrcd, xrcd);
+	struct xv_qp *qp;
+	int ret;
+
+	if (!xrcd || xrcd->context != ctx)
+		return xv_null(EINVAL);
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return xv_null(ENOMEM);
+	ret = qpn ? xib_open_qp(xd->x, qpn, (uintptr_t)&qp->qp, &qp->x) :
+		    xib_create_xrc_tgt_qp(xd->x, (uintptr_t)&qp->qp, &qp->x);
+	if (ret) {
+		free(qp);
+		return xv_null(ret);
+	}
+	qp->qp.context = ctx;
+	qp->qp.qp_context = qp_context;
+	qp->qp.handle = qp->x->handle;
+	qp->qp.qp_num = qp->x->qpn;
+	qp->qp.state = IBV_QPS_RESET;
+	qp->qp.qp_type = IBV_QPT_XRC_RECV;
+	pthread_mutex_init(&qp->qp.mutex, NULL);
+	pthread_cond_init(&qp->qp.cond, NULL);
+	return qp;
+}
+
+/*
+ * ibv_open_qp(): a handle to an XRC target QP of a domain this context
+ * opened; NUM, XRCD and TYPE (IBV_QPT_XRC_RECV) are required.
+ */
+struct ibv_qp *xv_open_qp_op(struct ibv_context *ctx, struct ibv_qp_open_attr *attr)
+{
+	const uint32_t need = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD |
+			      IBV_QP_OPEN_ATTR_TYPE;
+	struct xv_qp *qp;
+
+	if (!attr || (attr->comp_mask & need) != need ||
+	    (attr->comp_mask & ~(need | IBV_QP_OPEN_ATTR_CONTEXT)) ||
+	    attr->qp_type != IBV_QPT_XRC_RECV || !attr->qp_num)
+		return xv_null(EINVAL);
+	qp = xv_tgt_qp(ctx, attr->xrcd, attr->qp_num,
+		       (attr->comp_mask & IBV_QP_OPEN_ATTR_CONTEXT) ? attr->qp_context : NULL);
+	return qp ? &qp->qp : NULL;
 }
 
 XV_EXPORT int ibv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece)

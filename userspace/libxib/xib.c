@@ -1159,7 +1159,9 @@ int xib_create_qp(struct xib_pd *pd, const struct xib_qp_init_attr *init,
 	struct xib_qp *qp;
 	int ret;
 
-	if (!init->send_cq || !init->recv_cq)
+	/* an XRC initiator has no receive side */
+	if (!init->send_cq ||
+	    (init->qp_type == XIB_QPT_XRC_SEND) != !init->recv_cq)
 		return -EINVAL;
 	qp = calloc(1, sizeof(*qp));
 	if (!qp)
@@ -1168,7 +1170,7 @@ int xib_create_qp(struct xib_pd *pd, const struct xib_qp_init_attr *init,
 	c.user_handle = init->user_handle;
 	c.pd_handle = pd->handle;
 	c.send_cq_handle = init->send_cq->handle;
-	c.recv_cq_handle = init->recv_cq->handle;
+	c.recv_cq_handle = init->recv_cq ? init->recv_cq->handle : XIB_UVERBS_NO_HANDLE;
 	c.srq_handle = init->srq ? init->srq->handle : XIB_UVERBS_NO_HANDLE;
 	c.qp_type = init->qp_type;
 	c.sq_sig_all = !!init->sq_sig_all;
@@ -1187,6 +1189,7 @@ int xib_create_qp(struct xib_pd *pd, const struct xib_qp_init_attr *init,
 	ret = wq_init(ctx, &c.rq, &qp->rq, c.cap.max_recv_sge);
 	if (ret)
 		goto err_sq;
+	qp->ctx = ctx;
 	qp->pd = pd;
 	qp->send_cq = init->send_cq;
 	qp->recv_cq = init->recv_cq;
@@ -1212,6 +1215,62 @@ err_free:
 	return ret;
 }
 
+/* The part of an XRC target's creation and opening that is the same. */
+static int xrc_tgt_qp_new(struct xib_xrcd *xrcd, uint32_t handle, uint32_t qpn,
+			  uint64_t user_handle, struct xib_qp **out)
+{
+	struct xib_qp *qp = calloc(1, sizeof(*qp));
+
+	if (!qp) {
+		destroy_simple(xrcd->ctx, XIB_UVERBS_DESTROY_QP, handle);
+		return -ENOMEM;
+	}
+	pthread_spin_init(&qp->sq.lock, PTHREAD_PROCESS_PRIVATE);
+	pthread_spin_init(&qp->rq.lock, PTHREAD_PROCESS_PRIVATE);
+	qp->ctx = xrcd->ctx;
+	qp->user_handle = user_handle;
+	qp->handle = handle;
+	qp->qpn = qpn;
+	qp->qp_type = XIB_QPT_XRC_RECV;
+	qp->state = XIB_QPS_RESET;
+	*out = qp;
+	return 0;
+}
+
+int xib_create_xrc_tgt_qp(struct xib_xrcd *xrcd, uint64_t user_handle, struct xib_qp **out)
+{
+	struct xib_uverbs_create_qp c;
+	int ret;
+
+	memset(&c, 0, sizeof(c));
+	c.user_handle = user_handle;
+	c.pd_handle = xrcd->handle;	/* a target names its domain here */
+	c.send_cq_handle = XIB_UVERBS_NO_HANDLE;
+	c.recv_cq_handle = XIB_UVERBS_NO_HANDLE;
+	c.srq_handle = XIB_UVERBS_NO_HANDLE;
+	c.qp_type = XIB_QPT_XRC_RECV;
+	ret = xcmd(xrcd->ctx->fd, XIB_UVERBS_CREATE_QP, &c);
+	if (ret)
+		return ret;
+	return xrc_tgt_qp_new(xrcd, c.qp_handle, c.qpn, user_handle, out);
+}
+
+int xib_open_qp(struct xib_xrcd *xrcd, uint32_t qpn, uint64_t user_handle, struct xib_qp **out)
+{
+	struct xib_uverbs_open_qp o;
+	int ret;
+
+	memset(&o, 0, sizeof(o));
+	o.user_handle = user_handle;
+	o.xrcd_handle = xrcd->handle;
+	o.qpn = qpn;
+	o.qp_type = XIB_QPT_XRC_RECV;
+	ret = xcmd(xrcd->ctx->fd, XIB_UVERBS_OPEN_QP, &o);
+	if (ret)
+		return ret;
+	return xrc_tgt_qp_new(xrcd, o.qp_handle, qpn, user_handle, out);
+}
+
 int xib_modify_qp(struct xib_qp *qp, const struct xib_uverbs_qp_attr *attr,
 		  uint32_t attr_mask)
 {
@@ -1222,7 +1281,7 @@ int xib_modify_qp(struct xib_qp *qp, const struct xib_uverbs_qp_attr *attr,
 	m.qp_handle = qp->handle;
 	m.attr_mask = attr_mask;
 	m.attr = *attr;
-	ret = xcmd(qp->pd->ctx->fd, XIB_UVERBS_MODIFY_QP, &m);
+	ret = xcmd(qp->ctx->fd, XIB_UVERBS_MODIFY_QP, &m);
 	if (!ret && (attr_mask & XIB_QP_STATE)) {
 		wq_lock(&qp->sq);
 		wq_lock(&qp->rq);
@@ -1243,7 +1302,7 @@ int xib_query_qp(struct xib_qp *qp, struct xib_uverbs_query_qp *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->qp_handle = qp->handle;
-	return xcmd(qp->pd->ctx->fd, XIB_UVERBS_QUERY_QP, out);
+	return xcmd(qp->ctx->fd, XIB_UVERBS_QUERY_QP, out);
 }
 
 int xib_destroy_qp_events(struct xib_qp *qp, uint32_t *async_events)
@@ -1253,12 +1312,12 @@ int xib_destroy_qp_events(struct xib_qp *qp, uint32_t *async_events)
 
 	memset(&d, 0, sizeof(d));
 	d.handle = qp->handle;
-	ret = xcmd(qp->pd->ctx->fd, XIB_UVERBS_DESTROY_QP, &d);
+	ret = xcmd(qp->ctx->fd, XIB_UVERBS_DESTROY_QP, &d);
 	if (ret)
 		return ret;
 	if (async_events)
 		*async_events = d.async_events_reported;
-	stale_forget(qp->pd->ctx, qp->handle);
+	stale_forget(qp->ctx, qp->handle);
 	wq_fini(&qp->sq);
 	wq_fini(&qp->rq);
 	free(qp);
@@ -1275,7 +1334,7 @@ int xib_mcast(struct xib_qp *qp, const uint8_t gid[16], uint16_t mlid, int attac
 	struct xib_uverbs_mcast m = { .qp_handle = qp->handle, .mlid = mlid };
 
 	memcpy(m.gid, gid, sizeof(m.gid));
-	return xcmd(qp->pd->ctx->fd, attach ? XIB_UVERBS_ATTACH_MCAST : XIB_UVERBS_DETACH_MCAST,
+	return xcmd(qp->ctx->fd, attach ? XIB_UVERBS_ATTACH_MCAST : XIB_UVERBS_DETACH_MCAST,
 		    &m);
 }
 
@@ -1284,7 +1343,7 @@ int xib_mcast(struct xib_qp *qp, const uint8_t gid[16], uint16_t mlid, int attac
 int xib_kick(struct xib_qp *qp)
 {
 	stat_add(&stats.kicks, 1);
-	return destroy_simple(qp->pd->ctx, XIB_UVERBS_KICK, qp->handle);
+	return destroy_simple(qp->ctx, XIB_UVERBS_KICK, qp->handle);
 }
 
 /* Can the producer at @prod write another slot?  cons is the HCA's. */
@@ -1372,6 +1431,7 @@ static int write_send_wqe(struct xib_qp *qp, const struct xib_send_wr *wr)
 		}
 		break;
 	}
+	wqe->xrc_srqn = qp->qp_type == XIB_QPT_XRC_SEND ? wr->xrc_remote_srqn : 0;
 	if (wr->send_flags & XIB_HCA_SEND_INLINE) {
 		uint8_t *p = (uint8_t *)(wqe + 1);
 
@@ -1398,6 +1458,11 @@ int xib_sq_begin(struct xib_qp *qp)
 		wq_unlock(&qp->sq);
 		return EINVAL;
 	}
+	/* an XRC target has no send queue */
+	if (!qp->sq.ring.map) {
+		wq_unlock(&qp->sq);
+		return EINVAL;
+	}
 	qp->sq.begin_prod = qp->sq.prod;
 	return 0;
 }
@@ -1409,7 +1474,7 @@ int xib_sq_put(struct xib_qp *qp, const struct xib_send_wr *wr)
 
 void xib_sq_end(struct xib_qp *qp)
 {
-	struct xib_context *ctx = qp->pd->ctx;
+	struct xib_context *ctx = qp->ctx;
 
 	if (qp->sq.prod != qp->sq.begin_prod) {
 		stat_add(&stats.posted_send, qp->sq.prod - qp->sq.begin_prod);

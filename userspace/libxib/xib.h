@@ -166,7 +166,8 @@ struct xib_srq {
 };
 
 struct xib_qp {
-	struct xib_pd *pd;
+	struct xib_context *ctx;
+	struct xib_pd *pd;	/* NULL for an XRC target */
 	struct xib_cq *send_cq;
 	struct xib_cq *recv_cq;
 	struct xib_srq *srq;
@@ -243,6 +244,7 @@ struct xib_send_wr {
 			uint32_t flags;	/* enum xib_hca_bind_flags */
 		} bind;
 	} wr;
+	uint32_t xrc_remote_srqn;	/* XRC_SEND: the remote XRC SRQ */
 };
 
 struct xib_recv_wr {
@@ -337,6 +339,10 @@ int xib_destroy_srq(struct xib_srq *srq);
 int xib_destroy_srq_events(struct xib_srq *srq, uint32_t *async_events);
 
 /* QPs */
+/* An XRC target QP of @xrcd (no PD, CQ or ring; see uverbs.h). */
+int xib_create_xrc_tgt_qp(struct xib_xrcd *xrcd, uint64_t user_handle, struct xib_qp **out);
+/* A handle to the existing XRC target @qpn of @xrcd. */
+int xib_open_qp(struct xib_xrcd *xrcd, uint32_t qpn, uint64_t user_handle, struct xib_qp **out);
 int xib_create_qp(struct xib_pd *pd, const struct xib_qp_init_attr *init,
 		  struct xib_qp **out);
 int xib_modify_qp(struct xib_qp *qp, const struct xib_uverbs_qp_attr *attr,

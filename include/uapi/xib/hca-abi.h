@@ -226,7 +226,7 @@ struct xib_hca_send_wqe {
 		} ud;
 	};
 	__u32 inline_len;	/* XIB_HCA_SEND_INLINE: bytes after the header */
-	__u32 reserved;
+	__u32 xrc_srqn;		/* XRC_SEND: the remote XRC SRQ (XRCETH) */
 };
 
 /* A receive WQE (RQ or SRQ): this header, then num_sge SGEs. */

@@ -113,6 +113,29 @@
  *	is 1 until it is drained, and SQD -> SQD with attributes is -EBUSY
  *	until then.  With an SRQ the QP has no receive ring.
  *	XIB_UVERBS_NO_HANDLE as srq_handle means none.
+ *	XRC_SEND (an XRC initiator, IBTA 9.8.1): pd_handle and
+ *	send_cq_handle; recv_cq_handle and srq_handle must be
+ *	XIB_UVERBS_NO_HANDLE and the receive capacities 0 (no receive queue).
+ *	Its send WQEs name the remote XRC SRQ (xrc_srqn, hca-abi.h); its
+ *	packets are RC's with XRC opcodes and an XRCETH.
+ *	XRC_RECV (an XRC target): pd_handle names an XRC domain (an
+ *	OPEN_XRCD handle), as in Linux's ib_uverbs; the CQ and SRQ handles
+ *	must be XIB_UVERBS_NO_HANDLE and every capacity 0.  It has no ring
+ *	(sq and rq come back zero) and raises no async event.  A request it
+ *	receives goes to the XRC SRQ its XRCETH names, which must be of the
+ *	same domain (else it is NAKed as an invalid request, counted in
+ *	err_naks_sent), and completes on that SRQ's CQ.  SENDs only: RDMA
+ *	and atomic requests to a target are NAKed as invalid requests.
+ *	The target lives while any handle to it does: DESTROY_QP of one
+ *	handle (the creator's or one from OPEN_QP) drops that handle only.
+ *	Each handle counts in its context's max_qp_per_context (-ENOMEM
+ *	beyond), the target once in the device's max_qp.
+ * XIB_UVERBS_OPEN_QP
+ *	A handle to the existing XRC target QP qpn of the domain
+ *	xrcd_handle (ibv_open_qp()), from any context that opened the same
+ *	domain: -ENOENT if there is none, -EINVAL for another qp_type than
+ *	XIB_QPT_XRC_RECV or a nonzero reserved field.  The handle modifies,
+ *	queries and destroys like the creator's.
  * XIB_UVERBS_CREATE_SRQ, XIB_UVERBS_MODIFY_SRQ, XIB_UVERBS_QUERY_SRQ,
  * XIB_UVERBS_RESIZE_SRQ, XIB_UVERBS_DESTROY_SRQ
  *	Shared receive queues.  Modify sets the limit (arming the
@@ -213,17 +236,17 @@ enum xib_qp_state {
 };
 
 /*
- * QP transport service types; the values of enum ibv_qp_type.  RC, UC and
- * UD are implemented; the others are reserved with libibverbs' values and
- * refused until they are.
+ * QP transport service types; the values of enum ibv_qp_type.  RC, UC,
+ * UD, XRC_SEND and XRC_RECV are implemented; RAW_PACKET is reserved with
+ * libibverbs' value and refused.
  */
 enum xib_qp_type {
 	XIB_QPT_RC = 2,
 	XIB_QPT_UC = 3,
 	XIB_QPT_UD = 4,
 	XIB_QPT_RAW_PACKET = 8,	/* reserved */
-	XIB_QPT_XRC_SEND = 9,	/* reserved */
-	XIB_QPT_XRC_RECV = 10,	/* reserved */
+	XIB_QPT_XRC_SEND = 9,	/* XRC initiator: sends only */
+	XIB_QPT_XRC_RECV = 10,	/* XRC target: of an XRC domain */
 };
 
 /*
@@ -816,6 +839,14 @@ struct xib_uverbs_create_xsrq {
 	struct xib_uverbs_ring ring;	/* out: receive WQE ring */
 };
 
+struct xib_uverbs_open_qp {
+	__aligned_u64 user_handle;	/* in */
+	__u32 xrcd_handle;		/* in */
+	__u32 qpn;			/* in */
+	__u32 qp_type;			/* in: XIB_QPT_XRC_RECV */
+	__u32 qp_handle;		/* out */
+};
+
 #define XIB_UVERBS_IO(nr, type) _IOWR(XIB_UVERBS_IOCTL_MAGIC, nr, type)
 
 #define XIB_UVERBS_GET_CONTEXT		XIB_UVERBS_IO(0x00, struct xib_uverbs_get_context)
@@ -851,5 +882,6 @@ struct xib_uverbs_create_xsrq {
 #define XIB_UVERBS_OPEN_XRCD		XIB_UVERBS_IO(0x1e, struct xib_uverbs_open_xrcd)
 #define XIB_UVERBS_CLOSE_XRCD		XIB_UVERBS_IO(0x1f, struct xib_uverbs_destroy)
 #define XIB_UVERBS_CREATE_XSRQ		XIB_UVERBS_IO(0x20, struct xib_uverbs_create_xsrq)
+#define XIB_UVERBS_OPEN_QP		XIB_UVERBS_IO(0x21, struct xib_uverbs_open_qp)
 
 #endif /* _UAPI_XIB_UVERBS_H */
