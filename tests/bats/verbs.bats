@@ -70,6 +70,10 @@ teardown() {
 		kill -9 "$bg_pid" 2>/dev/null || true
 		wait "$bg_pid" 2>/dev/null || true
 	fi
+	if dmsetup info xibslow >/dev/null 2>&1; then
+		dmsetup resume xibslow || true
+		dmsetup remove xibslow || true
+	fi
 	xib_ns_del xibA xibB
 	xib_wait_gone xib0 xib1
 }
@@ -747,6 +751,64 @@ tracing_dir() {
 	cat "$BATS_TEST_TMPDIR/out"
 	[ "$bg_status" -eq 0 ]
 	grep -q DEVICE_FATAL "$BATS_TEST_TMPDIR/out"
+}
+
+# The removal waits for running commands, and a command may wait for
+# something outside the stack's control: here REG_MR pins pages of a
+# suspended device-mapper device, whose reads wait until it resumes.  The
+# interface's deletion must not wait for that under RTNL (the whole
+# host's networking would): ip returns at once, other interfaces come and
+# go, and once the device resumes the xib device goes with DEVICE_FATAL.
+# Stock only: the debug kernel has no device-mapper (CONFIG_MD=n); the
+# removal path itself runs there in the cases above.
+# bats test_tags=stock-only
+@test "deleting the interface while REG_MR waits for a page read: RTNL stays free" {
+	local del_pid deleted=false i blk minor
+	modprobe dm-mod 2>/dev/null || true
+	one_device
+	dmsetup create xibslow --table "0 16384 zero"
+	blk=/dev/mapper/xibslow
+	if [ ! -b "$blk" ]; then
+		minor=$(dmsetup info -c --noheadings -o minor xibslow)
+		blk=/dev/dm-${minor// /}
+	fi
+	[ -b "$blk" ]
+	ip netns exec xibA "$C/xib_hold_test" -d "$dev0" -m "$blk" -T 60 >"$BATS_TEST_TMPDIR/out" 2>&1 &
+	bg_pid=$!
+	wait_ready "$BATS_TEST_TMPDIR/out" 60
+	dmsetup suspend xibslow
+	echo 1 >/proc/sys/vm/drop_caches
+	kill -USR1 "$bg_pid"
+	# a thread of it waits in the kernel (D) for the page
+	for ((i = 0; i < 100; i++)); do
+		grep -q '^State:.*D' /proc/"$bg_pid"/task/*/status 2>/dev/null && break
+		sleep 0.1
+	done
+	grep '^State:.*D' /proc/"$bg_pid"/task/*/status
+	ip -n xibA link del xv0 &
+	del_pid=$!
+	more_pids=$del_pid
+	for ((i = 0; i < 100; i++)); do
+		kill -0 "$del_pid" 2>/dev/null || { deleted=true; break; }
+		sleep 0.1
+	done
+	if $deleted; then
+		wait "$del_pid"
+		# RTNL is free while the registration still waits
+		timeout 10 ip link add xvt0 type veth peer name xvt1
+		timeout 10 ip link del xvt0
+		grep -q '^State:.*D' /proc/"$bg_pid"/task/*/status
+	fi
+	dmsetup resume xibslow
+	wait_bg 30
+	cat "$BATS_TEST_TMPDIR/out"
+	echo "ip link del returned within 10 s: $deleted"
+	$deleted
+	[ "$bg_status" -eq 0 ]
+	grep -q 'REG_MR ended' "$BATS_TEST_TMPDIR/out"
+	grep -q DEVICE_FATAL "$BATS_TEST_TMPDIR/out"
+	xib_wait_gone xib0
+	dmsetup remove xibslow
 }
 
 # stock only: a figure of the rings and the library, which the debug
