@@ -159,6 +159,8 @@
  *	has begun to remove it
  * @remove_work: the removal that the interface's NETDEV_UNREGISTER
  *	queues (hca_main.c)
+ * @remove_node: on xib_hca_removing from that NETDEV_UNREGISTER until
+ *	the device is unregistered and stopped (hca_main.c)
  * @db: the doorbell page (struct xib_hca_db_page), read-only to users
  * @worker: the engine thread
  * @wait: the worker sleeps here
@@ -178,6 +180,7 @@ struct xib_hca_dev {
 	netdevice_tracker ndev_tracker;
 	struct list_head list;
 	struct work_struct remove_work;
+	struct list_head remove_node;
 
 	struct xib_mmap_entry *db;
 	struct task_struct *worker;
