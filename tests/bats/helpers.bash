@@ -107,16 +107,19 @@ xib_gone_timeout() {
 }
 
 # xib_wait_gone DEV...: wait (at most xib_gone_timeout) until the xib
-# devices are gone.
+# devices are gone.  The class's link is tested, not what it points to:
+# an interface's removal first moves the device out from under the
+# interface's sysfs directory, and a path resolved through the link
+# during the move does not exist for a moment.
 xib_wait_gone() {
 	local d i t
 	t=$(xib_gone_timeout)
 	for d in "$@"; do
 		for ((i = 0; i < t * 10; i++)); do
-			[ ! -e "/sys/class/xib/$d" ] && break
+			[ ! -L "/sys/class/xib/$d" ] && break
 			sleep 0.1
 		done
-		[ ! -e "/sys/class/xib/$d" ] || { echo "xib device $d still there after $t s" >&2; return 1; }
+		[ ! -L "/sys/class/xib/$d" ] || { echo "xib device $d still there after $t s" >&2; return 1; }
 	done
 }
 
@@ -128,7 +131,7 @@ xib_wait_no_devices() {
 	t=$(xib_gone_timeout)
 	for ((i = 0; i < t * 10; i++)); do
 		left=(/sys/class/xib/*)
-		[ -e "${left[0]}" ] || return 0
+		[ -L "${left[0]}" ] || return 0
 		sleep 0.1
 	done
 	echo "xib devices left after $t s: ${left[*]##*/}" >&2
