@@ -20,6 +20,8 @@ packages=(
 	# user space and tests
 	libmnl-dev libibverbs-dev librdmacm-dev ibverbs-utils rdmacm-utils
 	perftest iproute2 bats ethtool strace jq
+	# a device-mapper device whose reads wait (tests/bats/verbs.bats)
+	dmsetup
 	# decodes the pcap files of "xibctl trace" (tests/bats/verbs.bats)
 	tshark
 	# manual pages: man -l in tests/bats/host/man.bats

@@ -153,10 +153,17 @@
 /**
  * struct xib_hca_dev - one software HCA, bound to one network interface
  * @xdev: the xib device; first member (xib_alloc_device() requires it)
- * @ndev: the interface the HCA sends and receives on; held while the
- *	device is registered, NULL after unregistration
+ * @ndev: the interface the HCA sends and receives on, held from creation
+ *	until the interface's NETDEV_UNREGISTER (which lets go of it at once,
+ *	under RTNL) or the device's destruction, then NULL; set and cleared
+ *	in the control path, read elsewhere under RCU with READ_ONCE()
  * @ndev_tracker: tracks the reference on @ndev
- * @list: on xib_hca_devices, while the device is registered
+ * @list: on xib_hca_devices, while the device is registered and nobody
+ *	has begun to remove it
+ * @remove_work: the removal that the interface's NETDEV_UNREGISTER
+ *	queues (hca_main.c)
+ * @remove_node: on xib_hca_removing from that NETDEV_UNREGISTER until
+ *	the device is unregistered and stopped (hca_main.c)
  * @db: the doorbell page (struct xib_hca_db_page), read-only to users
  * @worker: the engine thread
  * @wait: the worker sleeps here
@@ -175,6 +182,8 @@ struct xib_hca_dev {
 	struct net_device *ndev;
 	netdevice_tracker ndev_tracker;
 	struct list_head list;
+	struct work_struct remove_work;
+	struct list_head remove_node;
 
 	struct xib_mmap_entry *db;
 	struct task_struct *worker;

@@ -9,8 +9,18 @@
  * engine, hca_engine.c) and a place on the network side (hca_net.c).
  * The module also registers the PCI front end's pci_driver (pci.c).
  *
- * Locking: xib_hca_lock protects the list of HCAs; link add/del and the
- * netdev notifier run in process context.
+ * Locking: xib_hca_lock (a mutex) protects the list of HCAs; link
+ * add/del and the netdev notifier run in process context.
+ *
+ * Whoever takes an HCA off the list destroys it: link del, the PCI
+ * function's remove, module unload, or the interface's unregistration.
+ * The last runs under RTNL, and the destruction waits for running verbs
+ * commands, which may wait for what the stack does not control (an MR
+ * registration pinning a page read from a hung or suspended block
+ * device): so the notifier only cuts the HCA off its interface, which
+ * must be let go there, and leaves the rest to a work item on
+ * xib_hca_remove_wq, outside RTNL.  xib_hca_removing_lock (a spinlock,
+ * innermost) protects the list of HCAs those work items remove.
  */
 
 #include <linux/etherdevice.h>
@@ -19,12 +29,25 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/rtnetlink.h>
+#include <net/net_namespace.h>
 
 #include "hca.h"
 
 /* Registered HCAs.  Protected by xib_hca_lock. */
 static LIST_HEAD(xib_hca_devices);
 static DEFINE_MUTEX(xib_hca_lock);
+/* Removals queued by NETDEV_UNREGISTER; drained before the module goes. */
+static struct workqueue_struct *xib_hca_remove_wq;
+/*
+ * The HCAs whose removal NETDEV_UNREGISTER queued, until they are
+ * unregistered and stopped; xib_hca_removed is woken as each leaves.  A
+ * dying namespace waits for its own HCAs only (xib_hca_main_exit_net()).
+ * Protected by xib_hca_removing_lock, innermost (the namespace's exit
+ * tests the list in its wait_event() condition).
+ */
+static LIST_HEAD(xib_hca_removing);
+static DEFINE_SPINLOCK(xib_hca_removing_lock);
+static DECLARE_WAIT_QUEUE_HEAD(xib_hca_removed);
 
 /* Final put of the device: what is left besides the xib device. */
 void xib_hca_dealloc(struct xib_device *xdev)
@@ -49,18 +72,91 @@ static void xib_hca_stop(struct xib_hca_dev *hca)
 }
 
 /*
+ * Let go of the interface of @hca, detached from it (xib_hca_net_detach()),
+ * if it still has it.  Called by whoever took @hca off the list, once;
+ * readers of hca->ndev hold RCU, and the interface is not freed before a
+ * grace period after this (unregister_netdevice_many() waits for one
+ * after its notifiers; link del holds the registered interface's own
+ * reference until then).
+ */
+static void xib_hca_put_netdev(struct xib_hca_dev *hca)
+{
+	struct net_device *ndev = hca->ndev;
+
+	if (!ndev)
+		return;
+	WRITE_ONCE(hca->ndev, NULL);
+	netdev_put(ndev, &hca->ndev_tracker);
+}
+
+/* Unregister @hca, stop it and let go of its interface; memory stays. */
+static void xib_hca_teardown(struct xib_hca_dev *hca)
+{
+	xib_unregister_device(&hca->xdev);
+	xib_hca_stop(hca);
+	xib_hca_put_netdev(hca);
+}
+
+/*
  * Unregister @hca, whose list entry the caller has already removed.  The
  * interface is let go right away: open files may keep the xib device's
  * memory for a while, but must never keep its interface from going away.
  */
 void xib_hca_destroy(struct xib_hca_dev *hca)
 {
-	xib_unregister_device(&hca->xdev);
-	xib_hca_stop(hca);
-	netdev_put(hca->ndev, &hca->ndev_tracker);
-	hca->ndev = NULL;
+	xib_hca_teardown(hca);
 	xib_dealloc_device(&hca->xdev);
 }
+
+/* The removal that xib_hca_netdev_unregister() queued. */
+static void xib_hca_remove_work(struct work_struct *work)
+{
+	struct xib_hca_dev *hca = container_of(work, struct xib_hca_dev,
+					       remove_work);
+
+	xib_hca_teardown(hca);
+	/* no longer findable in its namespace: that may go */
+	spin_lock(&xib_hca_removing_lock);
+	list_del_init(&hca->remove_node);
+	spin_unlock(&xib_hca_removing_lock);
+	wake_up_all(&xib_hca_removed);
+	xib_dealloc_device(&hca->xdev);
+}
+
+/* Whether a queued removal of an HCA of @net has yet to unregister it. */
+static bool xib_hca_removing_in(struct net *net)
+{
+	struct xib_hca_dev *hca;
+	bool found = false;
+
+	spin_lock(&xib_hca_removing_lock);
+	list_for_each_entry(hca, &xib_hca_removing, remove_node) {
+		if (net_eq(xib_device_net(&hca->xdev), net)) {
+			found = true;
+			break;
+		}
+	}
+	spin_unlock(&xib_hca_removing_lock);
+	return found;
+}
+
+/*
+ * A namespace is dying.  Its interfaces were unregistered before pernet
+ * subsystems exit (the device exits run first), and queued the removals
+ * of their HCAs, which are registered in it: wait until they are
+ * unregistered, so that no xib device outlives its namespace.  Only
+ * these: a removal stuck in another namespace (a registration waiting
+ * for a page) does not hold this one up.  Registered after hca_net's
+ * pernet operations, so this runs before hca_net's exit.
+ */
+static void __net_exit xib_hca_main_exit_net(struct net *net)
+{
+	wait_event(xib_hca_removed, !xib_hca_removing_in(net));
+}
+
+static struct pernet_operations xib_hca_main_net_ops = {
+	.exit = xib_hca_main_exit_net,
+};
 
 /* Put @hca, registered, on the list. */
 void xib_hca_list(struct xib_hca_dev *hca)
@@ -95,11 +191,15 @@ int xib_hca_dellink(struct xib_device *xdev)
 struct net_device *xib_hca_get_netdev(struct xib_device *xdev, u32 port)
 {
 	struct xib_hca_dev *hca = to_hca_dev(xdev);
+	struct net_device *ndev;
 
 	if (port != 1)
 		return NULL;
-	dev_hold(hca->ndev);
-	return hca->ndev;
+	rcu_read_lock();
+	ndev = READ_ONCE(hca->ndev);
+	dev_hold(ndev);
+	rcu_read_unlock();
+	return ndev;
 }
 
 /* The node GUID: the interface's MAC address as a modified EUI-64. */
@@ -137,6 +237,8 @@ static int xib_hca_newlink(const char *name, struct net_device *ndev,
 		return -ENOMEM;
 	hca = to_hca_dev(xdev);
 	INIT_LIST_HEAD(&hca->list);
+	INIT_WORK(&hca->remove_work, xib_hca_remove_work);
+	INIT_LIST_HEAD(&hca->remove_node);
 	hca->ndev = ndev;
 	netdev_hold(ndev, &hca->ndev_tracker, GFP_KERNEL);
 	hca->xdev.phys_port_cnt = 1;
@@ -223,17 +325,16 @@ static struct xib_link_ops xib_hca_link_ops = {
 	.newlink = xib_hca_newlink,
 };
 
-/* Remove every HCA on @ndev, or every HCA if @ndev is NULL. */
-static void xib_hca_remove_all(struct net_device *ndev)
+/* Remove every listed HCA (module unload). */
+static void xib_hca_remove_all(void)
 {
 	struct xib_hca_dev *hca;
 
 	for (;;) {
 		mutex_lock(&xib_hca_lock);
-		list_for_each_entry(hca, &xib_hca_devices, list)
-			if (!ndev || hca->ndev == ndev)
-				break;
-		if (list_entry_is_head(hca, &xib_hca_devices, list)) {
+		hca = list_first_entry_or_null(&xib_hca_devices,
+					       struct xib_hca_dev, list);
+		if (!hca) {
 			mutex_unlock(&xib_hca_lock);
 			return;
 		}
@@ -243,13 +344,57 @@ static void xib_hca_remove_all(struct net_device *ndev)
 	}
 }
 
+/*
+ * @ndev is being unregistered: cut its HCAs off it now and queue the rest
+ * of their removal.  Nothing here waits for user space; afterwards the
+ * HCAs neither send nor receive, and hold no reference on @ndev (which
+ * unregister_netdevice would otherwise wait for, calling this notifier
+ * again and again under RTNL).
+ */
+static void xib_hca_netdev_unregister(struct net_device *ndev)
+{
+	struct xib_hca_dev *hca;
+
+	ASSERT_RTNL();
+	for (;;) {
+		mutex_lock(&xib_hca_lock);
+		list_for_each_entry(hca, &xib_hca_devices, list)
+			if (hca->ndev == ndev)
+				break;
+		if (list_entry_is_head(hca, &xib_hca_devices, list)) {
+			mutex_unlock(&xib_hca_lock);
+			return;
+		}
+		/* unlisted: link del and the PCI remove leave it to us */
+		list_del_init(&hca->list);
+		mutex_unlock(&xib_hca_lock);
+
+		xib_hca_net_detach(hca);
+		/*
+		 * The interface's sysfs directory goes before the device's
+		 * would: move the device (and its children) out from under
+		 * it first.
+		 */
+		if (hca->xdev.dev.parent == &ndev->dev &&
+		    device_move(&hca->xdev.dev, NULL, DPM_ORDER_NONE))
+			dev_warn(&hca->xdev.dev,
+				 "cannot leave the sysfs directory of %s\n",
+				 netdev_name(ndev));
+		xib_hca_put_netdev(hca);
+		spin_lock(&xib_hca_removing_lock);
+		list_add_tail(&hca->remove_node, &xib_hca_removing);
+		spin_unlock(&xib_hca_removing_lock);
+		queue_work(xib_hca_remove_wq, &hca->remove_work);
+	}
+}
+
 static int xib_hca_netdev_event(struct notifier_block *nb, unsigned long event,
 				void *ptr)
 {
 	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
 
 	if (event == NETDEV_UNREGISTER)
-		xib_hca_remove_all(ndev);
+		xib_hca_netdev_unregister(ndev);
 	return NOTIFY_DONE;
 }
 
@@ -265,13 +410,24 @@ static int __init xib_hca_init(void)
 	if (ret)
 		return ret;
 
+	xib_hca_remove_wq = alloc_workqueue("xib_hca_remove", WQ_UNBOUND, 0);
+	if (!xib_hca_remove_wq) {
+		ret = -ENOMEM;
+		goto err_mcast_exit;
+	}
+
 	ret = xib_hca_net_init();
 	if (ret)
-		goto err_mcast_exit;
+		goto err_destroy_wq;
+
+	/* after hca_net's: a dying namespace runs this exit before that one */
+	ret = register_pernet_subsys(&xib_hca_main_net_ops);
+	if (ret)
+		goto err_net_exit;
 
 	ret = register_netdevice_notifier(&xib_hca_netdev_nb);
 	if (ret)
-		goto err_net_exit;
+		goto err_unregister_pernet;
 
 	ret = xib_link_register(&xib_hca_link_ops);
 	if (ret)
@@ -287,8 +443,12 @@ err_link_unregister:
 	xib_link_unregister(&xib_hca_link_ops);
 err_unregister_notifier:
 	unregister_netdevice_notifier(&xib_hca_netdev_nb);
+err_unregister_pernet:
+	unregister_pernet_subsys(&xib_hca_main_net_ops);
 err_net_exit:
 	xib_hca_net_exit();
+err_destroy_wq:
+	destroy_workqueue(xib_hca_remove_wq);
 err_mcast_exit:
 	xib_hca_mcast_exit();
 	return ret;
@@ -298,9 +458,14 @@ static void __exit xib_hca_exit(void)
 {
 	xib_hca_pci_exit();
 	xib_link_unregister(&xib_hca_link_ops);
-	xib_hca_remove_all(NULL);
+	xib_hca_remove_all();
+	/* no removal is queued from here on */
 	unregister_netdevice_notifier(&xib_hca_netdev_nb);
+	/* waits until every queued removal has unregistered its HCA */
+	unregister_pernet_subsys(&xib_hca_main_net_ops);
 	xib_hca_net_exit();
+	/* and until each has freed what it had */
+	destroy_workqueue(xib_hca_remove_wq);
 	xib_hca_mcast_exit();
 }
 

@@ -103,13 +103,17 @@ static int xib_hca_mcast_queue(struct xib_hca_dev *hca, const u8 *mgid,
 	ret = xib_hca_mgid_map(mgid, &req->map);
 	if (ret)
 		goto err_free;
+	/* the interface's removal clears hca->ndev under RTNL, RCU-safely */
+	rcu_read_lock();
 	ndev = READ_ONCE(hca->ndev);
+	if (ndev)
+		netdev_hold(ndev, &req->tracker, GFP_ATOMIC);
+	rcu_read_unlock();
 	if (!ndev) {
 		ret = -ENODEV;
 		goto err_free;
 	}
 	req->ndev = ndev;
-	netdev_hold(ndev, &req->tracker, GFP_KERNEL);
 	req->join = join;
 	INIT_WORK(&req->work, xib_hca_mcast_work);
 	queue_work(xib_hca_mcast_wq, &req->work);

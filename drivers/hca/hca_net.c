@@ -377,16 +377,22 @@ static struct sk_buff *__xib_hca_alloc_skb(unsigned int headroom,
  */
 struct sk_buff *xib_hca_alloc_skb(struct xib_hca_dev *hca, unsigned int len)
 {
-	struct net_device *ndev = READ_ONCE(hca->ndev);
-	struct sk_buff *skb;
+	struct net_device *ndev;
+	unsigned int headroom = LL_MAX_HEADER;
 
-	if (!ndev)
-		return NULL;
-	skb = __xib_hca_alloc_skb(LL_RESERVED_SPACE(ndev) + XIB_HCA_NET_HLEN,
-				  len);
-	if (skb)
-		skb->dev = ndev;
-	return skb;
+	/*
+	 * The interface may go at any time (NETDEV_UNREGISTER clears
+	 * hca->ndev before the device is torn down): the packet keeps no
+	 * pointer to it, and one built without it is dropped by
+	 * xib_hca_xmit() with -ENETDOWN, like any packet of a port that
+	 * has gone.
+	 */
+	rcu_read_lock();
+	ndev = READ_ONCE(hca->ndev);
+	if (ndev)
+		headroom = LL_RESERVED_SPACE(ndev);
+	rcu_read_unlock();
+	return __xib_hca_alloc_skb(headroom + XIB_HCA_NET_HLEN, len);
 }
 
 /*

@@ -88,29 +88,53 @@ xib_ns_del() {
 	[ ${#del[@]} -eq 0 ] || printf '%s\n' "${del[@]}" | ip -force -batch - 2>/dev/null || true
 }
 
-# xib_wait_gone DEV...: wait (at most 30 s) until the xib devices are gone
-# (deleting a namespace removes its devices from a work queue).
+# How long (s) a removed xib device may take to go.  Deleting an
+# interface or a namespace returns before the device goes: the HCA's
+# removal runs from a work queue after the interface's unregistration, and
+# a namespace's interfaces are unregistered only when the kernel cleans
+# the namespace up, from its one netns work queue, after "ip netns del"
+# has returned and behind the cleanups of the namespaces deleted before
+# (each teardown here deletes two).  Each cleanup waits for several RCU
+# grace periods, which the debug kernel (KASAN, lockdep, in TCG) makes
+# seconds long on a loaded machine: 30 s is not enough there.  The waits
+# return as soon as the device is gone.
+xib_gone_timeout() {
+	if [ "${XIB_KERNEL:-}" = debug ]; then
+		echo 120
+	else
+		echo 30
+	fi
+}
+
+# xib_wait_gone DEV...: wait (at most xib_gone_timeout) until the xib
+# devices are gone.  The class's link is tested, not what it points to:
+# an interface's removal first moves the device out from under the
+# interface's sysfs directory, and a path resolved through the link
+# during the move does not exist for a moment.
 xib_wait_gone() {
-	local d i
+	local d i t
+	t=$(xib_gone_timeout)
 	for d in "$@"; do
-		for ((i = 0; i < 300; i++)); do
-			[ ! -e "/sys/class/xib/$d" ] && break
+		for ((i = 0; i < t * 10; i++)); do
+			[ ! -L "/sys/class/xib/$d" ] && break
 			sleep 0.1
 		done
-		[ ! -e "/sys/class/xib/$d" ] || { echo "xib device $d still there after 30 s" >&2; return 1; }
+		[ ! -L "/sys/class/xib/$d" ] || { echo "xib device $d still there after $t s" >&2; return 1; }
 	done
 }
 
-# xib_wait_no_devices: wait (at most 30 s) until no xib device is left, in
-# any namespace (the teardown of suites that keep the modules loaded).
+# xib_wait_no_devices: wait (at most xib_gone_timeout) until no xib device
+# is left, in any namespace (the teardown of suites that keep the modules
+# loaded).
 xib_wait_no_devices() {
-	local i left
-	for ((i = 0; i < 300; i++)); do
+	local i left t
+	t=$(xib_gone_timeout)
+	for ((i = 0; i < t * 10; i++)); do
 		left=(/sys/class/xib/*)
-		[ -e "${left[0]}" ] || return 0
+		[ -L "${left[0]}" ] || return 0
 		sleep 0.1
 	done
-	echo "xib devices left after 30 s: ${left[*]##*/}" >&2
+	echo "xib devices left after $t s: ${left[*]##*/}" >&2
 	return 1
 }
 

@@ -63,6 +63,10 @@ teardown() {
 		echo "$events_max" >/sys/module/xib_uverbs/parameters/max_events_per_queue
 		events_max=
 	fi
+	# first: a process waiting for a page of it dies only once it resumes
+	if dmsetup info xibslow >/dev/null 2>&1; then
+		dmsetup resume xibslow || true
+	fi
 	for p in ${more_pids:-}; do
 		kill -9 "$p" 2>/dev/null || true
 		wait "$p" 2>/dev/null || true
@@ -71,7 +75,12 @@ teardown() {
 		kill -9 "$bg_pid" 2>/dev/null || true
 		wait "$bg_pid" 2>/dev/null || true
 	fi
-	xib_ns_del xibA xibB
+	if dmsetup info xibslow >/dev/null 2>&1; then
+		dmsetup remove xibslow || true
+	fi
+	ip link del xvt1 2>/dev/null || true
+	ip link del xvu1 2>/dev/null || true
+	xib_ns_del xibA xibB xibT xibU
 	xib_wait_gone xib0 xib1
 }
 
@@ -757,6 +766,89 @@ tracing_dir() {
 	cat "$BATS_TEST_TMPDIR/out"
 	[ "$bg_status" -eq 0 ]
 	grep -q DEVICE_FATAL "$BATS_TEST_TMPDIR/out"
+}
+
+# wait_link_gone IF: interface IF of this namespace goes within 10 s.
+wait_link_gone() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		ip link show "$1" >/dev/null 2>&1 || return 0
+		sleep 0.1
+	done
+	echo "interface $1 still here after 10 s" >&2
+	return 1
+}
+
+# The removal waits for running commands, and a command may wait for
+# something outside the stack's control: here REG_MR pins pages of a
+# suspended device-mapper device, whose reads wait until it resumes.  The
+# interface's deletion must not wait for that under RTNL (the whole
+# host's networking would): ip returns at once, other interfaces come and
+# go, namespaces without xib devices are destroyed, and once the device
+# resumes the xib device goes with DEVICE_FATAL.
+# Stock only: the debug kernel has no device-mapper (CONFIG_MD=n); the
+# removal path itself runs there in the cases above.
+# bats test_tags=stock-only
+@test "deleting the interface while REG_MR waits for a page read: RTNL stays free" {
+	local del_pid deleted=false i blk minor
+	modprobe dm-mod 2>/dev/null || true
+	one_device
+	dmsetup create xibslow --table "0 16384 zero"
+	blk=/dev/mapper/xibslow
+	if [ ! -b "$blk" ]; then
+		minor=$(dmsetup info -c --noheadings -o minor xibslow)
+		blk=/dev/dm-${minor// /}
+	fi
+	[ -b "$blk" ]
+	ip netns exec xibA "$C/xib_hold_test" -d "$dev0" -m "$blk" -T 60 >"$BATS_TEST_TMPDIR/out" 2>&1 &
+	bg_pid=$!
+	wait_ready "$BATS_TEST_TMPDIR/out" 60
+	dmsetup suspend xibslow
+	echo 1 >/proc/sys/vm/drop_caches
+	kill -USR1 "$bg_pid"
+	# a thread of it waits in the kernel (D) for the page
+	for ((i = 0; i < 100; i++)); do
+		grep -q '^State:.*D' /proc/"$bg_pid"/task/*/status 2>/dev/null && break
+		sleep 0.1
+	done
+	grep '^State:.*D' /proc/"$bg_pid"/task/*/status
+	ip -n xibA link del xv0 &
+	del_pid=$!
+	more_pids=$del_pid
+	for ((i = 0; i < 100; i++)); do
+		kill -0 "$del_pid" 2>/dev/null || { deleted=true; break; }
+		sleep 0.1
+	done
+	if $deleted; then
+		wait "$del_pid"
+		# RTNL is free while the registration still waits, and
+		# namespaces destroyed meanwhile go: a dying namespace waits
+		# for the removals of its own xib devices only (these have
+		# none).  Each veth's peer is here and goes with the
+		# namespace's cleanup; the kernel cleans one batch at a time,
+		# so xibU's cleanup runs only once xibT's has ended.  (No xib
+		# device is added or removed here: the stuck removal holds
+		# the core's registration lock.)
+		ip netns add xibT
+		ip netns add xibU
+		timeout 10 ip link add xvt0 netns xibT type veth peer name xvt1
+		timeout 10 ip link add xvu0 netns xibU type veth peer name xvu1
+		ip netns del xibT
+		wait_link_gone xvt1
+		ip netns del xibU
+		wait_link_gone xvu1
+		grep -q '^State:.*D' /proc/"$bg_pid"/task/*/status
+	fi
+	dmsetup resume xibslow
+	wait_bg 30
+	cat "$BATS_TEST_TMPDIR/out"
+	echo "ip link del returned within 10 s: $deleted"
+	$deleted
+	[ "$bg_status" -eq 0 ]
+	grep -q 'REG_MR ended' "$BATS_TEST_TMPDIR/out"
+	grep -q DEVICE_FATAL "$BATS_TEST_TMPDIR/out"
+	xib_wait_gone xib0
+	dmsetup remove xibslow
 }
 
 # stock only: a figure of the rings and the library, which the debug

@@ -3,7 +3,7 @@
  * xib_hold_test: hold a device open with objects (and, with -c, traffic)
  * until the device goes away, and check what the process sees.
  *
- *   xib_hold_test [-d DEV] [-c] [-T SECONDS]
+ *   xib_hold_test [-d DEV] [-c | -m FILE] [-T SECONDS]
  *
  * Creates a PD, an MR, CQs bound to a completion channel, a loopback RC
  * QP pair with receives posted and an armed CQ, prints "READY" and waits
@@ -13,11 +13,24 @@
  * after it, commands fail with EIO, the mapped rings and doorbell page
  * still read (zeroed or stale, never SIGBUS), and closing works.
  * Exit status 0 if so, 1 with a "FAIL: ..." line otherwise.
+ *
+ * With -m, 64 KiB of FILE (at offset 4 MiB, mapped privately and never
+ * touched) are registered as an MR by a second thread once SIGUSR1
+ * comes after READY: the kernel's page faults read FILE with the
+ * context's command lock held.  On a block device that cannot answer (a
+ * suspended device-mapper device) the registration waits until it does,
+ * and the device can be removed meanwhile.  When the registration ends
+ * (done, or EIO if the device went) the process waits for DEVICE_FATAL
+ * as above.  (A userfaultfd cannot hold such a fault: the kernel's
+ * long-term pins take no fault that may retry, so it gets SIGBUS.)
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -26,6 +39,43 @@
 #include "xib_test.h"
 
 #define BUF	(1u << 20)
+#define SLOW_OFF	(4u << 20)
+#define SLOW_LEN	(64u << 10)
+
+struct slow_reg {
+	struct xib_pd *pd;
+	void *addr;
+	int ret;
+};
+
+static void *slow_reg_thread(void *arg)
+{
+	struct slow_reg *r = arg;
+	struct xib_mr *mr;
+
+	r->ret = xib_reg_mr(r->pd, r->addr, SLOW_LEN, XIB_ACCESS_LOCAL_WRITE, &mr);
+	return NULL;
+}
+
+/* On SIGUSR1, register @r's mapping in a thread; return when it ended. */
+static void slow_reg(struct slow_reg *r, int timeout)
+{
+	struct timespec ts = { .tv_sec = timeout };
+	sigset_t usr1;
+	pthread_t th;
+
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	if (sigtimedwait(&usr1, NULL, &ts) != SIGUSR1)
+		xt_fail("no SIGUSR1 within %d s", timeout);
+	if (pthread_create(&th, NULL, slow_reg_thread, r))
+		xt_fail("pthread_create");
+	pthread_join(th, NULL);
+	if (r->ret && r->ret != -EIO)
+		xt_fail("REG_MR over the slow mapping: %d (%s), expected 0 or EIO",
+			r->ret, strerror(-r->ret));
+	xt_info("REG_MR ended (%s)", r->ret ? "EIO" : "done");
+}
 
 int main(int argc, char **argv)
 {
@@ -40,22 +90,34 @@ int main(int argc, char **argv)
 	struct pollfd pfd;
 	uint64_t deadline, moved = 0, outstanding = 0;
 	volatile uint32_t sink;
-	int c, timeout = 120, ret, i;
+	int c, timeout = 120, ret, i, fd;
 	bool traffic = false;
+	const char *slow = NULL;
+	struct slow_reg sr = { 0 };
+	sigset_t usr1;
 	uint8_t *buf;
 	xib_wc wc[16];
 
 	xt_prog = "xib_hold_test";
-	while ((c = getopt(argc, argv, "d:cT:")) != -1) {
+	while ((c = getopt(argc, argv, "d:cm:T:")) != -1) {
 		switch (c) {
 		case 'd': dev = optarg; break;
 		case 'c': traffic = true; break;
+		case 'm': slow = optarg; break;
 		case 'T': timeout = atoi(optarg); break;
 		default:
-			fprintf(stderr, "usage: xib_hold_test [-d DEV] [-c] [-T SECONDS]\n");
+			fprintf(stderr, "usage: xib_hold_test [-d DEV] [-c | -m FILE] [-T SECONDS]\n");
 			return 2;
 		}
 	}
+	if (slow && traffic) {
+		fprintf(stderr, "xib_hold_test: -c and -m exclude each other\n");
+		return 2;
+	}
+	/* SIGUSR1 is taken by sigtimedwait() only */
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &usr1, NULL);
 	xt_check(xib_open(dev, &ctx), dev);
 	xt_side_open(&a, ctx, -1, 64);
 	xt_side_open(&b, ctx, -1, 64);
@@ -77,8 +139,23 @@ int main(int argc, char **argv)
 		xt_check(xib_post_recv(qb, &rwr, &rbad), "post_recv");
 	}
 	xt_check(xib_req_notify_cq(b.rcq, 0), "req_notify_cq");
+	if (slow) {
+		fd = open(slow, O_RDONLY);
+		if (fd < 0)
+			xt_fail("%s: %s", slow, strerror(errno));
+		sr.pd = a.pd;
+		sr.addr = mmap(NULL, SLOW_LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE,
+			       fd, SLOW_OFF);
+		if (sr.addr == MAP_FAILED)
+			xt_fail("mmap %s: %s", slow, strerror(errno));
+		close(fd);
+	}
 	printf("READY\n");
 	fflush(stdout);
+	if (slow) {
+		slow_reg(&sr, timeout);
+		fflush(stdout);
+	}
 
 	pfd.fd = ctx->async_fd;
 	pfd.events = POLLIN;
