@@ -1299,6 +1299,8 @@ EXPORT_SYMBOL_GPL(xib_bind_mw);
  * xib_invalidate_mw() - free a type 2 window (LOCAL_INV, SEND_WITH_INV)
  * @qp: the QP that invalidates: the sender of a LOCAL_INV, the receiver
  *	of a SEND_WITH_INV
+ * @pd: the PD the invalidation is checked against: @qp's, or for an XRC
+ *	target (which has none) that of the XRC SRQ the request names
  * @rkey: the rkey to invalidate (from user space or the wire)
  *
  * The window must pass xib_mw_inv_check(); it then lets its MR go and
@@ -1308,7 +1310,7 @@ EXPORT_SYMBOL_GPL(xib_bind_mw);
  *
  * Return: 0, -EINVAL or -EACCES.  Context: any.
  */
-int xib_invalidate_mw(struct xib_qp *qp, u32 rkey)
+int xib_invalidate_mw(struct xib_qp *qp, const struct xib_pd *pd, u32 rkey)
 {
 	struct xib_qp *bound = NULL;
 	struct xib_mr *mr = NULL;
@@ -1320,7 +1322,7 @@ int xib_invalidate_mw(struct xib_qp *qp, u32 rkey)
 	if (!mw)
 		return -EINVAL;
 	spin_lock_irqsave(&mw->lock, flags);
-	ret = xib_mw_inv_check(mw, qp->pd, qp, rkey);
+	ret = xib_mw_inv_check(mw, pd, qp, rkey);
 	if (!ret) {
 		mr = mw->mr;
 		bound = mw->qp;
@@ -1343,12 +1345,15 @@ EXPORT_SYMBOL_GPL(xib_invalidate_mw);
 /**
  * xib_rkey_get_mr() - the memory a remote request may use through an rkey
  * @qp: the QP the request arrived on
+ * @pd: the PD the request is checked against: @qp's, or for an XRC
+ *	target (which has none) that of the XRC SRQ the request names
+ *	(IBTA Annex A14)
  * @rkey: the request's R_Key (from the wire: anything)
  * @va: first byte
  * @length: bytes, > 0
  * @access: the XIB_ACCESS_REMOTE_* right the request needs
  *
- * An MR's rkey: the MR, in @qp's PD, with @access, holding the range
+ * An MR's rkey: the MR, in @pd, with @access, holding the range
  * (xib_mr_check()).  A window's rkey: the window passes
  * xib_mw_access_check(), and the MR it is bound to is returned (the
  * range lies in the MR since the bind); the MR's own rights do not
@@ -1357,8 +1362,8 @@ EXPORT_SYMBOL_GPL(xib_invalidate_mw);
  * Return: the MR with a reference (drop with xib_mr_put()), or NULL: a
  * remote access violation.  Context: any.
  */
-struct xib_mr *xib_rkey_get_mr(struct xib_qp *qp, u32 rkey, u64 va,
-			       u64 length, u32 access)
+struct xib_mr *xib_rkey_get_mr(struct xib_qp *qp, const struct xib_pd *pd,
+			       u32 rkey, u64 va, u64 length, u32 access)
 {
 	struct xib_device *dev = qp->device;
 	struct xib_mr *mr = NULL;
@@ -1368,7 +1373,7 @@ struct xib_mr *xib_rkey_get_mr(struct xib_qp *qp, u32 rkey, u64 va,
 	if (!xib_key_is_mw(rkey)) {
 		mr = xib_mr_get_by_key(dev, rkey);
 		if (mr && (mr->rkey != rkey || !mr->umem ||
-			   xib_mr_check(mr, qp->pd, va, length, access))) {
+			   xib_mr_check(mr, pd, va, length, access))) {
 			xib_mr_put(mr);
 			mr = NULL;
 		}
@@ -1378,7 +1383,7 @@ struct xib_mr *xib_rkey_get_mr(struct xib_qp *qp, u32 rkey, u64 va,
 	if (!mw)
 		return NULL;
 	spin_lock_irqsave(&mw->lock, flags);
-	if (!xib_mw_access_check(mw, qp->pd, qp, rkey, va, length,
+	if (!xib_mw_access_check(mw, pd, qp, rkey, va, length,
 				 access)) {
 		mr = mw->mr;
 		kref_get(&mr->ref);

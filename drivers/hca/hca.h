@@ -511,6 +511,11 @@ struct xib_hca_sq {
  *	ATOMIC ACKNOWLEDGE carrying @orig, the same every time it is sent
  *	again (a duplicate is answered from here and never executed again)
  * @orig: atomic: the remote data before the operation
+ * @srq: a READ of an XRC target: the XRC SRQ its XRCETH named, with a
+ *	reference, whose PD the R_Key is checked against each time a
+ *	response is built (the target's current SRQ may be another's by
+ *	then); NULL for other QPs and for atomics.  Dropped when the slot
+ *	is taken again (xib_hca_res_srq_set()), reset or freed.
  */
 struct xib_hca_rd_res {
 	u32 psn;
@@ -523,6 +528,7 @@ struct xib_hca_rd_res {
 	bool replay;
 	bool atomic;
 	u64 orig;
+	struct xib_srq *srq;
 };
 
 /**
@@ -936,6 +942,7 @@ int xib_hca_resp_process(struct xib_hca_qp *qp, int budget);
 bool xib_hca_resp_has_work(struct xib_hca_qp *qp);
 int xib_hca_resp_flush(struct xib_hca_qp *qp);
 void xib_hca_resp_reset(struct xib_hca_qp *qp);
+void xib_hca_resp_release(struct xib_hca_qp *qp);
 
 /**
  * struct xib_hca_mgid_map - what an MGID names on RoCEv2 (hca_mgid.c)

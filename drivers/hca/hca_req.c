@@ -127,7 +127,8 @@ static u8 xib_hca_local_op(struct xib_hca_qp *qp, struct xib_hca_swqe *swqe)
 	struct xib_mw_bind b = {};
 
 	if (w->opcode == XIB_HCA_WR_LOCAL_INV)
-		return xib_invalidate_mw(&qp->ibqp, w->invalidate_rkey) ?
+		return xib_invalidate_mw(&qp->ibqp, qp->ibqp.pd,
+					 w->invalidate_rkey) ?
 		       XIB_HCA_WC_LOC_PROT_ERR : XIB_HCA_WC_SUCCESS;
 	if (w->bind.flags & ~XIB_HCA_BIND_TYPE1)
 		return XIB_HCA_WC_MW_BIND_ERR;

@@ -41,6 +41,13 @@
  * R_Keys (RETH, AtomicETH) name an MR or a memory window; both are
  * resolved by the core (xib_rkey_get_mr()), which checks a window's
  * state, key, PD, QP (type 2B), access and bounds, not the MR's rights.
+ * The PD is the QP's, or for an XRC target, which has none, that of the
+ * XRC SRQ the request's XRCETH names (IBTA Annex A14, as mlx5 does):
+ * xib_hca_qp_pd() for what executes under rq.lock, the SRQ a READ's
+ * responder resource holds for its responses (struct xib_hca_rd_res).
+ * A type 2 window is bound to a QP with a send queue, never to a target,
+ * so through a target only MRs and type 1 windows are reached, and a
+ * SEND with invalidate finds no window it may free.
  * A SEND with invalidate frees the type 2 window its IETH names
  * (xib_invalidate_mw()) when its last packet arrives, before the receive
  * completes with XIB_HCA_WC_WITH_INV and the rkey; if that window is
@@ -363,7 +370,8 @@ static int xib_hca_rc_send(struct xib_hca_qp *qp,
 		r->off = 0;
 	}
 	/* after the WQE is taken: an RNR NAK must not have invalidated */
-	if (ieth && xib_invalidate_mw(&qp->ibqp, xib_ieth_rkey(ieth))) {
+	if (ieth && xib_invalidate_mw(&qp->ibqp, xib_hca_qp_pd(qp),
+				      xib_ieth_rkey(ieth))) {
 		xib_hca_nak_set(qp, ack, XIB_AETH_NAK_REM_ACCESS, psn);
 		xib_hca_qp_event(qp, XIB_EVENT_QP_ACCESS_ERR);
 		xib_hca_qp_error(qp);
@@ -384,9 +392,9 @@ static int xib_hca_rc_send(struct xib_hca_qp *qp,
 
 /* --- RC: WRITE ------------------------------------------------------------ */
 
-/* Check the RETH of a WRITE or READ: NAK code or 0. */
-static int xib_hca_check_reth(struct xib_hca_qp *qp, u64 va, u32 rkey,
-			      u32 len, u32 access)
+/* Check the RETH of a WRITE or READ against @pd: NAK code or 0. */
+static int xib_hca_check_reth(struct xib_hca_qp *qp, const struct xib_pd *pd,
+			      u64 va, u32 rkey, u32 len, u32 access)
 {
 	struct xib_mr *mr;
 
@@ -394,7 +402,7 @@ static int xib_hca_check_reth(struct xib_hca_qp *qp, u64 va, u32 rkey,
 		return -EACCES;
 	if (!len)
 		return 0;
-	mr = xib_rkey_get_mr(&qp->ibqp, rkey, va, len, access);
+	mr = xib_rkey_get_mr(&qp->ibqp, pd, rkey, va, len, access);
 	if (!mr)
 		return -EACCES;
 	xib_mr_put(mr);
@@ -403,17 +411,17 @@ static int xib_hca_check_reth(struct xib_hca_qp *qp, u64 va, u32 rkey,
 
 /*
  * Copy between the memory an rkey names (an MR, or a window's MR) and a
- * buffer; rechecked each time.
+ * buffer; rechecked each time, against @pd.
  */
-static int xib_hca_rkey_copy(struct xib_hca_qp *qp, u32 rkey, u64 va,
-			     void *buf, u32 len, u32 access)
+static int xib_hca_rkey_copy(struct xib_hca_qp *qp, const struct xib_pd *pd,
+			     u32 rkey, u64 va, void *buf, u32 len, u32 access)
 {
 	struct xib_mr *mr;
 	int ret;
 
 	if (!len)
 		return 0;
-	mr = xib_rkey_get_mr(&qp->ibqp, rkey, va, len, access);
+	mr = xib_rkey_get_mr(&qp->ibqp, pd, rkey, va, len, access);
 	if (!mr)
 		return -EACCES;
 	if (access == XIB_ACCESS_REMOTE_WRITE)
@@ -440,8 +448,8 @@ static int xib_hca_rc_write(struct xib_hca_qp *qp,
 		r->rkey = xib_reth_rkey(reth);
 		r->wlen = xib_reth_len(reth);
 		r->off = 0;
-		if (xib_hca_check_reth(qp, r->va, r->rkey, r->wlen,
-				       XIB_ACCESS_REMOTE_WRITE)) {
+		if (xib_hca_check_reth(qp, xib_hca_qp_pd(qp), r->va, r->rkey,
+				       r->wlen, XIB_ACCESS_REMOTE_WRITE)) {
 			xib_hca_nak_set(qp, ack, XIB_AETH_NAK_REM_ACCESS, psn);
 			xib_hca_qp_event(qp, XIB_EVENT_QP_ACCESS_ERR);
 			xib_hca_qp_error(qp);
@@ -462,7 +470,7 @@ static int xib_hca_rc_write(struct xib_hca_qp *qp,
 		if (ret)
 			return ret;
 	}
-	if (xib_hca_rkey_copy(qp, r->rkey, r->va + r->off,
+	if (xib_hca_rkey_copy(qp, xib_hca_qp_pd(qp), r->rkey, r->va + r->off,
 			      (void *)xib_hca_pkt_payload(pkt),
 			      pkt->payload_len, XIB_ACCESS_REMOTE_WRITE)) {
 		xib_hca_nak_set(qp, ack, XIB_AETH_NAK_REM_ACCESS, psn);
@@ -491,6 +499,28 @@ static struct xib_hca_rd_res *xib_hca_rd_at(struct xib_hca_resp *r, u32 i)
 	return &r->rd[i % XIB_HCA_MAX_RD_ATOM];
 }
 
+/*
+ * A resource slot taken for a new READ or atomic: it lets go of the XRC
+ * SRQ its last use held and holds @srq (NULL: none).  The put may be the
+ * last; an SRQ's release is deferred out of atomic context (core).
+ */
+static void xib_hca_res_srq_set(struct xib_hca_rd_res *res,
+				struct xib_srq *srq)
+{
+	if (srq)
+		kref_get(&srq->ref);
+	if (res->srq)
+		xib_srq_put(res->srq);
+	res->srq = srq;
+}
+
+/* The PD a READ's responses are checked against (see xib_hca_rd_res). */
+static const struct xib_pd *xib_hca_res_pd(const struct xib_hca_qp *qp,
+					   const struct xib_hca_rd_res *res)
+{
+	return res->srq ? res->srq->pd : qp->ibqp.pd;
+}
+
 static int xib_hca_rc_read(struct xib_hca_qp *qp,
 			   const struct xib_hca_pkt *pkt,
 			   struct xib_hca_ack *ack, u32 *npsn)
@@ -508,8 +538,9 @@ static int xib_hca_rc_read(struct xib_hca_qp *qp,
 		xib_hca_qp_error(qp);
 		return -EINVAL;
 	}
-	if (xib_hca_check_reth(qp, xib_reth_va(reth), xib_reth_rkey(reth),
-			       len, XIB_ACCESS_REMOTE_READ)) {
+	if (xib_hca_check_reth(qp, xib_hca_qp_pd(qp), xib_reth_va(reth),
+			       xib_reth_rkey(reth), len,
+			       XIB_ACCESS_REMOTE_READ)) {
 		xib_hca_nak_set(qp, ack, XIB_AETH_NAK_REM_ACCESS, psn);
 		xib_hca_qp_event(qp, XIB_EVENT_QP_ACCESS_ERR);
 		xib_hca_qp_error(qp);
@@ -525,6 +556,8 @@ static int xib_hca_rc_read(struct xib_hca_qp *qp,
 	res->atomic = false;
 	res->orig = 0;
 	res->npkts = max_t(u32, 1, DIV_ROUND_UP(len, qp->mtu));
+	/* an XRC target's responses use this SRQ's PD, whatever comes next */
+	xib_hca_res_srq_set(res, qp->xsrq);
 	WRITE_ONCE(r->rd_tail, r->rd_tail + 1);
 	*npsn = res->npkts;
 	/* the worker sends the responses; it may be asleep */
@@ -548,25 +581,28 @@ static void xib_hca_rc_dup_res(struct xib_hca_qp *qp, u32 psn, bool atomic)
 
 /* --- RC: atomics ------------------------------------------------------------ */
 
-/* Check and execute an atomic: 0 (@orig set) or an AETH NAK code. */
+/*
+ * Check and execute an atomic: 0 (@orig set) or an AETH NAK code.  The
+ * PD is the QP's, an XRC target's that of the message's XRC SRQ.
+ */
 static int xib_hca_atomic_do(struct xib_hca_qp *qp, u64 va, u32 rkey,
 			     bool cmp_swap, u64 swap_add, u64 compare,
 			     u64 *orig)
 {
+	const struct xib_pd *pd = xib_hca_qp_pd(qp);
 	struct xib_mr *mr = NULL;
 	int code, ret;
 
 	if ((qp->access & XIB_ACCESS_REMOTE_ATOMIC) && !(va & 7))
 		mr = xib_key_is_mw(rkey) ?
-		     xib_rkey_get_mr(&qp->ibqp, rkey, va, sizeof(u64),
+		     xib_rkey_get_mr(&qp->ibqp, pd, rkey, va, sizeof(u64),
 				     XIB_ACCESS_REMOTE_ATOMIC) :
 		     xib_mr_get_by_key(qp->ibqp.device, rkey);
 	/* a window's MR: its checks are done, the MR's rights not needed */
 	if (mr && xib_key_is_mw(rkey))
 		code = 0;
 	else
-		code = xib_hca_atomic_check(qp->access, qp->ibqp.pd, mr, va,
-					    rkey);
+		code = xib_hca_atomic_check(qp->access, pd, mr, va, rkey);
 	if (!code) {
 		ret = xib_hca_atomic_exec(mr->umem, va - mr->iova, cmp_swap,
 					  swap_add, compare, orig);
@@ -624,6 +660,8 @@ static int xib_hca_rc_atomic(struct xib_hca_qp *qp,
 	res->replay = false;
 	res->atomic = true;
 	res->orig = orig;
+	/* answered from @orig alone: no memory, no PD, no SRQ kept */
+	xib_hca_res_srq_set(res, NULL);
 	r->msn = (r->msn + 1) & XIB_MSN_MASK;
 	if (r->rd_head == r->rd_tail) {
 		/* nothing before it to answer: answered now, kept for replay */
@@ -778,9 +816,10 @@ static void xib_hca_rc_recv_srq(struct xib_hca_qp *qp,
 		goto out;
 	/*
 	 * An XRC target: a request between messages names the SRQ of the
-	 * next; the message in progress keeps the one its WQE came from.
+	 * next; the message in progress (its WQE, its R_Key's PD) keeps the
+	 * one its first packet named.
 	 */
-	if (*srq && !r->has_wqe)
+	if (*srq && !r->has_wqe && !r->in_msg)
 		swap(qp->xsrq, *srq);
 	switch (xib_hca_psn_classify(psn, r->epsn)) {
 	case XIB_HCA_PSN_AHEAD:
@@ -826,12 +865,6 @@ void xib_hca_rc_recv(struct xib_hca_qp *qp, const struct xib_hca_pkt *pkt)
 	xib_hca_rc_recv_srq(qp, pkt, &none);
 }
 
-/* SEND, SEND with immediate: what an XRC target executes. */
-static bool xib_hca_xrc_op_ok(u8 op)
-{
-	return op <= XIB_OP_SEND_ONLY_WITH_IMMEDIATE;
-}
-
 /**
  * xib_hca_xrc_recv() - a request packet for an XRC target
  * @qp: the XRC_RECV QP, in RTR or a later state
@@ -841,22 +874,23 @@ static bool xib_hca_xrc_op_ok(u8 op)
  * be an XRC SRQ of the target's domain, else the request is NAKed as an
  * invalid request (when it is the one the target expects) and dropped;
  * the target does not change state, since a sender of another domain
- * must not be able to break it.  RDMA and atomic requests are refused
- * the same way (what is left of XRC in xib: their keys would be checked
- * against the SRQ's PD).  Everything else is RC's responder.
+ * must not be able to break it.  The SRQ gives a SEND (or WRITE with
+ * immediate) its receive WQE and CQ, and every request the PD its
+ * R_Keys are checked against: RDMA WRITE, READ, atomics and SEND with
+ * invalidate execute as on RC, in the SRQ's PD.  Everything else is
+ * RC's responder.
  *
  * Softirq context.
  */
 void xib_hca_xrc_recv(struct xib_hca_qp *qp, const struct xib_hca_pkt *pkt)
 {
 	const struct xib_xrceth *x = xib_hca_pkt_hdr(pkt, XIB_HDR_XRCETH);
-	u8 op = xib_bth_opcode(pkt->bth) & ~XIB_TRANSPORT_MASK;
 	u32 psn = xib_bth_psn(pkt->bth);
 	struct xib_srq *srq = NULL;
 	bool nak;
 	u32 msn;
 
-	if (x && xib_hca_xrc_op_ok(op))
+	if (x)
 		srq = xib_srq_get_by_num(qp->ibqp.device, xib_xrceth_srqn(x));
 	if (srq && srq->srq_type == XIB_SRQT_XRC &&
 	    srq->xrcd == qp->ibqp.xrcd) {
@@ -955,8 +989,8 @@ static int xib_hca_uc_write(struct xib_hca_qp *qp,
 		r->rkey = xib_reth_rkey(reth);
 		r->wlen = xib_reth_len(reth);
 		r->off = 0;
-		if (xib_hca_check_reth(qp, r->va, r->rkey, r->wlen,
-				       XIB_ACCESS_REMOTE_WRITE))
+		if (xib_hca_check_reth(qp, qp->ibqp.pd, r->va, r->rkey,
+				       r->wlen, XIB_ACCESS_REMOTE_WRITE))
 			return -EACCES;
 	}
 	if (r->off + pkt->payload_len > r->wlen ||
@@ -968,7 +1002,7 @@ static int xib_hca_uc_write(struct xib_hca_qp *qp,
 		if (ret)
 			return ret;
 	}
-	if (xib_hca_rkey_copy(qp, r->rkey, r->va + r->off,
+	if (xib_hca_rkey_copy(qp, qp->ibqp.pd, r->rkey, r->va + r->off,
 			      (void *)xib_hca_pkt_payload(pkt),
 			      pkt->payload_len, XIB_ACCESS_REMOTE_WRITE))
 		return -EACCES;
@@ -1137,7 +1171,8 @@ static struct sk_buff *xib_hca_rd_pkt(struct xib_hca_qp *qp,
 	skb = xib_hca_build_pkt(qp, &f, len, &payload);
 	if (!skb)
 		return NULL;
-	if (xib_hca_rkey_copy(qp, res->rkey, res->va + off, payload, len,
+	if (xib_hca_rkey_copy(qp, xib_hca_res_pd(qp, res), res->rkey,
+			      res->va + off, payload, len,
 			      XIB_ACCESS_REMOTE_READ)) {
 		kfree_skb(skb);
 		xib_hca_nak_set(qp, nak, XIB_AETH_NAK_REM_ACCESS, f.psn);
@@ -1265,9 +1300,26 @@ out:
 	return n;
 }
 
+/**
+ * xib_hca_resp_release() - drop the references the responder resources hold
+ * @qp: the QP; rq.lock held, or the QP is being freed
+ *
+ * The XRC SRQs of an XRC target's READ resources.  Context: any (an
+ * SRQ's last put defers its release out of atomic context).
+ */
+void xib_hca_resp_release(struct xib_hca_qp *qp)
+{
+	struct xib_hca_resp *r = &qp->rq.resp;
+	int i;
+
+	for (i = 0; i < XIB_HCA_MAX_RD_ATOM; i++)
+		xib_hca_res_srq_set(&r->rd[i], NULL);
+}
+
 /* RESET: forget the responder state; rq.lock held. */
 void xib_hca_resp_reset(struct xib_hca_qp *qp)
 {
 	lockdep_assert_held(&qp->rq.lock);
+	xib_hca_resp_release(qp);
 	memset(&qp->rq.resp, 0, sizeof(qp->rq.resp));
 }

@@ -704,6 +704,7 @@ static void xib_hca_release_qp(struct xib_qp *ibqp)
 	vfree(qp->sq.wqes);
 	xib_hca_ring_free(&qp->sq.ring);
 	xib_hca_ring_free(&qp->rq.ring);
+	xib_hca_resp_release(qp);
 	if (qp->xsrq)
 		xib_srq_put(qp->xsrq);
 }

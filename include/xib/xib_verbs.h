@@ -1062,9 +1062,9 @@ struct xib_mw *xib_alloc_mw(struct xib_pd *pd, u32 type);
 int xib_dealloc_mw(struct xib_mw *mw);
 int xib_bind_mw(struct xib_qp *qp, u32 mw_rkey, u32 mr_lkey,
 		const struct xib_mw_bind *b);
-int xib_invalidate_mw(struct xib_qp *qp, u32 rkey);
-struct xib_mr *xib_rkey_get_mr(struct xib_qp *qp, u32 rkey, u64 va,
-			       u64 length, u32 access);
+int xib_invalidate_mw(struct xib_qp *qp, const struct xib_pd *pd, u32 rkey);
+struct xib_mr *xib_rkey_get_mr(struct xib_qp *qp, const struct xib_pd *pd,
+			       u32 rkey, u64 va, u64 length, u32 access);
 
 /* Lookups for drivers; each returns a reference or NULL. */
 struct xib_qp *xib_qp_get_by_num(struct xib_device *dev, u32 qpn);
