@@ -8,7 +8,8 @@
 # packet loss; atomics from several QPs on one
 # counter, with and without packet loss; bad input; XRC domains, XRC
 # SRQs and XRC QPs shared between processes, SENDs delivered to the XRC
-# SRQ they name; a process killed with work outstanding;
+# SRQ they name, RDMA and atomics through an XRC target in that SRQ's PD;
+# a process killed with work outstanding;
 # devices removed while a process holds them.
 #
 # Every xib device lives in a namespace of its own (xibA, xibB), as on a
@@ -650,7 +651,7 @@ tracing_dir() {
 	wait_res_zero xibA xib0 30
 }
 
-@test "XRC domains, SRQs and QPs shared between processes, SENDs to the right SRQ (xib_xrc_test)" {
+@test "XRC domains, SRQs and QPs shared between processes, SENDs to the right SRQ, RDMA and atomics in its PD (xib_xrc_test)" {
 	one_device
 	run inA "$C/xib_xrc_test" -d "$dev0"
 	echo "$output"
@@ -665,6 +666,12 @@ tracing_dir() {
 	grep -q '^ok .* message 0 lands on XRC SRQ 0.s CQ, exact' <<<"$output"
 	grep -q '^ok .* message 1 lands on XRC SRQ 1.s CQ, exact' <<<"$output"
 	grep -q '^ok .* a SEND to an XRC SRQ of another domain: REM_INV_REQ_ERR$' <<<"$output"
+	grep -q '^ok .* an RDMA WRITE of 3000 bytes through the target, in SRQ 0.s PD: SUCCESS, exact$' <<<"$output"
+	grep -q '^ok .* a WRITE with immediate in SRQ 1.s PD: SUCCESS, exact, completes on SRQ 1.s CQ' <<<"$output"
+	grep -q '^ok .* an RDMA READ of 2500 bytes through the target: SUCCESS, exact$' <<<"$output"
+	grep -q '^ok .* CMP_SWAP through the target: SUCCESS' <<<"$output"
+	grep -q '^ok .* FETCH_ADD through the target in SRQ 1.s PD: SUCCESS, original 40, now 42$' <<<"$output"
+	grep -q '^ok .* a WRITE with an rkey of another PD than the named SRQ.s: REM_ACCESS_ERR, nothing written$' <<<"$output"
 	grep -q '^ok .* the target outlives the other process.s handle' <<<"$output"
 	wait_res_zero xibA xib0 30
 }

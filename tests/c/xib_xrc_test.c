@@ -37,17 +37,27 @@
  *     other opens the target (ibv_open_qp; not through another domain),
  *     moves it to RTR through its handle, makes an XRC_SEND QP (refused
  *     with a receive CQ) and sends to each SRQ: the two of the domain
- *     receive their message, exact, on their own CQs; the third send is
+ *     receive their message, exact, on their own CQs (the two SRQs are
+ *     in different PDs); the third send, through a second initiator, is
  *     refused (REM_INV_REQ_ERR) and nothing lands; the target outlives
- *     the other process's handle.
+ *     the other process's handle;
+ *   - RDMA through the target (IBTA Annex A14: the PD of the XRC SRQ the
+ *     XRCETH names): a multi-packet RDMA WRITE, a WRITE with immediate
+ *     (completing on its SRQ's CQ with the immediate), a multi-packet
+ *     RDMA READ, CMP_SWAP and FETCH_ADD, each to an MR of the named SRQ's
+ *     PD, checked byte for byte on both sides; a WRITE with the rkey of an
+ *     MR of the other SRQ's PD is refused (REM_ACCESS_ERR) and writes
+ *     nothing.
  *
  * Exit status: the number of failed checks (0: all passed); a broken
  * setup prints "FAIL: ..." and exits 1.
  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -425,7 +435,34 @@ struct xrc_plan {
 	uint8_t gid[16];
 	uint32_t sgid_index;
 	uint32_t mtu_enum;
+	uint64_t addr[2];	/* RDMA memory in the PDs of SRQ 0 and SRQ 1 */
+	uint32_t rkey[2];
 };
+
+/* The RDMA operations, in the order the sender posts them. */
+enum xrc_op {
+	XRC_WRITE,		/* XRC_WLEN bytes at A + 0, naming SRQ 0 */
+	XRC_WRITE_IMM,		/* XRC_ILEN bytes at B + 0, naming SRQ 1 */
+	XRC_READ,		/* XRC_RLEN bytes at A + XRC_ROFF, naming SRQ 0 */
+	XRC_CMP_SWAP,		/* the word at A + XRC_AOFF, naming SRQ 0 */
+	XRC_FETCH_ADD,		/* the word at B + XRC_BOFF, naming SRQ 1 */
+	XRC_BAD_PD,		/* B's rkey, naming SRQ 0: refused */
+	XRC_NOPS
+};
+
+#define XRC_WLEN	3000	/* more than one packet at any MTU but 4096 */
+#define XRC_ILEN	500
+#define XRC_RLEN	2500
+#define XRC_ROFF	4096
+#define XRC_AOFF	8000
+#define XRC_BOFF	800
+#define XRC_XOFF	1024	/* where the refused WRITE aims, in B */
+#define XRC_XLEN	64
+#define XRC_IMM		0x5a17c0deu
+#define XRC_CMP		0x1111222233334444ull
+#define XRC_SWAP	0x5555666677778888ull
+#define XRC_ADD0	40
+#define XRC_ADD		2
 
 struct xrc_report {
 	int open_ret;		/* xib_open_qp() of the target */
@@ -435,6 +472,20 @@ struct xrc_report {
 	int bad_ini;		/* XRC_SEND with a receive CQ: refused */
 	uint32_t status[3];	/* the three sends' completions */
 	int ncqe;
+	uint32_t op_status[XRC_NOPS];	/* the RDMA operations' (~0u: none) */
+	int read_exact;		/* the READ brought back what A holds */
+	uint64_t orig[2];	/* CMP_SWAP's and FETCH_ADD's original data */
+	int ini2_ret;		/* the second initiator, connected */
+};
+
+/* The sender's local memory, one MR. */
+struct xrc_local {
+	char msg[3][200];
+	char wsrc[XRC_WLEN];
+	char isrc[XRC_ILEN];
+	char rdst[XRC_RLEN];
+	char xsrc[XRC_XLEN];
+	uint64_t atom[2];
 };
 
 #define XRC_MSG_LEN	200
@@ -455,6 +506,9 @@ static int xrc_to_rtr(struct xib_qp *qp, const struct xrc_plan *p, uint32_t rqpn
 	memset(&a, 0, sizeof(a));
 	a.qp_state = XIB_QPS_INIT;
 	a.port_num = 1;
+	if (tgt)
+		a.qp_access_flags = XIB_ACCESS_REMOTE_WRITE | XIB_ACCESS_REMOTE_READ |
+				    XIB_ACCESS_REMOTE_ATOMIC;
 	ret = xib_modify_qp(qp, &a, XIB_QP_STATE | XIB_QP_PKEY_INDEX | XIB_QP_PORT |
 			    XIB_QP_ACCESS_FLAGS);
 	if (ret)
@@ -477,9 +531,114 @@ static int xrc_to_rtr(struct xib_qp *qp, const struct xrc_plan *p, uint32_t rqpn
 			     (tgt ? XIB_QP_MAX_DEST_RD_ATOMIC | XIB_QP_MIN_RNR_TIMER : 0));
 }
 
+/* An initiator to RTS, connected to the target; 0 or -errno. */
+static int xrc_ini_rts(struct xib_qp *ini, const struct xrc_plan *p)
+{
+	struct xib_uverbs_qp_attr a;
+	int ret = xrc_to_rtr(ini, p, p->tgt_qpn, 0);
+
+	if (ret)
+		return ret;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = XIB_QPS_RTS;
+	a.sq_psn = 0x321;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	return xib_modify_qp(ini, &a, XIB_QP_STATE | XIB_QP_SQ_PSN | XIB_QP_TIMEOUT |
+			     XIB_QP_RETRY_CNT | XIB_QP_RNR_RETRY | XIB_QP_MAX_QP_RD_ATOMIC);
+}
+
+/* The target (through @tgt) back to RESET and to RTR, connected to @ini. */
+static int xrc_tgt_connect(struct xib_qp *tgt, const struct xrc_plan *p, struct xib_qp *ini)
+{
+	struct xib_uverbs_qp_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = XIB_QPS_RESET;
+	return xib_modify_qp(tgt, &a, XIB_QP_STATE) ?: xrc_to_rtr(tgt, p, ini->qpn, 1);
+}
+
+/* Post one signaled WR on @qp and wait for its completion: its status, ~0u: none. */
+static uint32_t xrc_do(struct xib_qp *qp, struct xib_cq *cq, struct xib_send_wr *sw)
+{
+	struct xib_send_wr *bad;
+	xib_wc wc;
+
+	sw->send_flags = XIB_HCA_SEND_SIGNALED;
+	if (xib_post_send(qp, sw, &bad))
+		return ~0u;
+	if (xt_poll(cq, &wc, 1, 20000) != 1)
+		return ~0u;
+	return wc.status;
+}
+
+/* The RDMA operations on @ini, one at a time; the last one fails the QP. */
+static void xrc_rdma(struct xib_qp *ini, struct xib_cq *cq, struct xib_mr *mr,
+		     struct xrc_local *l, const struct xrc_plan *p, struct xrc_report *rep)
+{
+	static const struct {
+		uint32_t opcode, len, srq, mem;
+		uint64_t off;
+		size_t local;
+	} ops[XRC_NOPS] = {
+		[XRC_WRITE] = { XIB_HCA_WR_RDMA_WRITE, XRC_WLEN, 0, 0, 0,
+				offsetof(struct xrc_local, wsrc) },
+		[XRC_WRITE_IMM] = { XIB_HCA_WR_RDMA_WRITE_WITH_IMM, XRC_ILEN, 1, 1, 0,
+				    offsetof(struct xrc_local, isrc) },
+		[XRC_READ] = { XIB_HCA_WR_RDMA_READ, XRC_RLEN, 0, 0, XRC_ROFF,
+			       offsetof(struct xrc_local, rdst) },
+		[XRC_CMP_SWAP] = { XIB_HCA_WR_ATOMIC_CMP_AND_SWP, 8, 0, 0, XRC_AOFF,
+				   offsetof(struct xrc_local, atom[0]) },
+		[XRC_FETCH_ADD] = { XIB_HCA_WR_ATOMIC_FETCH_AND_ADD, 8, 1, 1, XRC_BOFF,
+				    offsetof(struct xrc_local, atom[1]) },
+		[XRC_BAD_PD] = { XIB_HCA_WR_RDMA_WRITE, XRC_XLEN, 0, 1, XRC_XOFF,
+				 offsetof(struct xrc_local, xsrc) },
+	};
+	struct xib_send_wr sw;
+	struct xib_sge sge;
+	char want[XRC_RLEN];
+	int i;
+
+	xt_pattern(l->wsrc, XRC_WLEN, 55);
+	xt_pattern(l->isrc, XRC_ILEN, 66);
+	xt_pattern(l->xsrc, XRC_XLEN, 88);
+	memset(l->rdst, 0, XRC_RLEN);
+	l->atom[0] = l->atom[1] = 0;
+	for (i = 0; i < XRC_NOPS; i++) {
+		sge.addr = (uintptr_t)l + ops[i].local;
+		sge.length = ops[i].len;
+		sge.lkey = mr->lkey;
+		memset(&sw, 0, sizeof(sw));
+		sw.wr_id = 300 + i;
+		sw.sg_list = &sge;
+		sw.num_sge = 1;
+		sw.opcode = ops[i].opcode;
+		sw.xrc_remote_srqn = p->srqn[ops[i].srq];
+		if (i == XRC_CMP_SWAP || i == XRC_FETCH_ADD) {
+			sw.wr.atomic.remote_addr = p->addr[ops[i].mem] + ops[i].off;
+			sw.wr.atomic.rkey = p->rkey[ops[i].mem];
+			sw.wr.atomic.compare_add = i == XRC_CMP_SWAP ? XRC_CMP : XRC_ADD;
+			sw.wr.atomic.swap = XRC_SWAP;
+		} else {
+			sw.wr.rdma.remote_addr = p->addr[ops[i].mem] + ops[i].off;
+			sw.wr.rdma.rkey = p->rkey[ops[i].mem];
+			sw.imm_data = htonl(XRC_IMM);
+		}
+		rep->op_status[i] = xrc_do(ini, cq, &sw);
+	}
+	xt_pattern(want, XRC_RLEN, 77);
+	rep->read_exact = !memcmp(l->rdst, want, XRC_RLEN);
+	rep->orig[0] = l->atom[0];
+	rep->orig[1] = l->atom[1];
+}
+
 /*
  * The sender: its own context, the shared domain opened through the file,
- * a handle to the target (which it connects), an XRC_SEND QP, three SENDs.
+ * a handle to the target (which it connects), an XRC_SEND QP that sends to
+ * SRQs 0 and 1 and does RDMA through the target, then a second one that
+ * sends to SRQ 2, of another domain.
  */
 static int xrc_sender(int rd, int wr)
 {
@@ -487,19 +646,20 @@ static int xrc_sender(int rd, int wr)
 	struct xrc_plan p;
 	struct xib_context *ctx;
 	struct xib_xrcd *xd, *xo;
-	struct xib_qp *tgt = NULL, *ini = NULL, *other = NULL;
+	struct xib_qp *tgt = NULL, *ini = NULL, *ini2 = NULL, *other = NULL;
 	struct xib_qp_init_attr qi;
-	struct xib_uverbs_qp_attr a;
-	struct xib_send_wr sw, *bad;
+	struct xib_send_wr sw;
 	struct xib_sge sge;
 	struct xib_pd *pd;
 	struct xib_cq *cq;
 	struct xib_mr *mr;
-	static char buf[3][XRC_MSG_LEN];
-	xib_wc wc;
+	static struct xrc_local l;
 	int fd, i;
 
 	memset(&rep, 0, sizeof(rep));
+	for (i = 0; i < XRC_NOPS; i++)
+		rep.op_status[i] = ~0u;
+	rep.status[2] = ~0u;
 	if (read(rd, &p, sizeof(p)) != sizeof(p))
 		return 2;
 	if (xib_open(dev_path, &ctx))
@@ -527,31 +687,18 @@ static int xrc_sender(int rd, int wr)
 		xib_destroy_qp(ini);
 	qi.recv_cq = NULL;
 	rep.ini_ret = xib_create_qp(pd, &qi, &ini);
-	if (rep.ini_ret || rep.open_ret || rep.modify_ret)
+	rep.ini2_ret = xib_create_qp(pd, &qi, &ini2);
+	if (rep.ini_ret || rep.ini2_ret || rep.open_ret || rep.modify_ret)
 		goto out;
 	/* the target's RTR was given dest 0: move it again, now to the initiator */
-	memset(&a, 0, sizeof(a));
-	a.qp_state = XIB_QPS_RESET;
-	rep.modify_ret = xib_modify_qp(tgt, &a, XIB_QP_STATE) ?:
-			 xrc_to_rtr(tgt, &p, ini->qpn, 1);
-	rep.ini_ret = xrc_to_rtr(ini, &p, p.tgt_qpn, 0);
-	if (rep.ini_ret || rep.modify_ret)
-		goto out;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = XIB_QPS_RTS;
-	a.sq_psn = 0x321;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	rep.ini_ret = xib_modify_qp(ini, &a, XIB_QP_STATE | XIB_QP_SQ_PSN | XIB_QP_TIMEOUT |
-				    XIB_QP_RETRY_CNT | XIB_QP_RNR_RETRY |
-				    XIB_QP_MAX_QP_RD_ATOMIC);
-	if (rep.ini_ret || xib_reg_mr(pd, buf, sizeof(buf), XIB_ACCESS_LOCAL_WRITE, &mr))
+	rep.modify_ret = xrc_tgt_connect(tgt, &p, ini);
+	rep.ini_ret = xrc_ini_rts(ini, &p);
+	if (rep.ini_ret || rep.modify_ret ||
+	    xib_reg_mr(pd, &l, sizeof(l), XIB_ACCESS_LOCAL_WRITE, &mr))
 		goto out;
 	for (i = 0; i < 3; i++) {
-		xrc_msg(buf[i], i);
-		sge.addr = (uintptr_t)buf[i];
+		xrc_msg(l.msg[i], i);
+		sge.addr = (uintptr_t)l.msg[i];
 		sge.length = XRC_MSG_LEN;
 		sge.lkey = mr->lkey;
 		memset(&sw, 0, sizeof(sw));
@@ -559,14 +706,17 @@ static int xrc_sender(int rd, int wr)
 		sw.sg_list = &sge;
 		sw.num_sge = 1;
 		sw.opcode = XIB_HCA_WR_SEND;
-		sw.send_flags = XIB_HCA_SEND_SIGNALED;
 		sw.xrc_remote_srqn = p.srqn[i];
-		if (xib_post_send(ini, &sw, &bad))
+		if (i == 2) {
+			/* the RDMA one fails the first initiator and the target */
+			xrc_rdma(ini, cq, mr, &l, &p, &rep);
+			rep.ini2_ret = xrc_tgt_connect(tgt, &p, ini2) ?: xrc_ini_rts(ini2, &p);
+			if (rep.ini2_ret)
+				break;
+		}
+		rep.status[i] = xrc_do(i == 2 ? ini2 : ini, cq, &sw);
+		if (rep.status[i] == ~0u)
 			break;
-		/* one at a time: the third fails, and fails the QP */
-		if (xt_poll(cq, &wc, 1, 20000) != 1)
-			break;
-		rep.status[i] = wc.status;
 		rep.ncqe++;
 	}
 	xib_dereg_mr(mr);
@@ -577,14 +727,19 @@ out:
 	return 0;
 }
 
+static const char *op_status(const struct xrc_report *rep, int i)
+{
+	return rep->op_status[i] == ~0u ? "no completion" : xt_status_str(rep->op_status[i]);
+}
+
 static void check_data_path(struct xib_context *ctx)
 {
 	struct xib_xrcd *xa, *xb;
 	struct xib_srq *srq[3];
 	struct xib_cq *cq[3];
 	struct xib_qp *tgt;
-	struct xib_pd *pd;
-	struct xib_mr *mr;
+	struct xib_pd *pd, *pd2;
+	struct xib_mr *mr, *mr2, *ma, *mb;
 	struct xib_recv_wr rw, *bad;
 	struct xib_sge sge;
 	struct xib_uverbs_query_qp q;
@@ -592,7 +747,11 @@ static void check_data_path(struct xib_context *ctx)
 	struct xrc_report rep;
 	struct xt_side side;
 	static char rbuf[3][XRC_MSG_LEN];
-	char want[XRC_MSG_LEN];
+	/* the RDMA memory: A in SRQ 0's PD, B in SRQ 1's */
+	static uint64_t mem_a[1024], mem_b[512];
+	char want[XRC_MSG_LEN > XRC_WLEN ? XRC_MSG_LEN : XRC_WLEN], xsave[XRC_XLEN];
+	const uint32_t remote = XIB_ACCESS_LOCAL_WRITE | XIB_ACCESS_REMOTE_WRITE |
+				XIB_ACCESS_REMOTE_READ | XIB_ACCESS_REMOTE_ATOMIC;
 	int to[2], from[2], fd, i, ret, status, n;
 	xib_wc wc;
 	pid_t pid;
@@ -605,20 +764,35 @@ static void check_data_path(struct xib_context *ctx)
 	close(fd);
 	xt_check(xib_open_xrcd(ctx, -1, XIB_XRCD_O_CREAT, &xb), "open another domain");
 	pd = side.pd;
+	xt_check(xib_alloc_pd(ctx, &pd2), "alloc_pd");
 	xt_check(xib_reg_mr(pd, rbuf, sizeof(rbuf), XIB_ACCESS_LOCAL_WRITE, &mr), "reg_mr");
+	xt_check(xib_reg_mr(pd2, rbuf, sizeof(rbuf), XIB_ACCESS_LOCAL_WRITE, &mr2), "reg_mr");
+	memset(mem_a, 0, sizeof(mem_a));
+	xt_pattern((char *)mem_a + XRC_ROFF, XRC_RLEN, 77);
+	mem_a[XRC_AOFF / 8] = XRC_CMP;
+	memset(mem_b, 0xee, sizeof(mem_b));
+	mem_b[XRC_BOFF / 8] = XRC_ADD0;
+	memcpy(xsave, (char *)mem_b + XRC_XOFF, XRC_XLEN);
+	xt_check(xib_reg_mr(pd, mem_a, sizeof(mem_a), remote, &ma), "reg_mr A");
+	xt_check(xib_reg_mr(pd2, mem_b, sizeof(mem_b), remote, &mb), "reg_mr B");
 	for (i = 0; i < 3; i++) {
 		xt_check(xib_create_cq(ctx, 8, 1, NULL, 0, &cq[i]), "create_cq");
-		xt_check(xib_create_xrc_srq(pd, i < 2 ? xa : xb, cq[i], 4, 1, 0, 20 + i,
-					    &srq[i]), "create_xrc_srq");
+		/* SRQ 1 is of another PD than SRQ 0 */
+		xt_check(xib_create_xrc_srq(i == 1 ? pd2 : pd, i < 2 ? xa : xb, cq[i], 4, 1, 0,
+					    20 + i, &srq[i]), "create_xrc_srq");
 		sge.addr = (uintptr_t)rbuf[i];
 		sge.length = XRC_MSG_LEN;
-		sge.lkey = mr->lkey;
+		sge.lkey = i == 1 ? mr2->lkey : mr->lkey;
 		memset(&rw, 0, sizeof(rw));
 		rw.wr_id = 200 + i;
 		rw.sg_list = &sge;
 		rw.num_sge = 1;
 		xt_check(xib_post_srq_recv(srq[i], &rw, &bad), "post_srq_recv");
 	}
+	/* for the WRITE with immediate, which names SRQ 1 */
+	rw.wr_id = 211;
+	rw.num_sge = 0;
+	xt_check(xib_post_srq_recv(srq[1], &rw, &bad), "post_srq_recv");
 	ret = xib_create_xrc_tgt_qp(xa, 9, &tgt);
 	ok(!ret, "an XRC target QP in the domain: %s, qpn %u", err_name(ret), ret ? 0 : tgt->qpn);
 	if (ret)
@@ -631,6 +805,10 @@ static void check_data_path(struct xib_context *ctx)
 	memcpy(p.gid, side.gid, 16);
 	p.sgid_index = side.sgid_index;
 	p.mtu_enum = side.mtu_enum;
+	p.addr[0] = (uintptr_t)mem_a;
+	p.addr[1] = (uintptr_t)mem_b;
+	p.rkey[0] = ma->rkey;
+	p.rkey[1] = mb->rkey;
 	if (pipe(to) || pipe(from))
 		xt_fail("pipe");
 	pid = fork();
@@ -666,6 +844,8 @@ static void check_data_path(struct xib_context *ctx)
 	   rep.status[1] == XIB_HCA_WC_SUCCESS,
 	   "SENDs to two XRC SRQs of the domain complete (%d: %s, %s)", rep.ncqe,
 	   xt_status_str(rep.status[0]), xt_status_str(rep.status[1]));
+	ok(rep.ini2_ret == 0, "a second XRC_SEND QP, the target reconnected to it: %s",
+	   err_name(rep.ini2_ret));
 	ok(rep.ncqe == 3 && rep.status[2] == XIB_HCA_WC_REM_INV_REQ_ERR,
 	   "a SEND to an XRC SRQ of another domain: %s",
 	   rep.ncqe == 3 ? xt_status_str(rep.status[2]) : "no completion");
@@ -680,6 +860,41 @@ static void check_data_path(struct xib_context *ctx)
 	}
 	ret = xt_poll(cq[2], &wc, 1, 200);
 	ok(ret == 0, "nothing on the other domain's XRC SRQ (%d)", ret);
+
+	/* RDMA through the target, in the PD of the SRQ each XRCETH names */
+	xt_pattern(want, XRC_WLEN, 55);
+	ok(rep.op_status[XRC_WRITE] == XIB_HCA_WC_SUCCESS && !memcmp(mem_a, want, XRC_WLEN),
+	   "an RDMA WRITE of %d bytes through the target, in SRQ 0's PD: %s, exact",
+	   XRC_WLEN, op_status(&rep, XRC_WRITE));
+	ret = xt_poll(cq[1], &wc, 1, 2000);
+	xt_pattern(want, XRC_ILEN, 66);
+	ok(rep.op_status[XRC_WRITE_IMM] == XIB_HCA_WC_SUCCESS &&
+	   !memcmp(mem_b, want, XRC_ILEN) && ret == 1 && wc.status == XIB_HCA_WC_SUCCESS &&
+	   wc.wr_id == 211 && wc.opcode == XIB_HCA_WC_RECV_RDMA_WITH_IMM &&
+	   wc.byte_len == XRC_ILEN && ntohl(wc.imm_data) == XRC_IMM &&
+	   (wc.wc_flags & XIB_HCA_WC_WITH_IMM) && wc.qp_num == tgt->qpn,
+	   "a WRITE with immediate in SRQ 1's PD: %s, exact, completes on SRQ 1's CQ (%d, %s)",
+	   op_status(&rep, XRC_WRITE_IMM), ret, ret == 1 ? xt_status_str(wc.status) : "-");
+	ok(rep.op_status[XRC_READ] == XIB_HCA_WC_SUCCESS && rep.read_exact,
+	   "an RDMA READ of %d bytes through the target: %s, %s", XRC_RLEN,
+	   op_status(&rep, XRC_READ), rep.read_exact ? "exact" : "wrong data");
+	ok(rep.op_status[XRC_CMP_SWAP] == XIB_HCA_WC_SUCCESS && rep.orig[0] == XRC_CMP &&
+	   mem_a[XRC_AOFF / 8] == XRC_SWAP,
+	   "CMP_SWAP through the target: %s, original %#llx, now %#llx",
+	   op_status(&rep, XRC_CMP_SWAP), (unsigned long long)rep.orig[0],
+	   (unsigned long long)mem_a[XRC_AOFF / 8]);
+	ok(rep.op_status[XRC_FETCH_ADD] == XIB_HCA_WC_SUCCESS && rep.orig[1] == XRC_ADD0 &&
+	   mem_b[XRC_BOFF / 8] == XRC_ADD0 + XRC_ADD,
+	   "FETCH_ADD through the target in SRQ 1's PD: %s, original %llu, now %llu",
+	   op_status(&rep, XRC_FETCH_ADD), (unsigned long long)rep.orig[1],
+	   (unsigned long long)mem_b[XRC_BOFF / 8]);
+	ok(rep.op_status[XRC_BAD_PD] == XIB_HCA_WC_REM_ACCESS_ERR &&
+	   !memcmp((char *)mem_b + XRC_XOFF, xsave, XRC_XLEN),
+	   "a WRITE with an rkey of another PD than the named SRQ's: %s, nothing written",
+	   op_status(&rep, XRC_BAD_PD));
+	ret = xt_poll(cq[0], &wc, 1, 100);
+	ok(ret == 0, "no completion on SRQ 0's CQ for the RDMA (%d)", ret);
+
 	xib_query_qp(tgt, &q);
 	ok(q.attr.qp_state == XIB_QPS_RTR && q.qp_type == XIB_QPT_XRC_RECV,
 	   "the target outlives the other process's handle (state %u)", q.attr.qp_state);
@@ -689,6 +904,10 @@ static void check_data_path(struct xib_context *ctx)
 		xt_check(xib_destroy_cq(cq[i]), "destroy_cq");
 	}
 	xt_check(xib_dereg_mr(mr), "dereg_mr");
+	xt_check(xib_dereg_mr(mr2), "dereg_mr");
+	xt_check(xib_dereg_mr(ma), "dereg_mr");
+	xt_check(xib_dereg_mr(mb), "dereg_mr");
+	xt_check(xib_dealloc_pd(pd2), "dealloc_pd");
 	xt_check(xib_close_xrcd(xa), "close_xrcd");
 	xt_check(xib_close_xrcd(xb), "close_xrcd");
 	xt_side_close(&side);
