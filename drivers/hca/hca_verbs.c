@@ -39,17 +39,19 @@ void xib_hca_set_attrs(struct xib_hca_dev *hca)
 	 * RC_RNR_NAK_GEN: the responder answers a SEND without a receive
 	 * WQE with an RNR NAK (hca_resp.c); SRQ_RESIZE: resize_srq;
 	 * MEM_WINDOW and MEM_WINDOW_TYPE_2B: memory windows of type 1 and
-	 * 2B (bound by the requester, checked by the responder).  Not
+	 * 2B (bound by the requester, checked by the responder); XRC:
+	 * XRC domains, SRQs, initiators and targets, every operation to a
+	 * target in the PD of the XRC SRQ it names (hca_resp.c).  Not
 	 * set, because not done: RESIZE_MAX_WR (no QP resize), the P_Key
 	 * and Q_Key violation counters (the Q_Key drops are counted, but no
 	 * port attribute reports them), RAW_MULTI, AUTO_PATH_MIG,
 	 * CHANGE_PHY_PORT (one port), UD_AV_PORT_ENFORCE, SHUTDOWN_PORT,
-	 * INIT_TYPE, N_NOTIFY_CQ, type 2A windows, XRC, checksum offloads,
+	 * INIT_TYPE, N_NOTIFY_CQ, type 2A windows, checksum offloads,
 	 * MEM_MGT_EXTENSIONS (fast registration), flow steering.
 	 */
 	a->device_cap_flags = XIB_DEVICE_RC_RNR_NAK_GEN | XIB_DEVICE_SRQ_RESIZE |
 			      XIB_DEVICE_MEM_WINDOW |
-			      XIB_DEVICE_MEM_WINDOW_TYPE_2B;
+			      XIB_DEVICE_MEM_WINDOW_TYPE_2B | XIB_DEVICE_XRC;
 	a->max_qp = 4096;
 	a->max_qp_wr = 16384;
 	a->max_sge = XIB_HCA_MAX_SGE;

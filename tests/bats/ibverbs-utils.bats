@@ -147,8 +147,9 @@ starve_stop() {
 	# the capabilities the device honours, and none it does not
 	# (xib_hca_set_attrs()): CURR_QP_STATE_MOD, PORT_ACTIVE_EVENT,
 	# SYS_IMAGE_GUID, RC_RNR_NAK_GEN, SRQ_RESIZE, MEM_WINDOW,
-	# MEM_WINDOW_TYPE_2B (memory windows of type 1 and 2B, mw.bats)
-	grep -Eq 'device_cap_flags:[[:space:]]+0x01023c80$' <<<"$output"
+	# MEM_WINDOW_TYPE_2B (memory windows of type 1 and 2B, mw.bats),
+	# XRC (every operation to an XRC target, verbs.bats)
+	grep -Eq 'device_cap_flags:[[:space:]]+0x01123c80$' <<<"$output"
 	grep -Eq '^[[:space:]]+CURR_QP_STATE_MOD$' <<<"$output"
 	grep -Eq '^[[:space:]]+PORT_ACTIVE_EVENT$' <<<"$output"
 	grep -Eq '^[[:space:]]+SYS_IMAGE_GUID$' <<<"$output"
@@ -156,6 +157,7 @@ starve_stop() {
 	grep -Eq '^[[:space:]]+SRQ_RESIZE$' <<<"$output"
 	grep -Eq '^[[:space:]]+MEM_WINDOW$' <<<"$output"
 	grep -Eq '^[[:space:]]+MEM_WINDOW_TYPE_2B$' <<<"$output"
+	grep -Eq '^[[:space:]]+XRC$' <<<"$output"
 	grep -Eq 'max_mw:[[:space:]]+16384$' <<<"$output"
 	[[ "$output" != *"Unknown flags"* ]]
 	# RC atomics, atomic among every QP of the device; 16 READs or

@@ -408,13 +408,15 @@ static int zeroed(const void *p, size_t n)
 #define XIB_VENDOR_PART_ID	1
 /*
  * What xib_core itself honours, and what the HCA adds: it sends RNR NAKs
- * (the rnrnak section) and resizes SRQs (the srqresize section).  Exactly these: each other bit is a capability the
+ * (the rnrnak section), resizes SRQs (the srqresize section) and does XRC in full (the xrc
+ * section, xib_xrc_test).  Exactly these: each other bit is a capability the
  * device lacks (Documentation/libibverbs.rst, "Device attributes").
  */
 #define CORE_CAPS	(IBV_DEVICE_CURR_QP_STATE_MOD | IBV_DEVICE_PORT_ACTIVE_EVENT | \
 			 IBV_DEVICE_SYS_IMAGE_GUID)
 #define HONOURED_CAPS	(CORE_CAPS | IBV_DEVICE_RC_RNR_NAK_GEN | IBV_DEVICE_SRQ_RESIZE | \
-			 IBV_DEVICE_MEM_WINDOW | IBV_DEVICE_MEM_WINDOW_TYPE_2B)
+			 IBV_DEVICE_MEM_WINDOW | IBV_DEVICE_MEM_WINDOW_TYPE_2B | \
+			 IBV_DEVICE_XRC)
 
 static void test_devex(void)
 {
@@ -2289,9 +2291,8 @@ static void test_xrc(struct ibv_pd *pd)
 	if (fd < 0)
 		return;
 	cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
-	/* XRC targets take SENDs only so far (uverbs.h): not the whole of XRC */
-	check(!(dattr.device_cap_flags & IBV_DEVICE_XRC),
-	      "IBV_DEVICE_XRC is clear: no RDMA or atomics to XRC targets yet");
+	/* XRC in full: SENDs, RDMA and atomics to XRC targets (uverbs.h) */
+	check(dattr.device_cap_flags & IBV_DEVICE_XRC, "IBV_DEVICE_XRC is set");
 
 	memset(&xa, 0, sizeof(xa));
 	xa.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS;

@@ -124,8 +124,12 @@
  *	(sq and rq come back zero) and raises no async event.  A request it
  *	receives goes to the XRC SRQ its XRCETH names, which must be of the
  *	same domain (else it is NAKed as an invalid request, counted in
- *	err_naks_sent), and completes on that SRQ's CQ.  SENDs only: RDMA
- *	and atomic requests to a target are NAKed as invalid requests.
+ *	err_naks_sent), and completes on that SRQ's CQ.  RDMA WRITE, READ,
+ *	atomics and SEND with invalidate execute as on RC, their R_Keys
+ *	checked against the PD of that XRC SRQ (IBTA Annex A14; a target
+ *	has no PD of its own); a type 2 window is bound to a QP with a
+ *	send queue, so only MRs and type 1 windows are reached through a
+ *	target.  The device reports XIB_DEVICE_XRC.
  *	The target lives while any handle to it does: DESTROY_QP of one
  *	handle (the creator's or one from OPEN_QP) drops that handle only.
  *	Each handle counts in its context's max_qp_per_context (-ENOMEM
