@@ -17,7 +17,11 @@
 #   to their size, and bounds them (ENOMEM, no OOM kill, nothing left);
 # - namespaces: in exclusive mode a device opens only from its interface's
 #   namespace, only the initial namespace's admin sets the mode, and a
-#   user namespace's root cannot create devices.
+#   user namespace's root cannot create devices;
+# - per-user limits: one uid's user contexts (every device together) and
+#   RDMA CM channels stop at max_contexts_per_user / max_channels_per_user
+#   with EMFILE, other uids and CAP_SYS_RESOURCE are not held back, and a
+#   dead holder's count returns.
 #
 # Topology, made once for the file: namespaces xibA (xv0 10.211.0.1, xib0)
 # and xibB (xv1 10.211.0.2, xib1); 10.211.0.3 is nobody's.
@@ -43,6 +47,10 @@ teardown_file() {
 teardown() {
 	# a failed namespace test must not leave the stack exclusive
 	xibctl system set netns shared 2>/dev/null || true
+	# nor a failed per-user test its holder and lowered limits
+	[ -z "${hold_pid:-}" ] || hold_end
+	echo 256 >/sys/module/xib_core/parameters/max_contexts_per_user 2>/dev/null || true
+	echo 256 >/sys/module/xib_ucma/parameters/max_channels_per_user 2>/dev/null || true
 }
 
 setup() {
@@ -196,6 +204,93 @@ open_in() {
 	# back to shared: the cross-namespace open works again
 	xibctl system set netns shared
 	open_in xibA "$dev1"
+}
+
+# As uid $1 (gid the same, no groups, no capabilities), open each of the
+# files $3... for reading and writing and keep them; $2 is "hold" (print
+# READY, then sleep until killed) or "once" (exit).  Prints the shell's
+# error if an open fails.
+as_uid_open() {
+	local uid=$1 mode=$2
+	shift 2
+	setpriv --reuid="$uid" --regid="$uid" --clear-groups --inh-caps=-all \
+		bash -c '
+		mode=$1; shift
+		for f; do exec {fd}<>"$f" || exit 1; done
+		[ "$mode" = hold ] || exit 0
+		echo READY; exec sleep 120' _ "$mode" "$@" 2>&1
+}
+
+# Start as_uid_open UID hold FILES... in the background, its output in
+# $hold_out; wait until it holds them all.  Sets hold_pid.
+hold_as() {
+	hold_out=$(mktemp /tmp/xib-hold.XXXXXX)
+	as_uid_open "$@" >"$hold_out" &
+	hold_pid=$!
+	for ((i = 0; i < 100; i++)); do
+		grep -q READY "$hold_out" && return 0
+		kill -0 "$hold_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	cat "$hold_out"
+	return 1
+}
+
+hold_end() {
+	kill "$hold_pid" 2>/dev/null || true
+	wait "$hold_pid" 2>/dev/null || true
+	rm -f "$hold_out"
+	hold_pid=
+}
+
+@test "per-user limits: a uid's user contexts and RDMA CM channels stop at the limit (EMFILE); other uids and CAP_SYS_RESOURCE still open; the count returns" {
+	local pc=/sys/module/xib_core/parameters/max_contexts_per_user
+	local pm=/sys/module/xib_ucma/parameters/max_channels_per_user
+	local cm=/dev/xib/rdma_cm
+	[ "$(cat "$pc")" -eq 256 ]
+	[ "$(cat "$pm")" -eq 256 ]
+	echo 4 >"$pc"
+	echo 2 >"$pm"
+	# the limit counts a uid's contexts of every device together
+	hold_as 65534 hold "$dev0" "$dev0" "$dev1" "$dev1" "$cm" "$cm"
+	run as_uid_open 65534 once "$dev1"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"$dev1: Too many open files"* ]]
+	run as_uid_open 65534 once "$cm"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"$cm: Too many open files"* ]]
+	# not the process's file limit: the same user opens other files
+	as_uid_open 65534 once /dev/null /dev/null /dev/null
+	# another uid has counts of its own
+	as_uid_open 1 once "$dev0" "$dev0" "$dev0" "$dev0" "$cm" "$cm"
+	# a lowered limit keeps what is open; root (CAP_SYS_RESOURCE) goes
+	# past it, root without the capability does not
+	echo 0 >"$pc"
+	echo 0 >"$pm"
+	kill -0 "$hold_pid"
+	bash -c 'exec 3<>"$1" 4<>"$2"' _ "$dev0" "$cm"
+	run setpriv --bounding-set=-sys_resource bash -c 'exec 3<>"$1"' _ "$dev0"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"Too many open files"* ]]
+	run setpriv --bounding-set=-sys_resource bash -c 'exec 3<>"$1"' _ "$cm"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"Too many open files"* ]]
+	# the holder's death returns its count: it opens as many again
+	hold_end
+	echo 4 >"$pc"
+	echo 2 >"$pm"
+	as_uid_open 65534 once "$dev1" "$dev1" "$dev0" "$dev0" "$cm" "$cm"
+	run as_uid_open 65534 once "$dev0" "$dev0" "$dev0" "$dev0" "$dev0"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"Too many open files"* ]]
+	echo 256 >"$pc"
+	echo 256 >"$pm"
+	# every context is gone (none of xib0 is left)
+	inA xibctl res show xib0 | grep -qE ' ctx 0( |$)'
 }
 
 @test "a user namespace's root cannot create or delete devices" {
