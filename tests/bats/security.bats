@@ -7,7 +7,8 @@
 #   connected QP: a WRITE with the right QPN, R_Key and PSN writes
 #   nothing, an ACK completes nothing, a NAK does not fail the QP; the
 #   same packets from the peer's address do (so they are well formed);
-#   a fresh device's first QP number and R_Key are random;
+#   over IPv4 and over IPv6; a fresh device's first QP number and R_Key
+#   are random;
 # - controlled Q_Keys (bit 31) need CAP_NET_RAW; a WR's Q_Key with bit 31
 #   set sends the QP's own;
 # - DESTROY_QP racing incoming datagrams (the receive path may drop the
@@ -80,6 +81,30 @@ setup() {
 	[ "$qa" != "$qb" ]
 	[ "$ka" != "$kb" ]
 	(( qa >= 16 && qb >= 16 && qa < 0x1000000 && qb < 0x1000000 ))
+}
+
+@test "forged RC WRITE, ACK and NAK over IPv6 from a third address are dropped; the transfer completes" {
+	local ga gb
+	inA ip addr add fd12::1/64 dev xv0 nodad
+	inB ip addr add fd12::2/64 dev xv1 nodad
+	ga=$(gid6_index xibA xib0 fd12::1)
+	gb=$(gid6_index xibB xib1 fd12::2)
+	inA xibctl statistic reset dev xib0
+	inB xibctl statistic reset dev xib1
+	run inA "$C/xib_spoof" -d "$dev0" -D "$dev1" -n /run/netns/xibB -x fd12::3 \
+		-g "$ga" -G "$gb"
+	inA ip addr del fd12::1/64 dev xv0
+	inB ip addr del fd12::2/64 dev xv1
+	echo "$output"
+	sed 's/^/# /' <<<"$output" | grep -v '^# first' >&3
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"over IPv6"* ]]
+	[[ "$output" == *PASS* ]]
+	# the same six checks as over IPv4, the controls included: the forged
+	# frames (UDP checksum, ICRC with IPv6's masks) are well formed
+	[ "$(grep -c '^ok - ' <<<"$output")" -eq 6 ]
+	[ "$(inB xibctl -j statistic show dev xib1 | jq -e '.[0].rx_drop_addr')" -ge 16 ]
+	[ "$(inA xibctl -j statistic show dev xib0 | jq -e '.[0].rx_drop_addr')" -ge 2 ]
 }
 
 @test "controlled Q_Key: EPERM without CAP_NET_RAW, allowed to root; a WR's bit 31 sends the QP's own Q_Key" {
