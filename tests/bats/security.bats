@@ -49,7 +49,7 @@ teardown() {
 	# a failed namespace test must not leave the stack exclusive
 	xibctl system set netns shared 2>/dev/null || true
 	# nor a failed per-user test its holder and lowered limits
-	[ -z "${hold_pid:-}" ] || hold_end
+	[ -z "${hold_job:-}" ] || hold_end
 	echo 256 >/sys/module/xib_core/parameters/max_contexts_per_user 2>/dev/null || true
 	echo 256 >/sys/module/xib_ucma/parameters/max_channels_per_user 2>/dev/null || true
 }
@@ -233,8 +233,8 @@ open_in() {
 
 # As uid $1 (gid the same, no groups, no capabilities), open each of the
 # files $3... for reading and writing and keep them; $2 is "hold" (print
-# READY, then sleep until killed) or "once" (exit).  Prints the shell's
-# error if an open fails.
+# "READY PID", then sleep as PID until killed) or "once" (exit).  Prints
+# the shell's error if an open fails.
 as_uid_open() {
 	local uid=$1 mode=$2
 	shift 2
@@ -243,29 +243,32 @@ as_uid_open() {
 		mode=$1; shift
 		for f; do exec {fd}<>"$f" || exit 1; done
 		[ "$mode" = hold ] || exit 0
-		echo READY; exec sleep 120' _ "$mode" "$@" 2>&1
+		echo "READY $$"; exec sleep 120' _ "$mode" "$@" 2>&1
 }
 
 # Start as_uid_open UID hold FILES... in the background, its output in
-# $hold_out; wait until it holds them all.  Sets hold_pid.
+# $hold_out; wait until it holds them all.  Sets hold_pid (the holder)
+# and hold_job (the background shell, its parent).
 hold_as() {
 	hold_out=$(mktemp /tmp/xib-hold.XXXXXX)
 	as_uid_open "$@" >"$hold_out" &
-	hold_pid=$!
+	hold_job=$!
 	for ((i = 0; i < 100; i++)); do
-		grep -q READY "$hold_out" && return 0
-		kill -0 "$hold_pid" 2>/dev/null || break
+		hold_pid=$(sed -n 's/^READY \([0-9]*\)$/\1/p' "$hold_out")
+		[ -n "$hold_pid" ] && return 0
+		kill -0 "$hold_job" 2>/dev/null || break
 		sleep 0.1
 	done
 	cat "$hold_out"
 	return 1
 }
 
+# Kill the holder; when its parent has reaped it, its files are closed.
 hold_end() {
-	kill "$hold_pid" 2>/dev/null || true
-	wait "$hold_pid" 2>/dev/null || true
+	[ -z "${hold_pid:-}" ] || kill "$hold_pid" 2>/dev/null || true
+	wait "$hold_job" 2>/dev/null || true
 	rm -f "$hold_out"
-	hold_pid=
+	hold_pid= hold_job=
 }
 
 @test "per-user limits: a uid's user contexts and RDMA CM channels stop at the limit (EMFILE); other uids and CAP_SYS_RESOURCE still open; the count returns" {
@@ -296,11 +299,11 @@ hold_end() {
 	echo 0 >"$pm"
 	kill -0 "$hold_pid"
 	bash -c 'exec 3<>"$1" 4<>"$2"' _ "$dev0" "$cm"
-	run setpriv --bounding-set=-sys_resource bash -c 'exec 3<>"$1"' _ "$dev0"
+	run setpriv --bounding-set=-sys_resource --inh-caps=-sys_resource bash -c 'exec 3<>"$1"' _ "$dev0"
 	echo "$output"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"Too many open files"* ]]
-	run setpriv --bounding-set=-sys_resource bash -c 'exec 3<>"$1"' _ "$cm"
+	run setpriv --bounding-set=-sys_resource --inh-caps=-sys_resource bash -c 'exec 3<>"$1"' _ "$cm"
 	echo "$output"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"Too many open files"* ]]
