@@ -31,6 +31,12 @@ void xib_port_sync_locked(struct xib_device *dev);
 int xib_verbs_init(void);
 void xib_verbs_exit(void);
 
+/* user.c */
+int xib_user_ctx_charge(kuid_t uid);
+void xib_user_ctx_uncharge(kuid_t uid);
+void xib_user_init(void);
+void xib_user_exit(void);
+
 /* mcast.c */
 void xib_mcast_detach_all(struct xib_qp *qp);
 

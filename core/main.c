@@ -11,9 +11,10 @@ static int __init xib_core_init(void)
 {
 	int ret;
 
+	xib_user_init();
 	ret = xib_verbs_init();
 	if (ret)
-		return ret;
+		goto err_user_exit;
 
 	ret = xib_device_init();
 	if (ret)
@@ -41,6 +42,8 @@ err_device_exit:
 	xib_device_exit();
 err_verbs_exit:
 	xib_verbs_exit();
+err_user_exit:
+	xib_user_exit();
 	return ret;
 }
 
@@ -51,6 +54,7 @@ static void __exit xib_core_exit(void)
 	xib_port_exit();
 	xib_device_exit();
 	xib_verbs_exit();
+	xib_user_exit();
 }
 
 module_init(xib_core_init);

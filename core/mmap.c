@@ -262,11 +262,13 @@ EXPORT_SYMBOL_GPL(xib_mmap_lookup);
  *
  * Enters the context in @dev's XIB_RES_UCONTEXT table (so it is counted)
  * and gives it an @id, and records the calling process as its owner
- * (thread group, effective uid, command name).  Undo with
- * xib_ucontext_cleanup().
+ * (thread group, effective uid, command name).  The context counts
+ * against its owner's max_contexts_per_user (core/user.c), every device
+ * together.  Undo with xib_ucontext_cleanup().
  *
  * Context: process context, in the task that opens the context.
- * Return: 0 or -ENOMEM.
+ * Return: 0, -EMFILE (the owner holds max_contexts_per_user contexts and
+ * lacks CAP_SYS_RESOURCE) or -ENOMEM.
  */
 int xib_ucontext_init(struct xib_ucontext *uctx, struct xib_device *dev)
 {
@@ -277,17 +279,23 @@ int xib_ucontext_init(struct xib_ucontext *uctx, struct xib_device *dev)
 	xa_init(&uctx->mmap_xa);
 	for (i = 0; i < XIB_RES_MAX; i++)
 		atomic_set(&uctx->res_count[i], 0);
-	uctx->owner_pid = get_task_pid(current, PIDTYPE_TGID);
 	uctx->owner_euid = current_euid();
+	ret = xib_user_ctx_charge(uctx->owner_euid);
+	if (ret)
+		return ret;
+	uctx->owner_pid = get_task_pid(current, PIDTYPE_TGID);
 	get_task_comm(uctx->owner_comm, current);
 	ret = xa_alloc_irq(&dev->res[XIB_RES_UCONTEXT], &uctx->id, uctx,
 			   XA_LIMIT(1, INT_MAX), GFP_KERNEL);
-	if (ret) {
-		put_pid(uctx->owner_pid);
-		return ret == -EBUSY ? -ENOMEM : ret;
-	}
+	if (ret)
+		goto err_put_pid;
 	atomic_inc(&dev->res_count[XIB_RES_UCONTEXT]);
 	return 0;
+
+err_put_pid:
+	put_pid(uctx->owner_pid);
+	xib_user_ctx_uncharge(uctx->owner_euid);
+	return ret == -EBUSY ? -ENOMEM : ret;
 }
 EXPORT_SYMBOL_GPL(xib_ucontext_init);
 
@@ -295,8 +303,9 @@ EXPORT_SYMBOL_GPL(xib_ucontext_init);
  * xib_ucontext_cleanup() - undo xib_ucontext_init()
  * @uctx: the context, whose objects are all destroyed
  *
- * Unpublishes every entry still published (mappings keep theirs) and
- * removes the context from its device's table.  Context: may sleep.
+ * Unpublishes every entry still published (mappings keep theirs),
+ * removes the context from its device's table and uncharges its owner.
+ * Context: may sleep.
  */
 void xib_ucontext_cleanup(struct xib_ucontext *uctx)
 {
@@ -310,5 +319,6 @@ void xib_ucontext_cleanup(struct xib_ucontext *uctx)
 	xa_erase_irq(&dev->res[XIB_RES_UCONTEXT], uctx->id);
 	atomic_dec(&dev->res_count[XIB_RES_UCONTEXT]);
 	put_pid(uctx->owner_pid);
+	xib_user_ctx_uncharge(uctx->owner_euid);
 }
 EXPORT_SYMBOL_GPL(xib_ucontext_cleanup);

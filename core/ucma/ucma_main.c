@@ -12,7 +12,9 @@
  * What a user makes the kernel allocate is bounded per file (the module
  * parameters max_ids_per_file and max_events_per_file) and charged to the
  * opener's memory cgroup, including what the RDMA CM's handlers allocate
- * for the file on another thread.
+ * for the file on another thread; the files themselves are bounded per
+ * user (max_channels_per_user, counted by the opener's euid until the
+ * file's release).
  */
 
 #include <linux/miscdevice.h>
@@ -39,6 +41,15 @@ unsigned int xib_ucma_max_mcs = 64;
 module_param_named(max_mcast_per_id, xib_ucma_max_mcs, uint, 0644);
 MODULE_PARM_DESC(max_mcast_per_id,
 		 "Multicast groups one RDMA CM id may join (JOIN_MCAST beyond: ENOMEM) (64)");
+
+static unsigned int xib_ucma_max_files_per_user = 256;
+module_param_named(max_channels_per_user, xib_ucma_max_files_per_user, uint,
+		   0644);
+MODULE_PARM_DESC(max_channels_per_user,
+		 "Opens of /dev/xib/rdma_cm (event channels) one uid may hold; beyond, open() fails with EMFILE unless CAP_SYS_RESOURCE (256)");
+
+/* The open files of each user (their opener's euid), for the above. */
+static struct xib_uid_count xib_ucma_files_per_user;
 
 /* Every multicast membership, by handle (struct xib_ucma_mc). */
 DEFINE_XARRAY_ALLOC(xib_ucma_mcs);
@@ -468,10 +479,19 @@ out:
 static int xib_ucma_open(struct inode *inode, struct file *filp)
 {
 	struct xib_ucma_file *file;
+	kuid_t uid = current_euid();
+	int ret;
 
+	ret = xib_uid_charge_capable(&xib_ucma_files_per_user, uid,
+				     READ_ONCE(xib_ucma_max_files_per_user));
+	if (ret)
+		return ret;
 	file = kzalloc(sizeof(*file), GFP_KERNEL_ACCOUNT);
-	if (!file)
+	if (!file) {
+		xib_uid_uncharge(&xib_ucma_files_per_user, uid);
 		return -ENOMEM;
+	}
+	file->uid = uid;
 	mutex_init(&file->mutex);
 	INIT_LIST_HEAD(&file->ctxs);
 	xa_init_flags(&file->handles, XA_FLAGS_ALLOC);
@@ -510,6 +530,7 @@ static int xib_ucma_release(struct inode *inode, struct file *filp)
 	mem_cgroup_put(file->memcg);
 	mutex_destroy(&file->read_mutex);
 	mutex_destroy(&file->mutex);
+	xib_uid_uncharge(&xib_ucma_files_per_user, file->uid);
 	kfree(file);
 	return 0;
 }
@@ -559,12 +580,21 @@ static struct miscdevice xib_ucma_misc = {
 
 static int __init xib_ucma_init(void)
 {
-	return misc_register(&xib_ucma_misc);
+	int ret;
+
+	/* counts first: the device opens as soon as it is registered */
+	xib_uid_count_init(&xib_ucma_files_per_user);
+	ret = misc_register(&xib_ucma_misc);
+	if (ret)
+		xib_uid_count_destroy(&xib_ucma_files_per_user);
+	return ret;
 }
 
 static void __exit xib_ucma_exit(void)
 {
 	misc_deregister(&xib_ucma_misc);
+	/* every file was released before the module could go */
+	xib_uid_count_destroy(&xib_ucma_files_per_user);
 }
 
 module_init(xib_ucma_init);

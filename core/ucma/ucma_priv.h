@@ -34,7 +34,7 @@
 
 /**
  * struct xib_ucma_file - an open /dev/xib/rdma_cm: one event channel
- * @mutex: protects every field below it but @wait and @memcg, and the
+ * @mutex: protects every field below it but @wait, @memcg and @uid, and the
  *	@file, @list, @handle, @visible, @listening and @events_reported
  *	of the ids on @ctxs
  * @ctxs: every id of the file (struct xib_ucma_ctx.list), those whose
@@ -49,6 +49,8 @@
  * @wait: GET_EVENT and poll() wait here for an event
  * @memcg: the opener's memory cgroup (a reference), charged for what
  *	the RDMA CM's handlers allocate for this file
+ * @uid: the opener's effective uid, charged one channel of
+ *	max_channels_per_user until the release; fixed at open
  */
 struct xib_ucma_file {
 	struct mutex mutex;		/* protects the fields below */
@@ -62,6 +64,7 @@ struct xib_ucma_file {
 	struct mutex read_mutex;	/* see above */
 	wait_queue_head_t wait;
 	struct mem_cgroup *memcg;
+	kuid_t uid;
 };
 
 /**

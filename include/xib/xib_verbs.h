@@ -12,6 +12,7 @@
 #include <linux/device.h>
 #include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/path.h>
 #include <linux/percpu.h>
@@ -675,6 +676,31 @@ struct xib_ucontext {
 
 int xib_ucontext_init(struct xib_ucontext *uctx, struct xib_device *dev);
 void xib_ucontext_cleanup(struct xib_ucontext *uctx);
+
+/**
+ * struct xib_uid_count - how many objects of a kind each user holds
+ * @lock: serialises every change and read of @counts
+ * @counts: per uid (its value in the initial user namespace) the count,
+ *	as a value entry; a uid holding none has no entry
+ *
+ * Set up by xib_uid_count_init(); charged by xib_uid_charge() or
+ * xib_uid_charge_capable() when an object is created, uncharged by
+ * xib_uid_uncharge() with the same uid when it goes (core/user.c);
+ * xib_uid_count_destroy() once nothing is charged.
+ */
+struct xib_uid_count {
+	struct mutex lock;	/* protects @counts */
+	struct xarray counts;
+};
+
+void xib_uid_count_init(struct xib_uid_count *uc);
+void xib_uid_count_destroy(struct xib_uid_count *uc);
+int xib_uid_charge(struct xib_uid_count *uc, kuid_t uid, unsigned int max);
+int xib_uid_charge_capable(struct xib_uid_count *uc, kuid_t uid,
+			   unsigned int max);
+void xib_uid_uncharge(struct xib_uid_count *uc, kuid_t uid);
+unsigned long xib_uid_read(struct xib_uid_count *uc, kuid_t uid);
+bool xib_uid_count_empty(struct xib_uid_count *uc);
 
 /**
  * struct xib_umem - pinned user memory

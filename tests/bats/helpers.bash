@@ -177,6 +177,20 @@ uverbs_in() {
 	ip netns exec "$1" bash -c "$(declare -f uverbs_of); uverbs_of $2"
 }
 
+# The index of device $2's GID for IPv6 address $3 ("gid N ADDR RoCEv2"
+# of xibctl port show) in namespace $1, once the GID table has it.
+gid6_index() {
+	local i idx
+	for ((i = 0; i < 100; i++)); do
+		idx=$(ip netns exec "$1" xibctl port show "$2/1" |
+		      sed -n "s/.*gid \([0-9]*\) $3 RoCEv2.*/\1/p")
+		[ -n "$idx" ] && { echo "$idx"; return 0; }
+		sleep 0.1
+	done
+	echo "no GID for $3 on $2" >&2
+	return 1
+}
+
 # xib0 on xv0 in xibA and xib1 on xv1 in xibB; their nodes in dev0, dev1.
 xib_two_devices() {
 	inA xibctl link add xib0 netdev xv0

@@ -7,7 +7,8 @@
 #   connected QP: a WRITE with the right QPN, R_Key and PSN writes
 #   nothing, an ACK completes nothing, a NAK does not fail the QP; the
 #   same packets from the peer's address do (so they are well formed);
-#   a fresh device's first QP number and R_Key are random;
+#   over IPv4 and over IPv6; a fresh device's first QP number and R_Key
+#   are random;
 # - controlled Q_Keys (bit 31) need CAP_NET_RAW; a WR's Q_Key with bit 31
 #   set sends the QP's own;
 # - DESTROY_QP racing incoming datagrams (the receive path may drop the
@@ -17,7 +18,11 @@
 #   to their size, and bounds them (ENOMEM, no OOM kill, nothing left);
 # - namespaces: in exclusive mode a device opens only from its interface's
 #   namespace, only the initial namespace's admin sets the mode, and a
-#   user namespace's root cannot create devices.
+#   user namespace's root cannot create devices;
+# - per-user limits: one uid's user contexts (every device together) and
+#   RDMA CM channels stop at max_contexts_per_user / max_channels_per_user
+#   with EMFILE, other uids and CAP_SYS_RESOURCE are not held back, and a
+#   dead holder's count returns.
 #
 # Topology, made once for the file: namespaces xibA (xv0 10.211.0.1, xib0)
 # and xibB (xv1 10.211.0.2, xib1); 10.211.0.3 is nobody's.
@@ -43,6 +48,10 @@ teardown_file() {
 teardown() {
 	# a failed namespace test must not leave the stack exclusive
 	xibctl system set netns shared 2>/dev/null || true
+	# nor a failed per-user test its holder and lowered limits
+	[ -z "${hold_job:-}" ] || hold_end
+	echo 256 >/sys/module/xib_core/parameters/max_contexts_per_user 2>/dev/null || true
+	echo 256 >/sys/module/xib_ucma/parameters/max_channels_per_user 2>/dev/null || true
 }
 
 setup() {
@@ -72,6 +81,30 @@ setup() {
 	[ "$qa" != "$qb" ]
 	[ "$ka" != "$kb" ]
 	(( qa >= 16 && qb >= 16 && qa < 0x1000000 && qb < 0x1000000 ))
+}
+
+@test "forged RC WRITE, ACK and NAK over IPv6 from a third address are dropped; the transfer completes" {
+	local ga gb
+	inA ip addr add fd12::1/64 dev xv0 nodad
+	inB ip addr add fd12::2/64 dev xv1 nodad
+	ga=$(gid6_index xibA xib0 fd12::1)
+	gb=$(gid6_index xibB xib1 fd12::2)
+	inA xibctl statistic reset dev xib0
+	inB xibctl statistic reset dev xib1
+	run inA "$C/xib_spoof" -d "$dev0" -D "$dev1" -n /run/netns/xibB -x fd12::3 \
+		-g "$ga" -G "$gb"
+	inA ip addr del fd12::1/64 dev xv0
+	inB ip addr del fd12::2/64 dev xv1
+	echo "$output"
+	sed 's/^/# /' <<<"$output" | grep -v '^# first' >&3
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"over IPv6"* ]]
+	[[ "$output" == *PASS* ]]
+	# the same six checks as over IPv4, the controls included: the forged
+	# frames (UDP checksum, ICRC with IPv6's masks) are well formed
+	[ "$(grep -c '^ok - ' <<<"$output")" -eq 6 ]
+	[ "$(inB xibctl -j statistic show dev xib1 | jq -e '.[0].rx_drop_addr')" -ge 16 ]
+	[ "$(inA xibctl -j statistic show dev xib0 | jq -e '.[0].rx_drop_addr')" -ge 2 ]
 }
 
 @test "controlled Q_Key: EPERM without CAP_NET_RAW, allowed to root; a WR's bit 31 sends the QP's own Q_Key" {
@@ -196,6 +229,96 @@ open_in() {
 	# back to shared: the cross-namespace open works again
 	xibctl system set netns shared
 	open_in xibA "$dev1"
+}
+
+# As uid $1 (gid the same, no groups, no capabilities), open each of the
+# files $3... for reading and writing and keep them; $2 is "hold" (print
+# "READY PID", then sleep as PID until killed) or "once" (exit).  Prints
+# the shell's error if an open fails.
+as_uid_open() {
+	local uid=$1 mode=$2
+	shift 2
+	setpriv --reuid="$uid" --regid="$uid" --clear-groups --inh-caps=-all \
+		bash -c '
+		mode=$1; shift
+		for f; do exec {fd}<>"$f" || exit 1; done
+		[ "$mode" = hold ] || exit 0
+		echo "READY $$"; exec sleep 120' _ "$mode" "$@" 2>&1
+}
+
+# Start as_uid_open UID hold FILES... in the background, its output in
+# $hold_out; wait until it holds them all.  Sets hold_pid (the holder)
+# and hold_job (the background shell, its parent).
+hold_as() {
+	hold_out=$(mktemp /tmp/xib-hold.XXXXXX)
+	as_uid_open "$@" >"$hold_out" &
+	hold_job=$!
+	for ((i = 0; i < 100; i++)); do
+		hold_pid=$(sed -n 's/^READY \([0-9]*\)$/\1/p' "$hold_out")
+		[ -n "$hold_pid" ] && return 0
+		kill -0 "$hold_job" 2>/dev/null || break
+		sleep 0.1
+	done
+	cat "$hold_out"
+	return 1
+}
+
+# Kill the holder; when its parent has reaped it, its files are closed.
+hold_end() {
+	[ -z "${hold_pid:-}" ] || kill "$hold_pid" 2>/dev/null || true
+	wait "$hold_job" 2>/dev/null || true
+	rm -f "$hold_out"
+	hold_pid= hold_job=
+}
+
+@test "per-user limits: a uid's user contexts and RDMA CM channels stop at the limit (EMFILE); other uids and CAP_SYS_RESOURCE still open; the count returns" {
+	local pc=/sys/module/xib_core/parameters/max_contexts_per_user
+	local pm=/sys/module/xib_ucma/parameters/max_channels_per_user
+	local cm=/dev/xib/rdma_cm
+	[ "$(cat "$pc")" -eq 256 ]
+	[ "$(cat "$pm")" -eq 256 ]
+	echo 4 >"$pc"
+	echo 2 >"$pm"
+	# the limit counts a uid's contexts of every device together
+	hold_as 65534 hold "$dev0" "$dev0" "$dev1" "$dev1" "$cm" "$cm"
+	run as_uid_open 65534 once "$dev1"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"$dev1: Too many open files"* ]]
+	run as_uid_open 65534 once "$cm"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"$cm: Too many open files"* ]]
+	# not the process's file limit: the same user opens other files
+	as_uid_open 65534 once /dev/null /dev/null /dev/null
+	# another uid has counts of its own
+	as_uid_open 1 once "$dev0" "$dev0" "$dev0" "$dev0" "$cm" "$cm"
+	# a lowered limit keeps what is open; root (CAP_SYS_RESOURCE) goes
+	# past it, root without the capability does not
+	echo 0 >"$pc"
+	echo 0 >"$pm"
+	kill -0 "$hold_pid"
+	bash -c 'exec 3<>"$1" 4<>"$2"' _ "$dev0" "$cm"
+	run setpriv --bounding-set=-sys_resource --inh-caps=-sys_resource bash -c 'exec 3<>"$1"' _ "$dev0"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"Too many open files"* ]]
+	run setpriv --bounding-set=-sys_resource --inh-caps=-sys_resource bash -c 'exec 3<>"$1"' _ "$cm"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"Too many open files"* ]]
+	# the holder's death returns its count: it opens as many again
+	hold_end
+	echo 4 >"$pc"
+	echo 2 >"$pm"
+	as_uid_open 65534 once "$dev1" "$dev1" "$dev0" "$dev0" "$cm" "$cm"
+	run as_uid_open 65534 once "$dev0" "$dev0" "$dev0" "$dev0" "$dev0"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"Too many open files"* ]]
+	echo 256 >"$pc"
+	echo 256 >"$pm"
+	# every context is gone (none of xib0 is left)
+	inA xibctl res show xib0 | grep -qE ' ctx 0( |$)'
 }
 
 @test "a user namespace's root cannot create or delete devices" {

@@ -248,19 +248,6 @@ atomic_args() {
 	[ "$SECONDS" -lt 25 ]
 }
 
-# "gid N ADDR RoCEv2" of device $2 in namespace $1 for IPv6 address $3.
-gid6_index() {
-	local i idx
-	for ((i = 0; i < 100; i++)); do
-		idx=$(ip netns exec "$1" xibctl port show "$2/1" |
-		      sed -n "s/.*gid \([0-9]*\) $3 RoCEv2.*/\1/p")
-		[ -n "$idx" ] && { echo "$idx"; return 0; }
-		sleep 0.1
-	done
-	echo "no GID for $3 on $2" >&2
-	return 1
-}
-
 # A QP keeps the source GID it was given; once that address is removed
 # from the interface (and may be someone else's) the QP must not send as
 # it.  Over IPv6 nothing else stops it while the prefix has a route

@@ -3,14 +3,17 @@
  * xib_spoof: forged RoCEv2 packets from an address that is not the peer's
  * must not touch a connected QP (Documentation/security.rst).
  *
- *   xib_spoof -d DEVA -D DEVB -n NETNS_B -x SPOOF_ADDR
+ *   xib_spoof -d DEVA -D DEVB -n NETNS_B -x SPOOF_ADDR [-g GIDX_A -G GIDX_B]
  *
  * Run as root in the network namespace of DEVA (address A); DEVB's
  * interface (address B) is in NETNS_B (a path such as /run/netns/xibB),
- * reachable from A's.  SPOOF_ADDR is a third IPv4 address of the same
- * subnet that nobody owns.  Packets are built whole (IPv4, UDP 4791,
- * BTH, RETH or AETH, payload, ICRC) and sent through raw sockets: to B
- * from A's namespace, to A from NETNS_B.
+ * reachable from A's.  A and B are the GIDs of index GIDX_A and GIDX_B
+ * of port 1 (by default each device's IPv4-mapped GID); SPOOF_ADDR is a
+ * third address of their family (IPv4, or IPv6 when the GIDs are not
+ * IPv4-mapped) and subnet that nobody owns.  Packets are built whole
+ * (IPv4 or IPv6, UDP 4791 with its checksum over IPv6, BTH, RETH or
+ * AETH, payload, ICRC) and sent through raw sockets: to B from A's
+ * namespace, to A from NETNS_B.
  *
  * With an RC QP qa on DEVA connected to qb on DEVB (both PSNs 0x123):
  *  1. RDMA WRITE ONLY packets with qb's QPN, the R_Key of qb's MR, its
@@ -54,19 +57,42 @@
 static int raw_a = -1;	/* sends from A's namespace (to B) */
 static int raw_b = -1;	/* sends from B's namespace (to A) */
 
+static const uint8_t v4_mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+/* An address as a GID: IPv4 is IPv4-mapped (::ffff:a.b.c.d). */
+struct addr {
+	uint8_t gid[16];
+};
+
+static bool is_v4(const struct addr *a)
+{
+	return !memcmp(a->gid, v4_mapped, sizeof(v4_mapped));
+}
+
 /*
- * Send one RC packet from @src to @dst (IPv4, network order) through
+ * Send one RC packet from @src to @dst (both IPv4 or both IPv6) through
  * @sock: BTH with @opcode, @dqpn and @psn, then @ext (RETH or AETH) and
  * @plen bytes of @fill.
  */
-static void inject(int sock, uint32_t src, uint32_t dst, uint8_t opcode,
-		   uint32_t dqpn, uint32_t psn, const uint8_t *ext, size_t extlen,
-		   uint8_t fill, size_t plen)
+static void inject(int sock, const struct addr *src, const struct addr *dst,
+		   uint8_t opcode, uint32_t dqpn, uint32_t psn, const uint8_t *ext,
+		   size_t extlen, uint8_t fill, size_t plen)
 {
 	uint8_t pkt[XR_FRAME_MAX];
+	uint32_t s4, d4;
 	size_t len;
 
-	len = xr_frame(pkt, src, dst, UDP_SPORT, opcode, dqpn, psn, ext, extlen, fill, plen);
+	if (is_v4(src) != is_v4(dst))
+		xt_fail("an IPv4 and an IPv6 address in one packet");
+	if (is_v4(src)) {
+		memcpy(&s4, src->gid + 12, 4);
+		memcpy(&d4, dst->gid + 12, 4);
+		len = xr_frame(pkt, s4, d4, UDP_SPORT, opcode, dqpn, psn, ext, extlen,
+			       fill, plen);
+	} else {
+		len = xr_frame6(pkt, src->gid, dst->gid, UDP_SPORT, opcode, dqpn, psn,
+				ext, extlen, fill, plen);
+	}
 	if (!len)
 		xt_fail("packet too long");
 	len = xr_seal(pkt, len);
@@ -74,8 +100,9 @@ static void inject(int sock, uint32_t src, uint32_t dst, uint8_t opcode,
 		xt_fail("sendto: %s", strerror(errno));
 }
 
-static void forge_write(int sock, uint32_t src, uint32_t dst, uint32_t dqpn,
-			uint32_t psn, uint64_t va, uint32_t rkey, uint8_t fill)
+static void forge_write(int sock, const struct addr *src, const struct addr *dst,
+			uint32_t dqpn, uint32_t psn, uint64_t va, uint32_t rkey,
+			uint8_t fill)
 {
 	uint8_t reth[16];
 
@@ -86,8 +113,8 @@ static void forge_write(int sock, uint32_t src, uint32_t dst, uint32_t dqpn,
 	inject(sock, src, dst, OP_RC_WRITE_ONLY, dqpn, psn, reth, sizeof(reth), fill, MSG);
 }
 
-static void forge_ack(int sock, uint32_t src, uint32_t dst, uint32_t dqpn,
-		      uint32_t psn, uint8_t syndrome, uint32_t msn)
+static void forge_ack(int sock, const struct addr *src, const struct addr *dst,
+		      uint32_t dqpn, uint32_t psn, uint8_t syndrome, uint32_t msn)
 {
 	uint8_t aeth[4];
 
@@ -96,23 +123,24 @@ static void forge_ack(int sock, uint32_t src, uint32_t dst, uint32_t dqpn,
 	inject(sock, src, dst, OP_RC_ACK, dqpn, psn, aeth, sizeof(aeth), 0, 0);
 }
 
-/* One raw socket here, one in the namespace at @ns_path. */
-static void open_raw(const char *ns_path)
+/* One raw socket of family @af here, one in the namespace at @ns_path. */
+static void open_raw(const char *ns_path, int af)
 {
-	raw_a = xr_raw_socket(NULL);
+	raw_a = xr_raw_socket_af(NULL, af);
 	if (raw_a < 0)
 		xt_fail("raw socket: %s (root needed)", strerror(errno));
-	raw_b = xr_raw_socket(ns_path);
+	raw_b = xr_raw_socket_af(ns_path, af);
 	if (raw_b < 0)
 		xt_fail("raw socket in %s: %s", ns_path, strerror(errno));
 }
 
-static uint32_t gid_v4(const struct xt_side *s)
+/* SPOOF_ADDR as a GID; false if it is neither IPv4 nor IPv6. */
+static bool parse_addr(const char *s, struct addr *a)
 {
-	uint32_t a;
-
-	memcpy(&a, s->gid + 12, 4);
-	return a;
+	memcpy(a->gid, v4_mapped, sizeof(v4_mapped));
+	if (inet_pton(AF_INET, s, a->gid + 12) == 1)
+		return true;
+	return inet_pton(AF_INET6, s, a->gid) == 1;
 }
 
 static bool all(const uint8_t *p, size_t len, uint8_t v)
@@ -178,7 +206,8 @@ static void *alloc_buf(void)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: xib_spoof -d DEVA -D DEVB -n NETNS_B -x SPOOF_ADDR\n");
+	fprintf(stderr, "usage: xib_spoof -d DEVA -D DEVB -n NETNS_B -x SPOOF_ADDR"
+		" [-g GIDX_A -G GIDX_B]\n");
 	exit(2);
 }
 
@@ -190,32 +219,40 @@ int main(int argc, char **argv)
 	struct xib_qp *qa, *qb, *qa2, *qb2;
 	struct xib_mr *amr, *bmr;
 	uint8_t *abuf, *bbuf;
-	uint32_t addr_a, addr_b, spoof, i;
+	struct addr a_a, a_b, spoof;
+	const struct addr *addr_a = &a_a, *addr_b = &a_b;
 	struct xib_uverbs_qp_attr at;
+	int opt, n, gidx_a = -1, gidx_b = -1;
 	xib_wc wc[NMSG];
-	int opt, n;
+	uint32_t i;
 
 	xt_prog = "xib_spoof";
-	while ((opt = getopt(argc, argv, "d:D:n:x:v")) != -1) {
+	while ((opt = getopt(argc, argv, "d:D:n:x:g:G:v")) != -1) {
 		switch (opt) {
 		case 'd': deva = optarg; break;
 		case 'D': devb = optarg; break;
 		case 'n': ns_b = optarg; break;
 		case 'x': spoof_s = optarg; break;
+		case 'g': gidx_a = atoi(optarg); break;
+		case 'G': gidx_b = atoi(optarg); break;
 		case 'v': xt_verbose = 1; break;
 		default: usage();
 		}
 	}
-	if (!deva || !devb || !ns_b || !spoof_s || inet_pton(AF_INET, spoof_s, &spoof) != 1)
+	if (!deva || !devb || !ns_b || !spoof_s || !parse_addr(spoof_s, &spoof) ||
+	    (gidx_a < 0) != (gidx_b < 0))
 		usage();
 
-	open_raw(ns_b);
 	xt_check(xib_open(deva, &ca), deva);
 	xt_check(xib_open(devb, &cb), devb);
-	xt_side_open(&sa, ca, -1, 64);
-	xt_side_open(&sb, cb, -1, 64);
-	addr_a = gid_v4(&sa);
-	addr_b = gid_v4(&sb);
+	xt_side_open(&sa, ca, gidx_a, 64);
+	xt_side_open(&sb, cb, gidx_b, 64);
+	memcpy(a_a.gid, sa.gid, 16);
+	memcpy(a_b.gid, sb.gid, 16);
+	if (is_v4(addr_a) != is_v4(addr_b) || is_v4(addr_a) != is_v4(&spoof))
+		xt_fail("A, B and %s must all be IPv4 or all IPv6", spoof_s);
+	open_raw(ns_b, is_v4(addr_a) ? AF_INET : AF_INET6);
+	printf("over %s\n", is_v4(addr_a) ? "IPv4" : "IPv6");
 	abuf = alloc_buf();
 	bbuf = alloc_buf();
 	xt_check(xib_reg_mr(sa.pd, abuf, BUF_SIZE, XIB_ACCESS_LOCAL_WRITE, &amr), "reg_mr A");
@@ -232,7 +269,7 @@ int main(int argc, char **argv)
 
 	/* 1. forged WRITEs from a third address, with every right number */
 	for (i = 0; i < 16; i++)
-		forge_write(raw_a, spoof, addr_b, qb->qpn, PSN0 + i, (uintptr_t)bbuf,
+		forge_write(raw_a, &spoof, addr_b, qb->qpn, PSN0 + i, (uintptr_t)bbuf,
 			    bmr->rkey, 0xa5);
 	msleep(300);
 	if (!all(bbuf, BUF_SIZE, 0))
@@ -295,14 +332,14 @@ int main(int argc, char **argv)
 		xt_check(xib_post_send(qa2, &wr, &bad), "post_send");
 	}
 	msleep(100);
-	forge_ack(raw_b, spoof, addr_a, qa2->qpn, PSN0 + NSEND - 1, AETH_ACK_ANY, NSEND);
+	forge_ack(raw_b, &spoof, addr_a, qa2->qpn, PSN0 + NSEND - 1, AETH_ACK_ANY, NSEND);
 	n = xt_poll(sa.scq, wc, NSEND, 300);
 	if (n)
 		xt_fail("a forged ACK from %s completed %d WQEs (status %s)", spoof_s, n,
 			xt_status_str(wc[0].status));
 	printf("ok - a forged ACK from %s completes nothing\n", spoof_s);
 
-	forge_ack(raw_b, spoof, addr_a, qa2->qpn, PSN0, AETH_NAK_REM_ACCESS, 0);
+	forge_ack(raw_b, &spoof, addr_a, qa2->qpn, PSN0, AETH_NAK_REM_ACCESS, 0);
 	n = xt_poll(sa.scq, wc, NSEND, 300);
 	if (n)
 		xt_fail("a forged NAK from %s completed %d WQEs (status %s)", spoof_s, n,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit tests of the xib_core device registry: registration, names,
- * lookups, clients and the release of device memory.
+ * lookups, clients, the release of device memory and per-user counts.
  */
 
 #include <kunit/test.h>
@@ -398,6 +398,62 @@ static void xib_core_test_ib_mtu(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, xib_ib_mtu(0), 0U);
 }
 
+/*
+ * Per-user counts (core/user.c): each uid has its own count up to the
+ * limit, the limit is read at each charge (a lowered one keeps what is
+ * held), 0 allows nothing, and the last uncharge frees the uid's entry.
+ */
+static void xib_core_test_uid_count(struct kunit *test)
+{
+	struct xib_uid_count uc;
+	kuid_t a = KUIDT_INIT(65534), b = KUIDT_INIT(1);
+	kuid_t big = KUIDT_INIT(0xfffffffe);
+	int i;
+
+	xib_uid_count_init(&uc);
+	KUNIT_EXPECT_TRUE(test, xib_uid_count_empty(&uc));
+	KUNIT_EXPECT_EQ(test, xib_uid_charge(&uc, a, 0), -EMFILE);
+	KUNIT_EXPECT_TRUE(test, xib_uid_count_empty(&uc));
+
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, xib_uid_charge(&uc, a, 3), 0);
+	KUNIT_EXPECT_EQ(test, xib_uid_charge(&uc, a, 3), -EMFILE);
+	KUNIT_EXPECT_EQ(test, xib_uid_read(&uc, a), 3UL);
+	/* another user is not affected */
+	KUNIT_EXPECT_EQ(test, xib_uid_charge(&uc, b, 3), 0);
+	KUNIT_EXPECT_EQ(test, xib_uid_charge(&uc, big, 1), 0);
+	KUNIT_EXPECT_EQ(test, xib_uid_charge(&uc, big, 1), -EMFILE);
+	KUNIT_EXPECT_EQ(test, xib_uid_read(&uc, b), 1UL);
+	KUNIT_EXPECT_EQ(test, xib_uid_read(&uc, big), 1UL);
+
+	/* a lowered limit keeps what is held and refuses more */
+	KUNIT_EXPECT_EQ(test, xib_uid_charge(&uc, a, 2), -EMFILE);
+	KUNIT_EXPECT_EQ(test, xib_uid_read(&uc, a), 3UL);
+	xib_uid_uncharge(&uc, a);
+	KUNIT_EXPECT_EQ(test, xib_uid_charge(&uc, a, 2), -EMFILE);
+	xib_uid_uncharge(&uc, a);
+	KUNIT_EXPECT_EQ(test, xib_uid_charge(&uc, a, 2), 0);
+	KUNIT_EXPECT_EQ(test, xib_uid_read(&uc, a), 2UL);
+	/* a raised one (what the CAP_SYS_RESOURCE path asks) goes past */
+	KUNIT_EXPECT_EQ(test, xib_uid_charge(&uc, a, UINT_MAX), 0);
+	KUNIT_EXPECT_EQ(test, xib_uid_read(&uc, a), 3UL);
+
+	for (i = 0; i < 3; i++)
+		xib_uid_uncharge(&uc, a);
+	KUNIT_EXPECT_EQ(test, xib_uid_read(&uc, a), 0UL);
+	KUNIT_EXPECT_NULL(test, xa_load(&uc.counts, 65534));
+	KUNIT_EXPECT_FALSE(test, xib_uid_count_empty(&uc));
+	xib_uid_uncharge(&uc, b);
+	xib_uid_uncharge(&uc, big);
+	KUNIT_EXPECT_TRUE(test, xib_uid_count_empty(&uc));
+	/* a freed entry starts again from zero */
+	KUNIT_EXPECT_EQ(test, xib_uid_charge(&uc, b, 1), 0);
+	KUNIT_EXPECT_EQ(test, xib_uid_charge(&uc, b, 1), -EMFILE);
+	xib_uid_uncharge(&uc, b);
+	KUNIT_EXPECT_TRUE(test, xib_uid_count_empty(&uc));
+	xib_uid_count_destroy(&uc);
+}
+
 static struct kunit_case xib_core_test_cases[] = {
 	KUNIT_CASE(xib_core_test_names),
 	KUNIT_CASE(xib_core_test_lookup),
@@ -405,6 +461,7 @@ static struct kunit_case xib_core_test_cases[] = {
 	KUNIT_CASE(xib_core_test_link_types),
 	KUNIT_CASE(xib_core_test_ib_mtu),
 	KUNIT_CASE(xib_core_test_port_follows_netdev),
+	KUNIT_CASE(xib_core_test_uid_count),
 	{}
 };
 

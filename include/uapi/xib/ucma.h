@@ -5,7 +5,11 @@
  * Conventions
  * -----------
  * - Each open() of /dev/xib/rdma_cm is one event channel (struct
- *   rdma_event_channel).  The ids it creates are named by id handles,
+ *   rdma_event_channel).  A user (effective uid) may hold
+ *   max_channels_per_user of them (xib_ucma module parameter, 256):
+ *   beyond, open() fails with -EMFILE unless the process has
+ *   CAP_SYS_RESOURCE; the count drops when the file's last reference is
+ *   closed.  The ids it creates are named by id handles,
  *   small integers private to the file; each id also carries the "uid" its
  *   creator chose (librdmacm's struct rdma_cm_id pointer), which every
  *   event of the id echoes.  Closing the file (or the process dying)

@@ -5,7 +5,12 @@
  * Conventions
  * -----------
  * - Each open() of /dev/xib/uverbsN is one user context (struct
- *   ibv_context).  Objects a context creates are named by handles, small
+ *   ibv_context).  A user (effective uid) may hold max_contexts_per_user
+ *   of them (xib_core module parameter, 256; every device together):
+ *   beyond, open() fails with -EMFILE ("Too many open files", which
+ *   ibv_open_device() leaves in errno) unless the process has
+ *   CAP_SYS_RESOURCE; see GET_CONTEXT.  Objects a context creates are
+ *   named by handles, small
  *   integers private to the context; XIB_UVERBS_NO_HANDLE names none.
  *   Closing the file (or the process dying) destroys every object of the
  *   context, in dependency order: AH, QP, MW, SRQ, XRCD, CQ, MR, PD.
@@ -37,7 +42,11 @@
  *	version, a new async event fd (O_CLOEXEC; read() returns struct
  *	xib_uverbs_async_event records, poll() says when one is there), the
  *	number of completion vectors and where the doorbell page is.  A
- *	second call fails with -EEXIST.
+ *	second call fails with -EEXIST.  The context already exists (and
+ *	counts in its opener's max_contexts_per_user) from the open(): the
+ *	per-user limit is met there, with -EMFILE, not here, and the count
+ *	drops when the file's last reference is closed (the process dying
+ *	included) or the device is removed.
  *	db_kind says how the library rings the doorbell where hca-abi.h
  *	says to KICK.  XIB_UVERBS_DB_SYSCALL (0, what a kernel without
  *	this field leaves in what was reserved space): the XIB_UVERBS_KICK
