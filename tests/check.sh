@@ -267,6 +267,19 @@ for t in "$root"/build/vm/*/test-times; do
 	sed "s|\t|\t${d%-*}\t|" "$t"
 done | sort -rn | head -n 15 | awk -F'\t' '{ printf "#   %5.0fs  %-5s %s\n", $1 / 1000, $2, $3 }'
 
+# Last, so that the tail of the output CI keeps shows it: each failed
+# VM test with the first 40 lines bats printed after it (its diagnostics,
+# from the lane's log; the next test's own "# " lines may follow them),
+# which is often all there is to go on for a rare failure.
+for j in "$root"/build/vm/stock-lane*/job.log "$root"/build/vm/debug-lane*/job.log; do
+	[ -f "$j" ] || continue
+	d=$(basename "$(dirname "$j")")
+	awk -v lane="$d" '
+	/^(not )?ok [0-9]/ || /^### / { p = 0 }
+	/^not ok [0-9]/ { p = 1; n = 0; print "# failed (" lane "): " $0; next }
+	p && n++ < 40 { print "#     " $0 }' "$j"
+done
+
 skipped=$(wc -l <"$log/skipped")
 passed=$(( $(grep -c '^ok ' "$tap") - skipped ))
 failed=$(grep -c '^not ok ' "$tap")
