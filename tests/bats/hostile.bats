@@ -113,6 +113,14 @@ pp_pair() {
 	done
 }
 
+# After a failure: what the kernel said last (a QP that ran out of
+# retries logs its retransmission counters) and the devices' counters.
+klog_tail() {
+	dmesg | tail -n 15
+	inA xibctl -j stat show dev xib0 2>&1 | head -c 2000
+	inB xibctl -j stat show dev xib1 2>&1 | head -c 2000
+}
+
 # ibv_rc_pingpong -c (the data of every message checked) moved it all
 pp_ok() {
 	local bytes=$1
@@ -175,12 +183,12 @@ bw_ok() {
 	d1=$(uverbs_in xibB xib1)
 	run timeout 900 ip netns exec xibA "$C/xib_rc_test" -d "$d0" -D "$d1" -t "$BYTES" "${QUICK[@]}"
 	echo "$output"
-	[ "$status" -eq 0 ]
+	[ "$status" -eq 0 ] || { klog_tail; false; }
 	[[ "$output" == *PASS* ]]
 	grep 'bytes in .* cycles verified' <<<"$output" | sed 's/^.*: */# /' >&3
 	run timeout 600 ip netns exec xibA "$C/xib_atomic_test" -d "$d0" -D "$d1" -c -n 2 -i 100
 	echo "$output"
-	[ "$status" -eq 0 ]
+	[ "$status" -eq 0 ] || { klog_tail; false; }
 	[[ "$output" == *PASS* ]]
 }
 
