@@ -72,7 +72,7 @@ setup() {
 }
 
 @test "ldd -r: the 28 Debian binaries resolve every symbol and version against xib's libraries" {
-	local b path out bad=0 absent=()
+	local b path out bad=0 absent=() lib
 	[ -f "$LIBDIR/libibverbs.so.1" ] || skip "libibverbs.so.1 not built"
 	for b in ibv_devices ibv_devinfo ibv_rc_pingpong ibv_uc_pingpong ibv_ud_pingpong \
 		 ibv_srq_pingpong ibv_xsrq_pingpong ibv_asyncwatch rping ucmatose udaddy mckey \
@@ -85,6 +85,14 @@ setup() {
 			echo "$b: $out"
 			bad=1
 		fi
+		# each RDMA library comes from xib's directory, never the system's
+		for lib in libibverbs.so.1 librdmacm.so.1 libmlx5.so.1 libefa.so.1; do
+			if grep -q "$lib =>" <<<"$out" &&
+			   ! grep -q "$lib => $(readlink -f "$LIBDIR")/$lib" <<<"$out"; then
+				echo "$b: $(grep "$lib =>" <<<"$out")"
+				bad=1
+			fi
+		done
 	done
 	[ "$bad" = 0 ]
 	[ ${#absent[@]} -eq 0 ] || skip "not installed: ${absent[*]}"
