@@ -176,6 +176,67 @@ bound() {
 	[ "$(basename "$(readlink "$dev/driver" 2>/dev/null)")" = xib_hca ]
 }
 
+# ibv_asyncwatch on xibp (in xibA), its output in $BATS_TEST_TMPDIR/async.out,
+# once it watches; $watch_pid is stopped by watch_stop (and by teardown).
+watch_start() {
+	local out=$BATS_TEST_TMPDIR/async.out
+	ip netns exec xibA "$XR" stdbuf -oL ibv_asyncwatch -d xibp >"$out" 2>&1 &
+	watch_pid=$!
+	for _ in $(seq 100); do
+		grep -q 'async event FD' "$out" && break
+		sleep 0.1
+	done
+}
+
+# watch_fatal PATTERN: the watcher printed PATTERN (the fatal event),
+# within 10 s; what it printed goes to the test's output.
+watch_fatal() {
+	local out=$BATS_TEST_TMPDIR/async.out
+	for _ in $(seq 100); do
+		grep -q "$1" "$out" && break
+		sleep 0.1
+	done
+	sed 's/^/# asyncwatch: /' "$out" >&3
+	grep -q "$1" "$out"
+}
+
+watch_stop() {	# it may have ended by itself after the fatal event
+	kill -9 "$watch_pid" 2>/dev/null || true
+	wait "$watch_pid" 2>/dev/null || true
+	watch_pid=
+}
+
+# traffic_start N: an endless ibv_rc_pingpong from xibp to xib1 (server
+# in the background, client's pid in $cli_pid, output in
+# $BATS_TEST_TMPDIR/cli.out), once xibp has sent N packets.
+traffic_start() {
+	local i
+	xib_bg xibB "$BATS_TEST_TMPDIR/srv.out" "$XR" ibv_rc_pingpong -d xib1 -g "$GIDB" \
+		-n 100000000
+	xib_wait_listen xibB 18515 60
+	ip netns exec xibA "$XR" ibv_rc_pingpong -d xibp -g "$GIDA" -n 100000000 10.211.0.2 \
+		>"$BATS_TEST_TMPDIR/cli.out" 2>&1 &
+	cli_pid=$!
+	for ((i = 0; i < 300; i++)); do
+		[ "$(stat_of xibA xibp tx_packets 2>/dev/null || echo 0)" -ge "$1" ] && break
+		sleep 0.1
+	done
+	[ "$(stat_of xibA xibp tx_packets)" -ge "$1" ]
+}
+
+# The client of traffic_start fails within 30 s once its device is gone:
+# it does not hang.
+client_fails() {
+	local i
+	for ((i = 0; i < 300; i++)); do
+		kill -0 "$cli_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	! kill -0 "$cli_pid" 2>/dev/null ||
+		{ kill -9 "$cli_pid"; cat "$BATS_TEST_TMPDIR/cli.out"; false; }
+	wait "$cli_pid" && false || true
+}
+
 @test "xib_hca binds the function with MSI-X enabled and both vectors delivered" {
 	! bound
 	mark
@@ -424,25 +485,10 @@ bound() {
 	pci_topology
 	# the root port's secondary bus reset: the function has no FLR of its own
 	[ -e "$dev/reset" ]
-	local out=$BATS_TEST_TMPDIR/async.out cli=$BATS_TEST_TMPDIR/cli.out cli_pid= i
-	ip netns exec xibA "$XR" stdbuf -oL ibv_asyncwatch -d xibp >"$out" 2>&1 &
-	watch_pid=$!
-	for _ in $(seq 100); do
-		grep -q 'async event FD' "$out" && break
-		sleep 0.1
-	done
+	cli_pid=
+	watch_start
 	if ! debug_kernel; then
-		xib_bg xibB "$BATS_TEST_TMPDIR/srv.out" "$XR" ibv_rc_pingpong -d xib1 -g "$GIDB" \
-			-n 100000000
-		xib_wait_listen xibB 18515 60
-		ip netns exec xibA "$XR" ibv_rc_pingpong -d xibp -g "$GIDA" -n 100000000 10.211.0.2 \
-			>"$cli" 2>&1 &
-		cli_pid=$!
-		for ((i = 0; i < 300; i++)); do
-			[ "$(stat_of xibA xibp tx_packets 2>/dev/null || echo 0)" -ge 50 ] && break
-			sleep 0.1
-		done
-		[ "$(stat_of xibA xibp tx_packets)" -ge 50 ]
+		traffic_start 50
 	fi
 	mark
 	echo 1 >"$dev/reset"
@@ -453,23 +499,11 @@ bound() {
 	log_since_mark | grep -q "xib_hca $bdf: reset: the function works again"
 	# the client fails, it does not hang; the watcher saw the fatal event
 	if [ -n "$cli_pid" ]; then
-		for ((i = 0; i < 300; i++)); do
-			kill -0 "$cli_pid" 2>/dev/null || break
-			sleep 0.1
-		done
-		! kill -0 "$cli_pid" 2>/dev/null || { kill -9 "$cli_pid"; cat "$cli"; false; }
-		wait "$cli_pid" && false || true
+		client_fails
 	fi
-	for _ in $(seq 100); do
-		grep -q 'DEVICE_FATAL' "$out" && break
-		sleep 0.1
-	done
-	sed 's/^/# asyncwatch: /' "$out" >&3
-	grep -q 'DEVICE_FATAL' "$out"
+	watch_fatal DEVICE_FATAL
 	xib_bg_stop
-	kill -9 "$watch_pid" 2>/dev/null || true
-	wait "$watch_pid" 2>/dev/null || true
-	watch_pid=
+	watch_stop
 	# a new device on the reset function: a new context works
 	inA xibctl link add xibp netdev xv0 pci "$bdf"
 	GIDA=$(xib_gid_index xibA xibp 10.211.0.1)
@@ -489,49 +523,19 @@ bound() {
 	xib_apps_require
 	command -v stdbuf >/dev/null || skip "stdbuf (coreutils) missing"
 	pci_topology
-	local out=$BATS_TEST_TMPDIR/async.out cli=$BATS_TEST_TMPDIR/cli.out cli_pid i
-	ip netns exec xibA "$XR" stdbuf -oL ibv_asyncwatch -d xibp >"$out" 2>&1 &
-	watch_pid=$!
-	for _ in $(seq 100); do
-		grep -q 'async event FD' "$out" && break
-		sleep 0.1
-	done
-	xib_bg xibB "$BATS_TEST_TMPDIR/srv.out" "$XR" ibv_rc_pingpong -d xib1 -g "$GIDB" -n 100000000
-	xib_wait_listen xibB 18515 60
-	ip netns exec xibA "$XR" ibv_rc_pingpong -d xibp -g "$GIDA" -n 100000000 10.211.0.2 \
-		>"$cli" 2>&1 &
-	cli_pid=$!
-	# traffic: xibp's completions move
-	for ((i = 0; i < 300; i++)); do
-		[ "$(stat_of xibA xibp tx_packets 2>/dev/null || echo 0)" -ge 200 ] && break
-		sleep 0.1
-	done
-	[ "$(stat_of xibA xibp tx_packets)" -ge 200 ]
+	watch_start
+	traffic_start 200
 	echo 1 >"$dev/remove"
 	[ ! -e "$dev" ]
 	[ ! -e /sys/class/xib/xibp ]
-	# the client fails, it does not hang
-	for ((i = 0; i < 300; i++)); do
-		kill -0 "$cli_pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	! kill -0 "$cli_pid" 2>/dev/null || { kill -9 "$cli_pid"; cat "$cli"; false; }
-	wait "$cli_pid" && false || true
-	for _ in $(seq 100); do
-		grep -q 'DEVICE_FATAL\|catastrophic' "$out" && break
-		sleep 0.1
-	done
-	sed 's/^/# asyncwatch: /' "$out" >&3
-	grep -q 'DEVICE_FATAL\|catastrophic' "$out"
+	client_fails
+	watch_fatal 'DEVICE_FATAL\|catastrophic'
 	echo 1 >/sys/bus/pci/rescan
 	bound
 	# module unload with a device on the function: the function's remove
 	# takes the device first (the programs holding the modules are gone)
 	xib_bg_stop
-	# ibv_asyncwatch may have ended by itself after the fatal event
-	kill -9 "$watch_pid" 2>/dev/null || true
-	wait "$watch_pid" 2>/dev/null || true
-	watch_pid=
+	watch_stop
 	inA xibctl link add xibp netdev xv0 pci "$bdf"
 	xib-modules unload
 	[ ! -e /sys/class/xib/xibp ]
