@@ -124,7 +124,8 @@ struct xib_cm_dev {
  * @reply: the last answer sent (REP, MRA, RTU, DREP), for duplicates
  * @reply_to: the attribute @reply answers (0: none)
  * @path: the primary path, this end's view (the receiver's for a REQ)
- * @qp_type: XIB_QPT_RC or XIB_QPT_UC
+ * @qp_type: XIB_QPT_RC, XIB_QPT_UC, XIB_QPT_XRC_SEND (active side) or
+ *	XIB_QPT_XRC_RECV (passive side of an XRC REQ)
  * @remote_ca_guid: the peer's CA GUID
  * @local_qpn: this end's QP
  * @remote_qpn: the peer's QP
@@ -1216,8 +1217,7 @@ static void xib_cm_recv_req(struct xib_cm_port *port,
 	p->id.service_id = m->service_id;
 	p->id.remote_id = m->local_comm_id;
 	xib_cm_req_path(port, recv, m, &addr, &p->path);
-	p->qp_type = m->transport_type == XIB_CM_TRANSPORT_RC ?
-		XIB_QPT_RC : XIB_QPT_UC;
+	p->qp_type = xib_cm_req_qp_type(m);	/* checked: RC, UC, XRC_RECV */
 	p->remote_ca_guid = m->local_ca_guid;
 	p->remote_qpn = m->local_qpn;
 	p->sq_psn = m->starting_psn;
@@ -1309,7 +1309,14 @@ static void xib_cm_recv_rep(struct xib_cm_port *port,
 		goto out_free;
 	}
 	p->id.remote_id = m->local_comm_id;
-	p->remote_qpn = m->local_qpn;
+	p->remote_qpn = xib_cm_rep_qpn(m, p->qp_type == XIB_QPT_XRC_SEND);
+	if (p->remote_qpn <= 1) {
+		/* an XRC REP without a target, or an RC one naming none */
+		p->id.remote_id = 0;
+		p->remote_qpn = 0;
+		xib_cm_done(p);
+		goto drop;
+	}
 	if (xib_cm_hash_insert(p, true)) {
 		/* the peer's comm ID or QP is in another connection of ours */
 		p->id.remote_id = 0;
@@ -1326,7 +1333,7 @@ static void xib_cm_recv_rep(struct xib_cm_port *port,
 	p->rnr_retry_count = m->rnr_retry_count;
 
 	rp = &evt->ev.rep;
-	rp->qp_num = m->local_qpn;
+	rp->qp_num = p->remote_qpn;
 	rp->starting_psn = m->starting_psn;
 	rp->responder_resources = m->responder_resources;
 	rp->initiator_depth = m->initiator_depth;
@@ -1939,7 +1946,8 @@ int xib_cm_send_req(struct xib_cm_id *id, const struct xib_cm_req_param *pr)
 	unsigned int ms;
 	int ret;
 
-	if ((pr->qp_type != XIB_QPT_RC && pr->qp_type != XIB_QPT_UC) ||
+	if ((pr->qp_type != XIB_QPT_RC && pr->qp_type != XIB_QPT_UC &&
+	     pr->qp_type != XIB_QPT_XRC_SEND) ||
 	    !xib_cm_path_ok(p->cdev, &pr->path) ||
 	    pr->path.mtu < XIB_MTU_256 || pr->path.mtu > XIB_MTU_4096 ||
 	    pr->qp_num <= 1 || pr->qp_num > 0xffffff ||
@@ -1961,8 +1969,6 @@ int xib_cm_send_req(struct xib_cm_id *id, const struct xib_cm_req_param *pr)
 	m->responder_resources = pr->responder_resources;
 	m->initiator_depth = pr->initiator_depth;
 	m->remote_cm_response_timeout = pr->remote_cm_response_timeout;
-	m->transport_type = pr->qp_type == XIB_QPT_RC ?
-		XIB_CM_TRANSPORT_RC : XIB_CM_TRANSPORT_UC;
 	m->flow_control = pr->flow_control;
 	m->starting_psn = pr->starting_psn;
 	m->local_cm_response_timeout = pr->local_cm_response_timeout;
@@ -1972,6 +1978,8 @@ int xib_cm_send_req(struct xib_cm_id *id, const struct xib_cm_req_param *pr)
 	m->rnr_retry_count = pr->rnr_retry_count;
 	m->max_cm_retries = pr->max_cm_retries;
 	m->srq = pr->srq;
+	/* the transport; an XRC initiator's clears what it has no use for */
+	xib_cm_req_set_qp_type(m, pr->qp_type);
 	xib_cm_msg_path(&pr->path, pr->local_ack_timeout, &m->primary);
 	if (pr->private_data_len)
 		memcpy(m->private_data, pr->private_data, pr->private_data_len);
@@ -2042,15 +2050,26 @@ int xib_cm_send_rep(struct xib_cm_id *id, const struct xib_cm_rep_param *pr)
 		goto out;
 	m->local_comm_id = id->local_id;
 	m->remote_comm_id = id->remote_id;
-	m->local_qpn = pr->qp_num;
 	m->starting_psn = pr->starting_psn;
 	m->responder_resources = min(pr->responder_resources, p->peer_depth);
-	m->initiator_depth = min(pr->initiator_depth, p->peer_resources);
 	m->target_ack_delay = pr->target_ack_delay;
 	m->failover_accepted = pr->failover_accepted;
-	m->flow_control = pr->flow_control;
 	m->rnr_retry_count = pr->rnr_retry_count;
-	m->srq = pr->srq;
+	if (p->qp_type == XIB_QPT_XRC_RECV) {
+		/*
+		 * An XRC target, as Linux's ib_cm answers: its QPN in the
+		 * local EECN, SRQ set (it receives only into XRC SRQs), no
+		 * initiator depth or flow control (it sends no requests).
+		 */
+		m->local_eecn = pr->qp_num;
+		m->srq = true;
+	} else {
+		m->local_qpn = pr->qp_num;
+		m->initiator_depth = min(pr->initiator_depth,
+					 p->peer_resources);
+		m->flow_control = pr->flow_control;
+		m->srq = pr->srq;
+	}
 	m->local_ca_guid = p->cdev->xdev->node_guid;
 	if (pr->private_data_len)
 		memcpy(m->private_data, pr->private_data, pr->private_data_len);
@@ -2361,12 +2380,15 @@ int xib_cm_init_qp_attr(struct xib_cm_id *id, struct xib_uverbs_qp_attr *attr,
 {
 	struct xib_cm_priv *p = to_priv(id);
 	enum xib_cm_state s;
-	bool rc;
+	bool rc, responder, requester;
 	int ret = 0;
 
 	mutex_lock(&p->lock);
 	s = p->id.state;
 	rc = p->qp_type == XIB_QPT_RC;
+	/* as Linux's ib_cm: an XRC target is RC's responder, an initiator its requester */
+	responder = rc || p->qp_type == XIB_QPT_XRC_RECV;
+	requester = rc || p->qp_type == XIB_QPT_XRC_SEND;
 	switch (attr->qp_state) {
 	case XIB_QPS_INIT:
 		if (s < XIB_CM_REQ_SENT || s > XIB_CM_ESTABLISHED) {
@@ -2374,7 +2396,7 @@ int xib_cm_init_qp_attr(struct xib_cm_id *id, struct xib_uverbs_qp_attr *attr,
 			break;
 		}
 		attr->qp_access_flags = XIB_ACCESS_REMOTE_WRITE;
-		if (rc && p->responder_resources)
+		if (responder && p->responder_resources)
 			attr->qp_access_flags |= XIB_ACCESS_REMOTE_READ |
 						 XIB_ACCESS_REMOTE_ATOMIC;
 		attr->pkey_index = 0;
@@ -2410,7 +2432,7 @@ int xib_cm_init_qp_attr(struct xib_cm_id *id, struct xib_uverbs_qp_attr *attr,
 			attr->rq_psn = p->rq_psn;
 			*mask |= XIB_QP_RQ_PSN;
 		}
-		if (rc) {
+		if (responder) {
 			attr->max_dest_rd_atomic = p->responder_resources;
 			attr->min_rnr_timer = 0;
 			*mask |= XIB_QP_MAX_DEST_RD_ATOMIC |
@@ -2425,13 +2447,16 @@ int xib_cm_init_qp_attr(struct xib_cm_id *id, struct xib_uverbs_qp_attr *attr,
 		}
 		attr->sq_psn = p->sq_psn;
 		*mask = XIB_QP_STATE | XIB_QP_SQ_PSN;
-		if (rc) {
-			attr->timeout = p->local_ack_timeout;
+		if (requester) {
 			attr->retry_cnt = p->retry_count;
 			attr->rnr_retry = p->rnr_retry_count;
 			attr->max_rd_atomic = p->initiator_depth;
-			*mask |= XIB_QP_TIMEOUT | XIB_QP_RETRY_CNT |
-				 XIB_QP_RNR_RETRY | XIB_QP_MAX_QP_RD_ATOMIC;
+			*mask |= XIB_QP_RETRY_CNT | XIB_QP_RNR_RETRY |
+				 XIB_QP_MAX_QP_RD_ATOMIC;
+		}
+		if (responder || requester) {
+			attr->timeout = p->local_ack_timeout;
+			*mask |= XIB_QP_TIMEOUT;
 		}
 		break;
 	default:

@@ -234,11 +234,73 @@ static bool cm_gid_zero(const u8 gid[16])
 }
 
 /**
+ * xib_cm_req_qp_type() - the QP type a received REQ asks the receiver for
+ * @m: the decoded REQ
+ *
+ * Transport 0 is RC, 1 UC, and 3 with extended transport type 1 an XRC
+ * initiator, served by an XRC target (XIB_QPT_XRC_RECV), as Linux's
+ * ib_cm maps them.
+ *
+ * Return: XIB_QPT_RC, XIB_QPT_UC or XIB_QPT_XRC_RECV; 0 for any other
+ * transport (RD, an unknown extended type, RC or UC with one).
+ */
+enum xib_qp_type xib_cm_req_qp_type(const struct xib_cm_req_msg *m)
+{
+	switch (m->transport_type) {
+	case XIB_CM_TRANSPORT_RC:
+		return m->ext_transport_type ? 0 : XIB_QPT_RC;
+	case XIB_CM_TRANSPORT_UC:
+		return m->ext_transport_type ? 0 : XIB_QPT_UC;
+	case XIB_CM_TRANSPORT_EXT:
+		return m->ext_transport_type == XIB_CM_EXT_TRANSPORT_XRC ?
+			XIB_QPT_XRC_RECV : 0;
+	default:
+		return 0;
+	}
+}
+
+/**
+ * xib_cm_req_set_qp_type() - the transport fields of a REQ for a QP type
+ * @m: the REQ being built
+ * @type: the sender's QP: XIB_QPT_RC, XIB_QPT_UC or XIB_QPT_XRC_SEND
+ *
+ * An XRC initiator's REQ has transport 3, extended type 1, and, as
+ * Linux's ib_cm sends it, no responder resources, retry counts or SRQ
+ * flag (an initiator has no receive side; its own retry counts stay with
+ * its CM).
+ *
+ * Return: 0, or -EINVAL for another type.
+ */
+int xib_cm_req_set_qp_type(struct xib_cm_req_msg *m, enum xib_qp_type type)
+{
+	switch (type) {
+	case XIB_QPT_RC:
+		m->transport_type = XIB_CM_TRANSPORT_RC;
+		break;
+	case XIB_QPT_UC:
+		m->transport_type = XIB_CM_TRANSPORT_UC;
+		break;
+	case XIB_QPT_XRC_SEND:
+		m->transport_type = XIB_CM_TRANSPORT_EXT;
+		m->ext_transport_type = XIB_CM_EXT_TRANSPORT_XRC;
+		m->responder_resources = 0;
+		m->retry_count = 0;
+		m->rnr_retry_count = 0;
+		m->srq = false;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+	m->ext_transport_type = 0;
+	return 0;
+}
+
+/**
  * xib_cm_req_check() - whether a REQ is one the CM can serve
  * @m: the decoded REQ
  *
  * Return: 0; a REJ reason for a REQ the CM answers with REJ (a transport
- * other than RC or UC, a path MTU out of range, an alternate path, which
+ * other than RC, UC or XRC, a path MTU out of range, an alternate path, which
  * RoCE does not have); -EINVAL for a malformed REQ (comm ID 0, QP 0 or 1)
  * which is dropped.
  */
@@ -246,8 +308,7 @@ int xib_cm_req_check(const struct xib_cm_req_msg *m)
 {
 	if (!m->local_comm_id || m->local_qpn <= 1)
 		return -EINVAL;
-	if ((m->transport_type != XIB_CM_TRANSPORT_RC &&
-	     m->transport_type != XIB_CM_TRANSPORT_UC) || m->ext_transport_type)
+	if (!xib_cm_req_qp_type(m))
 		return XIB_CM_REJ_INVALID_TRANSPORT_TYPE;
 	if (m->mtu < XIB_MTU_256 || m->mtu > XIB_MTU_4096)
 		return XIB_CM_REJ_INVALID_MTU;
@@ -427,16 +488,32 @@ void xib_cm_rep_encode(struct xib_mad *mad, __be64 tid,
 }
 
 /**
- * xib_cm_rep_check() - a REP names both ends and a QP
+ * xib_cm_rep_check() - a REP names both ends and a QP (or an XRC target)
  * @m: the decoded REP
  *
  * Return: 0 or -EINVAL.
  */
 int xib_cm_rep_check(const struct xib_cm_rep_msg *m)
 {
-	if (!m->local_comm_id || !m->remote_comm_id || m->local_qpn <= 1)
+	if (!m->local_comm_id || !m->remote_comm_id ||
+	    (m->local_qpn <= 1 && m->local_eecn <= 1))
 		return -EINVAL;
 	return 0;
+}
+
+/**
+ * xib_cm_rep_qpn() - the QP a REP names
+ * @m: the decoded REP
+ * @xrc: it answers an XRC initiator's REQ
+ *
+ * An XRC target's REP carries its QP number in the local EE context
+ * number field (local QPN 0, SRQ 1), as Linux's ib_cm sends and reads it.
+ *
+ * Return: the QPN; the caller refuses 0 and 1.
+ */
+u32 xib_cm_rep_qpn(const struct xib_cm_rep_msg *m, bool xrc)
+{
+	return xrc ? m->local_eecn : m->local_qpn;
 }
 
 /* --- RTU (table 104), DREP (table 107) ---------------------------------- */

@@ -31,12 +31,19 @@ enum xib_cm_msg_response {
 	XIB_CM_MSG_OTHER	= 2,	/* REJ: other; MRA: LAP */
 };
 
-/* REQ transport service types (IBTA table 99). */
+/*
+ * REQ transport service types (IBTA table 99).  XRC is transport 3 with
+ * extended transport type 1 (IBTA vol. 1 annex A14, XRC; what Linux's ib_cm
+ * sends for an XRC initiator and maps to an XRC target on receipt).
+ */
 enum {
 	XIB_CM_TRANSPORT_RC	= 0,
 	XIB_CM_TRANSPORT_UC	= 1,
 	XIB_CM_TRANSPORT_RD	= 2,
+	XIB_CM_TRANSPORT_EXT	= 3,	/* see the extended transport type */
 };
+
+#define XIB_CM_EXT_TRANSPORT_XRC	1
 
 /* The largest private data of any message (RTU, DREP). */
 #define XIB_CM_MAX_PRIVATE_DATA	224
@@ -228,6 +235,10 @@ int xib_cm_rej_check(const struct xib_cm_rej_msg *m);
 int xib_cm_rep_check(const struct xib_cm_rep_msg *m);
 int xib_cm_dreq_check(const struct xib_cm_dreq_msg *m);
 int xib_cm_sidr_rep_check(const struct xib_cm_sidr_rep_msg *m);
+
+enum xib_qp_type xib_cm_req_qp_type(const struct xib_cm_req_msg *m);
+int xib_cm_req_set_qp_type(struct xib_cm_req_msg *m, enum xib_qp_type type);
+u32 xib_cm_rep_qpn(const struct xib_cm_rep_msg *m, bool xrc);
 
 /* 4.096 us * 2^@t in milliseconds, rounded up; @t is 5 bits. */
 unsigned int xib_cm_time_ms(u8 t);

@@ -516,7 +516,9 @@ static int xib_cma_publish(struct xib_cma_priv *p)
  * @net: the network namespace it lives in
  * @handler: its event handler
  * @context: the consumer's
- * @ps: port space; TCP and IB take RC or UC ids, UDP and IPOIB UD ones
+ * @ps: port space; TCP takes RC or UC ids, IB also XRC_SEND (an XRC
+ *	initiator's, which connects) and XRC_RECV (an XRC target's, which
+ *	listens and accepts), UDP and IPOIB UD ones
  * @qp_type: the QP type the connection is for
  * @owner: the user process the id is for (resource dumps show it as the
  *	owner), or NULL for the kernel's own
@@ -533,8 +535,13 @@ struct xib_cma_id *xib_cma_create_id(struct net *net, xib_cma_handler handler,
 
 	switch (ps) {
 	case XIB_CMA_PS_TCP:
-	case XIB_CMA_PS_IB:
 		if (qp_type != XIB_QPT_RC && qp_type != XIB_QPT_UC)
+			return ERR_PTR(-EINVAL);
+		break;
+	case XIB_CMA_PS_IB:
+		/* as Linux's rdma_ucm: the IB port space also takes XRC ids */
+		if (qp_type != XIB_QPT_RC && qp_type != XIB_QPT_UC &&
+		    qp_type != XIB_QPT_XRC_SEND && qp_type != XIB_QPT_XRC_RECV)
 			return ERR_PTR(-EINVAL);
 		break;
 	case XIB_CMA_PS_UDP:
@@ -1750,7 +1757,8 @@ int xib_cma_init_qp_attr(struct xib_cma_id *id,
 			*mask |= XIB_QP_RQ_PSN;
 		}
 		if (!ret && state == XIB_QPS_RTS && p->ack_timeout &&
-		    id->qp_type == XIB_QPT_RC) {
+		    (id->qp_type == XIB_QPT_RC ||
+		     id->qp_type == XIB_QPT_XRC_SEND)) {
 			attr->timeout = p->ack_timeout;
 			*mask |= XIB_QP_TIMEOUT;
 		}

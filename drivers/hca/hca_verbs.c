@@ -455,8 +455,19 @@ static int xib_hca_create_qp(struct xib_qp *ibqp,
 	 */
 	tgt = ibqp->qp_type == XIB_QPT_XRC_RECV;
 	slots = roundup_pow_of_two(max(cap->max_send_wr, 1U));
-	if (!tgt)
+	if (!tgt) {
 		cap->max_send_wr = slots;
+		/*
+		 * A send WQE has room for its SGEs: that much can go inline
+		 * whatever was asked, as rdma_rxe and mlx5 grant it (rdma-core's
+		 * rdma_xclient asks for none and sends 16 bytes inline).
+		 */
+		cap->max_inline_data =
+			max_t(u32, cap->max_inline_data,
+			      min_t(u32, cap->max_send_sge *
+					 sizeof(struct xib_hca_sge),
+				    XIB_HCA_MAX_INLINE));
+	}
 	ret = xib_hca_ring_alloc(&qp->sq.ring, tgt ? NULL : uctx, slots,
 				 xib_hca_send_stride(cap), tgt ? NULL : sq);
 	if (ret)

@@ -175,7 +175,8 @@ struct xib_cm_path {
  * @path: the primary path (no alternate paths on RoCE)
  * @service_id: the service the REQ is for
  * @qp_num: the sender's QP
- * @qp_type: XIB_QPT_RC or XIB_QPT_UC
+ * @qp_type: XIB_QPT_RC, XIB_QPT_UC or XIB_QPT_XRC_SEND (an XRC initiator);
+ *	received, the type the receiver serves it with: RC, UC or XIB_QPT_XRC_RECV
  * @starting_psn: the first PSN the sender's QP expects to receive, which
  *	the receiver's QP sends first (24 bits; Linux's ib_cm reads it so)
  * @private_data: up to XIB_CM_REQ_PRIVATE_DATA_SIZE bytes
@@ -216,7 +217,9 @@ struct xib_cm_req_param {
 /**
  * struct xib_cm_rep_param - what xib_cm_send_rep() sends and
  *	XIB_CM_REP_RECEIVED reports
- * @qp_num: the sender's QP
+ * @qp_num: the sender's QP (an XRC target's goes in the REP's local EECN,
+ *	and @initiator_depth, @flow_control and @srq are then not sent: the
+ *	REP says SRQ)
  * @starting_psn: the first PSN the sender's QP expects to receive, which
  *	the receiver's QP sends first
  * @private_data: up to XIB_CM_REP_PRIVATE_DATA_SIZE bytes

@@ -184,7 +184,7 @@ typedef int (*xib_cma_handler)(struct xib_cma_id *id,
  * @handler: the consumer's event handler
  * @context: the consumer's
  * @ps: port space
- * @qp_type: XIB_QPT_RC, UC or UD
+ * @qp_type: XIB_QPT_RC, UC, UD, XRC_SEND or XRC_RECV (IB port space)
  *
  * The rest is private to the CM; read it with xib_cma_query().
  */

@@ -11,6 +11,7 @@
 #   scenarios;
 # - rdmacm-utils run unmodified through xib-run, xib <-> xib across the
 #   namespaces: ucmatose, rping, udaddy, cmtime, rdma_server/rdma_client,
+#   rdma_xserver/rdma_xclient (XRC ids),
 #   mckey (a multicast group, IPv4 and IPv6; the interface a member of
 #   the IP group while joined only);
 # - tests/c/rdmacm_race: an event thread against rdma_destroy_qp on the
@@ -381,6 +382,32 @@ mckey_pair() {
 	[ "$srv_status" -eq 0 ]
 	[[ "$cli_out" == *"rdma_client: end 0"* ]]
 	grep -q "rdma_server: end 0" "$srv_out"
+}
+
+# XRC over the RDMA CM: rdma_xserver -c x listens with an XRC target id
+# (RDMA_PS_IB, IBV_QPT_XRC_RECV), makes an XRC SRQ on the request and
+# sends its number in the REP's private data; rdma_xclient -c x connects
+# an XRC initiator (IBV_QPT_XRC_SEND), sends 16 bytes to that SRQ and
+# waits for the send's completion.  "rdma_xserver: end 0" comes only
+# after rdma_get_recv_comp() returned the SRQ's receive completion: the
+# message arrived.  Then neither device keeps anything of them (XRC
+# domain, target QP and SRQ included).
+@test "rdma_xserver / rdma_xclient -c x: XRC ids (initiator and target), the message received" {
+	cm_pair 30 -- rdma_xserver -c x -p 7476 -- rdma_xclient -c x -s $B -p 7476
+	[ "$cli_status" -eq 0 ]
+	[ "$srv_status" -eq 0 ]
+	[[ "$cli_out" == *"rdma_xclient: end 0"* ]]
+	grep -q "rdma_xserver: end 0" "$srv_out"
+	wait_res xibA xib0 10 "${RES0% 0} [01]"
+	wait_res xibB xib1 10 "${RES0% 0} [01]"
+}
+
+@test "rdma_xclient -c x where nobody listens: refused within 10 s, no hang" {
+	run inA timeout 10 "$XR" rdma_xclient -c x -s $B -p 7998
+	echo "$output"
+	[ "$status" -ne 0 ] && [ "$status" -ne 124 ]
+	[[ "$output" == *"rdma_connect"* ]]
+	[[ "$output" == *"rdma_xclient: end -1"* ]]
 }
 
 @test "connect where nobody listens: REJECTED within 10 s" {

@@ -449,11 +449,27 @@ static void xib_cm_msg_checks(struct kunit *test)
 	m->transport_type = XIB_CM_TRANSPORT_RD;
 	KUNIT_EXPECT_EQ(test, xib_cm_req_check(m),
 			XIB_CM_REJ_INVALID_TRANSPORT_TYPE);
+	/* XRC is transport 3 with extended type 1, nothing else */
 	cm_f75_fields(m);
 	m->transport_type = 3;
-	m->ext_transport_type = 1;	/* XRC */
+	m->ext_transport_type = 1;
+	KUNIT_EXPECT_EQ(test, xib_cm_req_check(m), 0);
+	KUNIT_EXPECT_EQ(test, xib_cm_req_qp_type(m), XIB_QPT_XRC_RECV);
+	m->ext_transport_type = 0;
 	KUNIT_EXPECT_EQ(test, xib_cm_req_check(m),
 			XIB_CM_REJ_INVALID_TRANSPORT_TYPE);
+	m->ext_transport_type = 2;
+	KUNIT_EXPECT_EQ(test, xib_cm_req_check(m),
+			XIB_CM_REJ_INVALID_TRANSPORT_TYPE);
+	m->transport_type = XIB_CM_TRANSPORT_RC;
+	m->ext_transport_type = 1;
+	KUNIT_EXPECT_EQ(test, xib_cm_req_check(m),
+			XIB_CM_REJ_INVALID_TRANSPORT_TYPE);
+	m->transport_type = XIB_CM_TRANSPORT_UC;
+	KUNIT_EXPECT_EQ(test, xib_cm_req_check(m),
+			XIB_CM_REJ_INVALID_TRANSPORT_TYPE);
+	m->ext_transport_type = 0;
+	KUNIT_EXPECT_EQ(test, xib_cm_req_qp_type(m), XIB_QPT_UC);
 	cm_f75_fields(m);
 	m->mtu = 6;
 	KUNIT_EXPECT_EQ(test, xib_cm_req_check(m), XIB_CM_REJ_INVALID_MTU);
@@ -486,6 +502,86 @@ static void xib_cm_msg_checks(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, xib_cm_time_ms(8), 2U);		/* 1.05 ms */
 	KUNIT_EXPECT_EQ(test, xib_cm_time_ms(20), 4295U);	/* 4.29 s */
 	KUNIT_EXPECT_EQ(test, xib_cm_time_ms(31), 8796094U);
+}
+
+/*
+ * XRC on the wire, against IBTA vol. 1 table 99 and annex A14 as Linux's
+ * ib_cm sends it (cm_req_set_qp_type(), cm_format_req(),
+ * cm_format_rep()): an XRC initiator's REQ has transport service type 3
+ * (byte 43, bits 5-6) and extended transport type 1 (byte 51, bits 5-7),
+ * and leaves responder resources (byte 35), retry count (byte 47, bits
+ * 5-7), RNR retry count (byte 50, bits 5-7) and SRQ (byte 51, bit 4) at
+ * zero; an XRC target's REP (table 103) has local QPN 0 (bytes 12-14),
+ * its QPN as the local EE context number (bytes 16-18), initiator depth
+ * 0 (byte 25), flow control 0 (byte 26, bit 7) and SRQ 1 (byte 27, bit
+ * 3).  Offsets from the end of the MAD header.
+ */
+static void xib_cm_msg_xrc(struct kunit *test)
+{
+	struct xib_cm_req_msg *m, *back;
+	struct xib_cm_rep_msg *r, *rback;
+	struct xib_mad *out;
+	const u8 *d;
+
+	m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+	back = kunit_kzalloc(test, sizeof(*back), GFP_KERNEL);
+	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	rback = kunit_kzalloc(test, sizeof(*rback), GFP_KERNEL);
+	out = kunit_kzalloc(test, sizeof(*out), GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, m && back && r && rback && out);
+	d = out->data;
+
+	cm_f75_fields(m);	/* responder resources 1, retries 7, RNR 7 */
+	m->srq = true;
+	KUNIT_ASSERT_EQ(test, xib_cm_req_set_qp_type(m, XIB_QPT_XRC_SEND), 0);
+	xib_cm_req_encode(out, cpu_to_be64(1), m);
+	KUNIT_EXPECT_EQ(test, d[43] & 0x06, 0x06);	/* transport 3 */
+	KUNIT_EXPECT_EQ(test, d[51] & 0x07, 0x01);	/* extended type 1 */
+	KUNIT_EXPECT_EQ(test, d[51] & 0x08, 0);		/* SRQ */
+	KUNIT_EXPECT_EQ(test, d[51] >> 4, 15);		/* max CM retries */
+	KUNIT_EXPECT_EQ(test, d[35], 0);		/* responder resources */
+	KUNIT_EXPECT_EQ(test, d[39], 1);		/* initiator depth */
+	KUNIT_EXPECT_EQ(test, d[47] & 0x07, 0);		/* retry count */
+	KUNIT_EXPECT_EQ(test, d[47] >> 3, 0x14);	/* local CM timeout */
+	KUNIT_EXPECT_EQ(test, d[50] & 0x07, 0);		/* RNR retry count */
+	KUNIT_EXPECT_EQ(test, d[50] >> 4, 5);		/* MTU */
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(d + 32) >> 8, 0x16U);
+	xib_cm_req_decode(out, back);
+	KUNIT_EXPECT_EQ(test, back->transport_type, 3);
+	KUNIT_EXPECT_EQ(test, back->ext_transport_type, 1);
+	KUNIT_EXPECT_EQ(test, xib_cm_req_check(back), 0);
+	KUNIT_EXPECT_EQ(test, xib_cm_req_qp_type(back), XIB_QPT_XRC_RECV);
+	/* RC and UC stay transports 0 and 1 with no extended type */
+	KUNIT_ASSERT_EQ(test, xib_cm_req_set_qp_type(m, XIB_QPT_UC), 0);
+	xib_cm_req_encode(out, cpu_to_be64(1), m);
+	KUNIT_EXPECT_EQ(test, d[43] & 0x06, 0x02);
+	KUNIT_EXPECT_EQ(test, d[51] & 0x07, 0);
+	KUNIT_ASSERT_EQ(test, xib_cm_req_set_qp_type(m, XIB_QPT_RC), 0);
+	xib_cm_req_encode(out, cpu_to_be64(1), m);
+	KUNIT_EXPECT_EQ(test, d[43] & 0x06, 0);
+	KUNIT_EXPECT_EQ(test, xib_cm_req_set_qp_type(m, XIB_QPT_UD), -EINVAL);
+	KUNIT_EXPECT_EQ(test, xib_cm_req_set_qp_type(m, XIB_QPT_XRC_RECV),
+			-EINVAL);
+
+	r->local_comm_id = cpu_to_be32(0x133ee839);
+	r->remote_comm_id = cpu_to_be32(0xd74f2127);
+	r->local_eecn = 0x5678ab;
+	r->srq = true;
+	r->starting_psn = 0x61f847;
+	r->responder_resources = 1;
+	xib_cm_rep_encode(out, cpu_to_be64(1), r);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(d + 12) >> 8, 0U);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(d + 16) >> 8, 0x5678abU);
+	KUNIT_EXPECT_EQ(test, d[25], 0);
+	KUNIT_EXPECT_EQ(test, d[26] & 0x01, 0);
+	KUNIT_EXPECT_EQ(test, d[27] & 0x10, 0x10);
+	xib_cm_rep_decode(out, rback);
+	KUNIT_EXPECT_EQ(test, xib_cm_rep_check(rback), 0);
+	KUNIT_EXPECT_EQ(test, xib_cm_rep_qpn(rback, true), 0x5678abU);
+	KUNIT_EXPECT_EQ(test, xib_cm_rep_qpn(rback, false), 0U);
+	/* a REP naming neither a QP nor a target is dropped */
+	rback->local_eecn = 1;
+	KUNIT_EXPECT_EQ(test, xib_cm_rep_check(rback), -EINVAL);
 }
 
 /* --- xib_cm_state: the oracle ----------------------------------------------- */
@@ -1244,6 +1340,113 @@ static void xib_cm_proto_connect(struct kunit *test)
 	cmt_destroy(l);
 }
 
+/*
+ * An XRC connection end to end: the initiator's REQ and the target's REP
+ * as xib_cm_msg_xrc() says they look, and the QP attributes each end gets
+ * as Linux's ib_cm gives them (ib_modify_qp_is_ok()'s XRC columns): the
+ * target is RC's responder (RTR with max_dest_rd_atomic and
+ * min_rnr_timer; RTS with only the send PSN and ACK timeout), the
+ * initiator RC's requester (RTR without responder attributes; RTS with
+ * retries and the READ depth); its destination is the target's QPN from
+ * the REP's EECN, and its DREQ names that QP.
+ */
+static void xib_cm_proto_xrc(struct kunit *test)
+{
+	struct xib_uverbs_qp_attr attr = {};
+	struct xib_cm_rep_param rep = {};
+	struct xib_cm_req_param req;
+	struct cmt_end *l, *a, *b;
+	const u8 *d;
+	u32 mask;
+
+	l = cmt_listen(test, 1, CMT_SID);
+	a = cmt_id(test, 0);
+	cmt_req(&req, 0, 1, CMT_SID);
+	cmt_fix_path(&req.path);
+	req.qp_type = XIB_QPT_XRC_SEND;
+	KUNIT_ASSERT_EQ(test, xib_cm_send_req(a->id, &req), 0);
+	d = cmt.last[0][XIB_CM_ATTR_REQ & 31].data;
+	KUNIT_EXPECT_EQ(test, d[43] & 0x06, 0x06);
+	KUNIT_EXPECT_EQ(test, d[51] & 0x07, 0x01);
+	KUNIT_EXPECT_EQ(test, d[35], 0);
+	KUNIT_EXPECT_EQ(test, d[47] & 0x07, 0);
+	KUNIT_EXPECT_EQ(test, d[50] & 0x07, 0);
+
+	KUNIT_ASSERT_TRUE(test, cmt_wait(l, XIB_CM_REQ_RECEIVED, 1));
+	b = cmt_child(l);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	KUNIT_EXPECT_EQ(test, b->req.qp_type, XIB_QPT_XRC_RECV);
+	KUNIT_EXPECT_EQ(test, b->req.qp_num, 0x1234U);
+	KUNIT_EXPECT_EQ(test, b->req.responder_resources, 0);
+	KUNIT_EXPECT_EQ(test, b->req.initiator_depth, 2);
+
+	attr.qp_state = XIB_QPS_INIT;
+	KUNIT_ASSERT_EQ(test, xib_cm_init_qp_attr(b->id, &attr, &mask), 0);
+	KUNIT_EXPECT_EQ(test, mask, XIB_QP_STATE | XIB_QP_ACCESS_FLAGS |
+			XIB_QP_PKEY_INDEX | XIB_QP_PORT);
+	KUNIT_EXPECT_TRUE(test, attr.qp_access_flags & XIB_ACCESS_REMOTE_READ);
+	attr.qp_state = XIB_QPS_RTR;
+	KUNIT_ASSERT_EQ(test, xib_cm_init_qp_attr(b->id, &attr, &mask), 0);
+	KUNIT_EXPECT_EQ(test, mask, XIB_QP_STATE | XIB_QP_AV |
+			XIB_QP_PATH_MTU | XIB_QP_DEST_QPN |
+			XIB_QP_MAX_DEST_RD_ATOMIC | XIB_QP_MIN_RNR_TIMER);
+	KUNIT_EXPECT_EQ(test, attr.dest_qp_num, 0x1234U);
+	KUNIT_EXPECT_EQ(test, attr.max_dest_rd_atomic, 2);
+	attr.qp_state = XIB_QPS_RTS;
+	KUNIT_ASSERT_EQ(test, xib_cm_init_qp_attr(b->id, &attr, &mask), 0);
+	KUNIT_EXPECT_EQ(test, mask, XIB_QP_STATE | XIB_QP_SQ_PSN |
+			XIB_QP_TIMEOUT);
+	KUNIT_EXPECT_EQ(test, attr.sq_psn, 0x457132U);
+
+	rep.qp_num = 0x5678;
+	rep.starting_psn = 0x61f847;
+	rep.responder_resources = 2;
+	rep.initiator_depth = 3;	/* not sent by a target */
+	rep.flow_control = true;	/* nor this */
+	rep.rnr_retry_count = 7;
+	KUNIT_ASSERT_EQ(test, xib_cm_send_rep(b->id, &rep), 0);
+	d = cmt.last[1][XIB_CM_ATTR_REP & 31].data;
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(d + 12) >> 8, 0U);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(d + 16) >> 8, 0x5678U);
+	KUNIT_EXPECT_EQ(test, d[25], 0);
+	KUNIT_EXPECT_EQ(test, d[26] & 0x01, 0);
+	KUNIT_EXPECT_EQ(test, d[27] & 0x10, 0x10);
+
+	KUNIT_ASSERT_TRUE(test, cmt_wait(a, XIB_CM_REP_RECEIVED, 1));
+	KUNIT_EXPECT_EQ(test, a->rep.qp_num, 0x5678U);
+	KUNIT_EXPECT_TRUE(test, a->rep.srq);
+	attr.qp_state = XIB_QPS_INIT;
+	KUNIT_ASSERT_EQ(test, xib_cm_init_qp_attr(a->id, &attr, &mask), 0);
+	attr.qp_state = XIB_QPS_RTR;
+	KUNIT_ASSERT_EQ(test, xib_cm_init_qp_attr(a->id, &attr, &mask), 0);
+	KUNIT_EXPECT_EQ(test, mask, XIB_QP_STATE | XIB_QP_AV |
+			XIB_QP_PATH_MTU | XIB_QP_DEST_QPN | XIB_QP_RQ_PSN);
+	KUNIT_EXPECT_EQ(test, attr.dest_qp_num, 0x5678U);
+	attr.qp_state = XIB_QPS_RTS;
+	KUNIT_ASSERT_EQ(test, xib_cm_init_qp_attr(a->id, &attr, &mask), 0);
+	KUNIT_EXPECT_EQ(test, mask, XIB_QP_STATE | XIB_QP_SQ_PSN |
+			XIB_QP_TIMEOUT | XIB_QP_RETRY_CNT | XIB_QP_RNR_RETRY |
+			XIB_QP_MAX_QP_RD_ATOMIC);
+	KUNIT_EXPECT_EQ(test, attr.sq_psn, 0x61f847U);
+	KUNIT_EXPECT_EQ(test, attr.retry_cnt, 6);	/* its own, not sent */
+	KUNIT_EXPECT_EQ(test, attr.rnr_retry, 7);
+	KUNIT_EXPECT_EQ(test, attr.max_rd_atomic, 2);
+	KUNIT_EXPECT_EQ(test, attr.timeout, 10);
+
+	KUNIT_ASSERT_EQ(test, xib_cm_send_rtu(a->id, NULL, 0), 0);
+	KUNIT_ASSERT_TRUE(test, cmt_wait(b, XIB_CM_RTU_RECEIVED, 1));
+	/* the DREQ names the target's QP, which the target checks */
+	KUNIT_ASSERT_EQ(test, xib_cm_send_dreq(a->id, NULL, 0), 0);
+	d = cmt.last[0][XIB_CM_ATTR_DREQ & 31].data;
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(d + 8) >> 8, 0x5678U);
+	KUNIT_ASSERT_TRUE(test, cmt_wait(b, XIB_CM_DREQ_RECEIVED, 1));
+	KUNIT_ASSERT_EQ(test, xib_cm_send_drep(b->id, NULL, 0), 0);
+	KUNIT_EXPECT_TRUE(test, cmt_wait(a, XIB_CM_DREP_RECEIVED, 1));
+	cmt_destroy(a);
+	cmt_destroy(b);
+	cmt_destroy(l);
+}
+
 /* A REQ for a service nobody listens to: REJ INVALID_SERVICE_ID. */
 static void xib_cm_proto_no_listener(struct kunit *test)
 {
@@ -1614,6 +1817,7 @@ static struct kunit_case xib_cm_msg_cases[] = {
 	KUNIT_CASE(xib_cm_msg_sidr),
 	KUNIT_CASE(xib_cm_msg_mra_rej),
 	KUNIT_CASE(xib_cm_msg_checks),
+	KUNIT_CASE(xib_cm_msg_xrc),
 	{}
 };
 
@@ -1626,6 +1830,7 @@ static struct kunit_case xib_cm_state_cases[] = {
 /* Two suites of the protocol: KUnit 6.1 keeps a bounded log per suite. */
 static struct kunit_case xib_cm_conn_cases[] = {
 	KUNIT_CASE(xib_cm_proto_connect),
+	KUNIT_CASE(xib_cm_proto_xrc),
 	KUNIT_CASE(xib_cm_proto_no_listener),
 	KUNIT_CASE(xib_cm_proto_req_timeout),
 	KUNIT_CASE(xib_cm_proto_duplicates),

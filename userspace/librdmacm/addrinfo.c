@@ -7,7 +7,7 @@
  * listener's), else in ai_dst_addr, with the hints' ai_src_addr copied
  * as the source.  The port space and QP type are the hints' (RDMA_PS_TCP
  * and IBV_QPT_RC by default; RDMA_PS_UDP and RDMA_PS_IPOIB give
- * IBV_QPT_UD).  AF_IB and the route and connect data of the hints are
+ * IBV_QPT_UD; the XRC types, with RDMA_PS_IB, are kept as given).  AF_IB and the route and connect data of the hints are
  * not supported: EAI_FAMILY / EAI_BADFLAGS.
  *
  * Errors: the getaddrinfo code (non-zero, for gai_strerror, as rdma-core's
@@ -96,6 +96,8 @@ static int xcm_hints_check(const struct rdma_addrinfo *hints)
 	case IBV_QPT_RC:
 	case IBV_QPT_UC:
 	case IBV_QPT_UD:
+	case IBV_QPT_XRC_SEND:
+	case IBV_QPT_XRC_RECV:
 		break;
 	default:
 		return EAI_SERVICE;

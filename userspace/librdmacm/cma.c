@@ -65,6 +65,7 @@ struct xcm_dev {
 	struct ibv_context *verbs;
 	uint64_t guid;			/* host order */
 	struct ibv_pd *pd;		/* lazily */
+	struct ibv_xrcd *xrcd;		/* lazily: the XRC ids' domain */
 	struct ibv_device_attr attr;
 };
 
@@ -157,6 +158,34 @@ static struct ibv_pd *xcm_default_pd(struct ibv_context *verbs)
 	pd = d->pd;
 	pthread_mutex_unlock(&xcm_dev_lock);
 	return pd;
+}
+
+/*
+ * The XRC domain of the device's XRC ids (a private one, not tied to a
+ * file), made on first use and kept with the device, as rdma-core's
+ * librdmacm does when an XRC QP or SRQ is given none.
+ */
+static struct ibv_xrcd *xcm_default_xrcd(struct ibv_context *verbs)
+{
+	struct xcm_dev *d = xcm_dev_of(verbs);
+	struct ibv_xrcd_init_attr attr;
+	struct ibv_xrcd *xrcd;
+
+	if (!d) {
+		errno = EINVAL;
+		return NULL;
+	}
+	pthread_mutex_lock(&xcm_dev_lock);
+	if (!d->xrcd) {
+		memset(&attr, 0, sizeof(attr));
+		attr.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS;
+		attr.fd = -1;
+		attr.oflags = O_CREAT;
+		d->xrcd = ibv_open_xrcd(verbs, &attr);
+	}
+	xrcd = d->xrcd;
+	pthread_mutex_unlock(&xcm_dev_lock);
+	return xrcd;
 }
 
 XCM_EXPORT struct ibv_context **rdma_get_devices(int *num_devices)
@@ -1176,8 +1205,55 @@ static int xcm_qp_init(struct xcm_id *xid)
 	return xcm_qp_rtr_rts(xid);
 }
 
-#define XCM_QP_EX_KNOWN (IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS | \
+#define XCM_QP_EX_KNOWN (IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD | \
+			 IBV_QP_INIT_ATTR_CREATE_FLAGS | \
 			 IBV_QP_INIT_ATTR_MAX_TSO_HEADER | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+
+static int xcm_is_xrc(enum ibv_qp_type type)
+{
+	return type == IBV_QPT_XRC_SEND || type == IBV_QPT_XRC_RECV;
+}
+
+/*
+ * An XRC QP of an XRC id: a target (XRC_RECV) of the given or the
+ * device's XRC domain, with no CQ, SRQ or queue of its own (it receives
+ * into the XRC SRQs senders name); an initiator (XRC_SEND) with a send
+ * CQ only.  Returns the QP, or NULL with errno; *made_cqs says whether
+ * the CQs are the library's.
+ */
+static struct ibv_qp *xcm_create_xrc_qp(struct xcm_id *xid, struct ibv_qp_init_attr_ex *attr,
+					int *made_cqs)
+{
+	struct rdma_cm_id *id = &xid->id;
+
+	*made_cqs = 0;
+	if (attr->qp_type == IBV_QPT_XRC_RECV) {
+		if (!(attr->comp_mask & IBV_QP_INIT_ATTR_XRCD) || !attr->xrcd) {
+			attr->xrcd = xcm_default_xrcd(id->verbs);
+			if (!attr->xrcd)
+				return NULL;
+			attr->comp_mask |= IBV_QP_INIT_ATTR_XRCD;
+		}
+		return ibv_create_qp_ex(id->verbs, attr);
+	}
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_XRCD) {
+		errno = EINVAL;
+		return NULL;
+	}
+	attr->recv_cq = NULL;
+	attr->srq = NULL;
+	if (!attr->send_cq) {
+		if (!id->send_cq) {
+			if (xcm_create_cqs(xid, attr->cap.max_send_wr ?: 1, 0))
+				return NULL;
+			*made_cqs = 1;
+		}
+		attr->send_cq = id->send_cq;
+	}
+	if (attr->comp_mask == IBV_QP_INIT_ATTR_PD)
+		return ibv_create_qp(attr->pd, (struct ibv_qp_init_attr *)attr);
+	return ibv_create_qp_ex(id->verbs, attr);
+}
 
 XCM_EXPORT int rdma_create_qp_ex(struct rdma_cm_id *id,
 				 struct ibv_qp_init_attr_ex *attr)
@@ -1192,8 +1268,13 @@ XCM_EXPORT int rdma_create_qp_ex(struct rdma_cm_id *id,
 		return -1;
 	}
 	xid = to_xid(id);
-	/* the CM's id and the QP must agree on connected vs datagram */
-	if ((attr->qp_type == IBV_QPT_UD) != (id->qp_type == IBV_QPT_UD)) {
+	/*
+	 * The CM's id and the QP must agree on connected vs datagram, and an
+	 * XRC id's QP is of its XRC type (initiator or target).
+	 */
+	if ((attr->qp_type == IBV_QPT_UD) != (id->qp_type == IBV_QPT_UD) ||
+	    ((xcm_is_xrc(attr->qp_type) || xcm_is_xrc(id->qp_type)) &&
+	     attr->qp_type != id->qp_type)) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -1204,6 +1285,16 @@ XCM_EXPORT int rdma_create_qp_ex(struct rdma_cm_id *id,
 		attr->comp_mask |= IBV_QP_INIT_ATTR_PD;
 	}
 	if (attr->pd->context != id->verbs) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (xcm_is_xrc(attr->qp_type)) {
+		qp = xcm_create_xrc_qp(xid, attr, &made_cqs);
+		if (!qp)
+			goto destroy_cqs;
+		goto made;
+	}
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_XRCD) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -1234,6 +1325,7 @@ XCM_EXPORT int rdma_create_qp_ex(struct rdma_cm_id *id,
 	}
 	if (!qp)
 		goto destroy_cqs;
+made:
 	pthread_mutex_lock(&xid->qp_lock);
 	id->qp = qp;
 	xid->own_cqs = made_cqs;
@@ -1306,20 +1398,38 @@ XCM_EXPORT void rdma_destroy_qp(struct rdma_cm_id *id)
 		xcm_destroy_cqs(id);
 }
 
+#define XCM_SRQ_EX_KNOWN (IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD | \
+			  IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ)
+
+/*
+ * A basic SRQ, or for an XRC target's id an XRC SRQ: of the given or the
+ * device's XRC domain, completing to the given CQ or to a receive CQ
+ * (with its completion channel) the library makes as id->recv_cq, so
+ * that rdma_get_recv_comp() finds the SRQ's completions, as rdma-core
+ * does.
+ */
 XCM_EXPORT int rdma_create_srq_ex(struct rdma_cm_id *id,
 				  struct ibv_srq_init_attr_ex *attr)
 {
-	struct ibv_srq_init_attr basic;
+	struct ibv_srq_init_attr_ex ex;
+	struct xcm_id *xid;
 	struct ibv_pd *pd;
 	struct ibv_srq *srq;
+	int xrc, made_cq = 0;
 
-	if (!id || !attr || !id->verbs ||
-	    (attr->comp_mask & ~(IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD))) {
+	if (!id || !attr || !id->verbs || (attr->comp_mask & ~XCM_SRQ_EX_KNOWN)) {
 		errno = EINVAL;
 		return -1;
 	}
-	if ((attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) && attr->srq_type != IBV_SRQT_BASIC) {
+	xid = to_xid(id);
+	xrc = (attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) && attr->srq_type == IBV_SRQT_XRC;
+	if ((attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) && attr->srq_type != IBV_SRQT_BASIC &&
+	    !xrc) {
 		errno = EOPNOTSUPP;
+		return -1;
+	}
+	if (!xrc && (attr->comp_mask & (IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ))) {
+		errno = EINVAL;
 		return -1;
 	}
 	if (id->srq) {
@@ -1335,14 +1445,54 @@ XCM_EXPORT int rdma_create_srq_ex(struct rdma_cm_id *id,
 		errno = EINVAL;
 		return -1;
 	}
-	memset(&basic, 0, sizeof(basic));
-	basic.srq_context = attr->srq_context;
-	basic.attr = attr->attr;
-	srq = ibv_create_srq(pd, &basic);
-	if (!srq)
+	memset(&ex, 0, sizeof(ex));
+	ex.srq_context = attr->srq_context;
+	ex.attr = attr->attr;
+	ex.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD;
+	ex.srq_type = IBV_SRQT_BASIC;
+	ex.pd = pd;
+	if (xrc) {
+		ex.srq_type = IBV_SRQT_XRC;
+		ex.comp_mask |= IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ;
+		ex.xrcd = (attr->comp_mask & IBV_SRQ_INIT_ATTR_XRCD) ? attr->xrcd : NULL;
+		if (!ex.xrcd)
+			ex.xrcd = xcm_default_xrcd(id->verbs);
+		if (!ex.xrcd)
+			return -1;
+		ex.cq = (attr->comp_mask & IBV_SRQ_INIT_ATTR_CQ) ? attr->cq : NULL;
+		if (!ex.cq) {
+			if (id->recv_cq) {
+				errno = EEXIST;
+				return -1;
+			}
+			if (xcm_create_cqs(xid, 0, attr->attr.max_wr ?: 1))
+				return -1;
+			made_cq = 1;
+			ex.cq = id->recv_cq;
+		}
+		srq = ibv_create_srq_ex(id->verbs, &ex);
+	} else {
+		struct ibv_srq_init_attr basic;
+
+		memset(&basic, 0, sizeof(basic));
+		basic.srq_context = ex.srq_context;
+		basic.attr = ex.attr;
+		srq = ibv_create_srq(pd, &basic);
+		if (srq)
+			ex.attr = basic.attr;
+	}
+	if (!srq) {
+		if (made_cq) {
+			int err = errno;
+
+			xcm_destroy_cqs(id);
+			errno = err;
+		}
 		return -1;
-	attr->attr = basic.attr;
+	}
+	attr->attr = ex.attr;
 	id->srq = srq;
+	xid->srq_cqs = made_cq;
 	if (!id->pd)
 		id->pd = pd;
 	return 0;
@@ -1353,7 +1503,7 @@ XCM_EXPORT int rdma_create_srq(struct rdma_cm_id *id, struct ibv_pd *pd,
 {
 	struct ibv_srq_init_attr_ex ex;
 
-	if (!attr) {
+	if (!id || !attr) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -1361,7 +1511,8 @@ XCM_EXPORT int rdma_create_srq(struct rdma_cm_id *id, struct ibv_pd *pd,
 	ex.srq_context = attr->srq_context;
 	ex.attr = attr->attr;
 	ex.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD;
-	ex.srq_type = IBV_SRQT_BASIC;
+	/* an XRC target's id gets an XRC SRQ, as in rdma-core */
+	ex.srq_type = id->qp_type == IBV_QPT_XRC_RECV ? IBV_SRQT_XRC : IBV_SRQT_BASIC;
 	ex.pd = pd;
 	if (rdma_create_srq_ex(id, &ex))
 		return -1;
@@ -1371,10 +1522,17 @@ XCM_EXPORT int rdma_create_srq(struct rdma_cm_id *id, struct ibv_pd *pd,
 
 XCM_EXPORT void rdma_destroy_srq(struct rdma_cm_id *id)
 {
+	struct xcm_id *xid;
+
 	if (!id || !id->srq)
 		return;
+	xid = to_xid(id);
 	ibv_destroy_srq(id->srq);
 	id->srq = NULL;
+	if (xid->srq_cqs) {
+		xid->srq_cqs = 0;
+		xcm_destroy_cqs(id);
+	}
 }
 
 /* --- connections ---------------------------------------------------------- */

@@ -77,6 +77,7 @@ struct xcm_id {
 	int sync;			/* NULL channel: a private one, calls wait */
 	int own_cqs;			/* rdma_create_qp made the CQs; qp_lock */
 	int borrowed_srq;		/* rdma_get_request: the listener's SRQ */
+	int srq_cqs;			/* rdma_create_srq made the XRC SRQ's CQ */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	pthread_mutex_t qp_lock;

@@ -62,7 +62,13 @@
  * --------
  * XIB_UCMA_CREATE_ID
  *	A new id in port space ps (TCP, UDP, IB, IPOIB) with QP type qp_type
- *	(RC or UC for TCP/IB, UD for UDP/IPOIB).  Returns its handle.
+ *	(RC or UC for TCP; RC, UC, XRC_SEND or XRC_RECV for IB; UD for
+ *	UDP/IPOIB; anything else is -EINVAL).  Returns its handle.  An
+ *	XRC_SEND id connects an XRC initiator (its REQ has transport 3,
+ *	extended transport type 1, as Linux's ib_cm sends); an XRC_RECV id
+ *	listens for those only and accepts with an XRC target QP, whose
+ *	number the REP carries as the local EE context number; the
+ *	connection's other fields and events are an RC one's.
  * XIB_UCMA_DESTROY_ID
  *	Destroys the id (disconnecting, rejecting or leaving as its state
  *	requires) and discards its unread events; returns events_reported.
