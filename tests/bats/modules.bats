@@ -26,8 +26,10 @@ modinfo_field() {
 	[ "$(modinfo_field xib_core depends)" = "" ]
 	[ "$(modinfo_field xib_uverbs depends)" = "xib_core" ]
 	[ "$(modinfo_field xib_cma depends)" = "xib_core" ]
-	# xib_ucma calls only into xib_cma (core/ucma -> core/cma)
-	[ "$(modinfo_field xib_ucma depends)" = "xib_cma" ]
+	# xib_ucma calls into xib_cma (core/ucma -> core/cma) and into
+	# xib_core for its per-uid channel count (core/user.c)
+	[ "$(modinfo_field xib_ucma depends | tr ',' '\n' | sort | paste -sd,)" = \
+		"xib_cma,xib_core" ]
 	[ -z "$(modinfo_field xib_ucma softdep)" ]
 	# and the kernel's UDP tunnel modules, for RoCEv2's UDP sockets
 	[ "$(modinfo_field xib_hca depends | tr ',' '\n' | sort | paste -sd,)" = \
@@ -57,9 +59,9 @@ modinfo_field() {
 	for m in xib_core xib_uverbs xib_cma xib_ucma xib_hca; do
 		[ "$(cat /sys/module/$m/initstate)" = live ]
 	done
-	# xib_core is held by the three modules that link against it, and
+	# xib_core is held by the four modules that link against it, and
 	# xib_cma by xib_ucma.
-	[ "$(cat /sys/module/xib_core/refcnt)" -eq 3 ]
+	[ "$(cat /sys/module/xib_core/refcnt)" -eq 4 ]
 	[ "$(cat /sys/module/xib_cma/refcnt)" -eq 1 ]
 	xib-modules unload
 	xib_no_modules_loaded
