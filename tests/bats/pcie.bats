@@ -434,9 +434,12 @@ client_fails() {
 		"$db doorbell interrupts" \
 		"($(awk -v c="$calls" -v n="$n" 'BEGIN { printf "%.4f", c / n }') system calls per WR)" >&3
 	[ "$calls" -gt 0 ]
-	# the doorbells were MMIO writes to the UAR, not system calls
+	# whatever doorbells there were went to the UAR, none by system call.
+	# How many there were is timing: a streaming run may find the engine
+	# awake from its first post to its last and ring none (the gate saw
+	# 0 once); the pingpong case above, which sleeps between messages,
+	# asserts doorbell interrupts.
 	[ "$kicks" -eq 0 ]
-	[ "$db" -ge 1 ]
 }
 
 # Stock programs over the kernel paths the tests above drive in the debug
