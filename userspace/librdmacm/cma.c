@@ -1149,18 +1149,34 @@ XCM_EXPORT __be16 rdma_get_dst_port(struct rdma_cm_id *id)
 
 /* --- QPs and SRQs ---------------------------------------------------------- */
 
-static void xcm_destroy_cqs(struct rdma_cm_id *id)
+/*
+ * The receive CQ and its channel, unless the send side shares them (an
+ * XRC SRQ's CQ, which the library made, goes alone).
+ */
+static void xcm_destroy_recv_cq(struct rdma_cm_id *id)
 {
 	if (id->recv_cq && id->recv_cq != id->send_cq)
 		ibv_destroy_cq(id->recv_cq);
-	if (id->send_cq)
-		ibv_destroy_cq(id->send_cq);
 	if (id->recv_cq_channel && id->recv_cq_channel != id->send_cq_channel)
 		ibv_destroy_comp_channel(id->recv_cq_channel);
+	id->recv_cq = NULL;
+	id->recv_cq_channel = NULL;
+}
+
+static void xcm_destroy_send_cq(struct rdma_cm_id *id)
+{
+	if (id->send_cq)
+		ibv_destroy_cq(id->send_cq);
 	if (id->send_cq_channel)
 		ibv_destroy_comp_channel(id->send_cq_channel);
-	id->send_cq = id->recv_cq = NULL;
-	id->send_cq_channel = id->recv_cq_channel = NULL;
+	id->send_cq = NULL;
+	id->send_cq_channel = NULL;
+}
+
+static void xcm_destroy_cqs(struct rdma_cm_id *id)
+{
+	xcm_destroy_recv_cq(id);
+	xcm_destroy_send_cq(id);
 }
 
 /* A completion channel and a CQ of @cqe entries for each side asked. */
@@ -1189,7 +1205,11 @@ err:
 	{
 		int err = errno;
 
-		xcm_destroy_cqs(id);
+		/* only what this call made: the id may have the other side's */
+		if (recv_cqe)
+			xcm_destroy_recv_cq(id);
+		if (send_cqe)
+			xcm_destroy_send_cq(id);
 		errno = err;
 	}
 	return -1;
@@ -1448,12 +1468,11 @@ XCM_EXPORT int rdma_create_srq_ex(struct rdma_cm_id *id,
 	memset(&ex, 0, sizeof(ex));
 	ex.srq_context = attr->srq_context;
 	ex.attr = attr->attr;
-	ex.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD;
-	ex.srq_type = IBV_SRQT_BASIC;
-	ex.pd = pd;
 	if (xrc) {
+		ex.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |
+			       IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ;
 		ex.srq_type = IBV_SRQT_XRC;
-		ex.comp_mask |= IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ;
+		ex.pd = pd;
 		ex.xrcd = (attr->comp_mask & IBV_SRQ_INIT_ATTR_XRCD) ? attr->xrcd : NULL;
 		if (!ex.xrcd)
 			ex.xrcd = xcm_default_xrcd(id->verbs);
@@ -1485,7 +1504,7 @@ XCM_EXPORT int rdma_create_srq_ex(struct rdma_cm_id *id,
 		if (made_cq) {
 			int err = errno;
 
-			xcm_destroy_cqs(id);
+			xcm_destroy_recv_cq(id);
 			errno = err;
 		}
 		return -1;
@@ -1531,7 +1550,7 @@ XCM_EXPORT void rdma_destroy_srq(struct rdma_cm_id *id)
 	id->srq = NULL;
 	if (xid->srq_cqs) {
 		xid->srq_cqs = 0;
-		xcm_destroy_cqs(id);
+		xcm_destroy_recv_cq(id);
 	}
 }
 
