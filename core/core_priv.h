@@ -25,7 +25,7 @@ struct xib_link_ops *xib_link_find_locked(const char *type);
 /* port.c */
 int xib_port_init(void);
 void xib_port_exit(void);
-void xib_port_sync_locked(struct xib_device *dev);
+void xib_port_sync_locked(struct xib_device *dev, bool report);
 
 /* verbs.c */
 int xib_verbs_init(void);

@@ -248,7 +248,7 @@ int xib_register_device(struct xib_device *dev, const char *name,
 	refcount_set(&dev->users, 1);
 	reinit_completion(&dev->users_done);
 	dev->registered = true;
-	xib_port_sync_locked(dev);
+	xib_port_sync_locked(dev, false);
 	list_for_each_entry(client, &xib_clients, list)
 		xib_client_add_one(client, dev);
 	mutex_unlock(&xib_reg_mutex);

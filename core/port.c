@@ -149,6 +149,11 @@ static void xib_port_update_gids(struct xib_port *port,
 	}
 }
 
+/*
+ * Report a port event: through the driver when it delivers events its
+ * own way (ops->port_event: a device on a PCI function queues it for its
+ * event vector, whose handler calls xib_dispatch_event()), else at once.
+ */
 static void xib_port_event(struct xib_device *dev, u32 port_num,
 			   enum xib_event_type type)
 {
@@ -158,7 +163,11 @@ static void xib_port_event(struct xib_device *dev, u32 port_num,
 		.port_num = port_num,
 	};
 
-	xib_dispatch_event(&event);
+	lockdep_assert_held(&xib_reg_mutex);
+	if (dev->ops->port_event)
+		dev->ops->port_event(dev, &event);
+	else
+		xib_dispatch_event(&event);
 }
 
 static bool xib_gids_equal(const struct xib_gid *a, const struct xib_gid *b)
@@ -173,10 +182,11 @@ static bool xib_gids_equal(const struct xib_gid *a, const struct xib_gid *b)
 }
 
 /*
- * Re-read port @port_num's interface and report what changed as
- * PORT_ACTIVE, PORT_ERR and GID_CHANGE events.
+ * Re-read port @port_num's interface and, if @report, report what changed
+ * as PORT_ACTIVE, PORT_ERR and GID_CHANGE events.
  */
-static void xib_port_sync_one(struct xib_device *dev, u32 port_num)
+static void xib_port_sync_one(struct xib_device *dev, u32 port_num,
+			      bool report)
 {
 	struct xib_port *port = &dev->ports[port_num - 1];
 	struct xib_gid_set *set;
@@ -208,6 +218,8 @@ static void xib_port_sync_one(struct xib_device *dev, u32 port_num)
 	dev_put(ndev);
 	kfree(set);
 
+	if (!report)
+		return;
 	if (up != was_up)
 		xib_port_event(dev, port_num,
 			       up ? XIB_EVENT_PORT_ACTIVE : XIB_EVENT_PORT_ERR);
@@ -215,8 +227,12 @@ static void xib_port_sync_one(struct xib_device *dev, u32 port_num)
 		xib_port_event(dev, port_num, XIB_EVENT_GID_CHANGE);
 }
 
-/* Bring the ports of @dev in step with their interfaces. */
-void xib_port_sync_locked(struct xib_device *dev)
+/*
+ * Bring the ports of @dev in step with their interfaces; report the
+ * changes as port events if @report.  Registration does not: the state a
+ * device starts in is no change, and nobody could receive it yet.
+ */
+void xib_port_sync_locked(struct xib_device *dev, bool report)
 {
 	u32 i;
 
@@ -224,7 +240,7 @@ void xib_port_sync_locked(struct xib_device *dev)
 	if (!dev->ops->get_netdev)
 		return;
 	for (i = 1; i <= dev->phys_port_cnt; i++)
-		xib_port_sync_one(dev, i);
+		xib_port_sync_one(dev, i, report);
 }
 
 static void xib_port_sync_all(struct work_struct *work)
@@ -234,7 +250,7 @@ static void xib_port_sync_all(struct work_struct *work)
 
 	mutex_lock(&xib_reg_mutex);
 	while ((dev = xib_device_next_locked(NULL, &index))) {
-		xib_port_sync_locked(dev);
+		xib_port_sync_locked(dev, true);
 		index++;
 	}
 	mutex_unlock(&xib_reg_mutex);

@@ -86,7 +86,9 @@
  * the function's doorbell register, whose MSI-X interrupt calls
  * xib_hca_kick_engine()), a CQ's completion event (xib_hca_cq_fire()) and
  * the async events of a QP, CQ or SRQ (xib_hca_qp_event(), _cq_event(),
- * _srq_event(): at once, or queued for the function's event vector), and
+ * _srq_event(): at once, or queued for the function's event vector), the
+ * port events the core derives from the interface (xib_hca_port_event(),
+ * the device op: likewise), and
  * xib_hca_pci_attach()/_detach() around the device's life (detach after
  * the engine stopped).
  *
@@ -903,6 +905,7 @@ void xib_hca_wake(struct xib_hca_dev *hca);
 void xib_hca_qp_event(struct xib_hca_qp *qp, enum xib_event_type type);
 void xib_hca_cq_event(struct xib_hca_cq *cq, enum xib_event_type type);
 void xib_hca_srq_event(struct xib_hca_srq *srq, enum xib_event_type type);
+void xib_hca_port_event(struct xib_device *xdev, const struct xib_event *event);
 void xib_hca_engine_beat(struct xib_hca_dev *hca);
 void xib_hca_engine_add_qp(struct xib_hca_qp *qp);
 void xib_hca_engine_del_qp(struct xib_hca_qp *qp);

@@ -78,7 +78,7 @@ void xib_hca_qp_event(struct xib_hca_qp *qp, enum xib_event_type type)
 
 	if (hca->pci)
 		xib_hca_pci_queue_async(hca->pci, XIB_HCA_PCI_AE_QP, &qp->ibqp,
-					type);
+					type, 0);
 	else
 		xib_qp_event(&qp->ibqp, type);
 }
@@ -97,7 +97,7 @@ void xib_hca_cq_event(struct xib_hca_cq *cq, enum xib_event_type type)
 
 	if (hca->pci)
 		xib_hca_pci_queue_async(hca->pci, XIB_HCA_PCI_AE_CQ, &cq->ibcq,
-					type);
+					type, 0);
 	else
 		xib_cq_event(&cq->ibcq, type);
 }
@@ -123,7 +123,32 @@ void xib_hca_srq_event(struct xib_hca_srq *srq, enum xib_event_type type)
 	}
 	if (type == XIB_EVENT_SRQ_LIMIT_REACHED)
 		WRITE_ONCE(srq->ibsrq.srq_limit, 0);
-	xib_hca_pci_queue_async(hca->pci, XIB_HCA_PCI_AE_SRQ, &srq->ibsrq, type);
+	xib_hca_pci_queue_async(hca->pci, XIB_HCA_PCI_AE_SRQ, &srq->ibsrq, type,
+				0);
+}
+
+/**
+ * xib_hca_port_event() - deliver port event @event of @xdev through its
+ *	front end (xib_device_ops.port_event)
+ * @xdev: the device, registered
+ * @event: a port event the core derived from the interface's state
+ *
+ * A device on a PCI function queues it for the function's event vector,
+ * behind the QP, CQ and SRQ events raised before it, as a real HCA
+ * writes a port change to its event queue and raises the queue's MSI-X;
+ * the vector's thread hands it to the core's xib_dispatch_event().  A
+ * netdev device delivers it at once.  Called by the core under its
+ * registration lock; process context.
+ */
+void xib_hca_port_event(struct xib_device *xdev, const struct xib_event *event)
+{
+	struct xib_hca_dev *hca = to_hca_dev(xdev);
+
+	if (hca->pci)
+		xib_hca_pci_queue_async(hca->pci, XIB_HCA_PCI_AE_PORT, xdev,
+					event->type, event->port_num);
+	else
+		xib_dispatch_event(event);
 }
 
 void xib_hca_engine_add_qp(struct xib_hca_qp *qp)

@@ -828,6 +828,7 @@ const struct xib_device_ops xib_hca_dev_ops = {
 	.owner = THIS_MODULE,
 	.driver_name = "xib_hca",
 	.get_netdev = xib_hca_get_netdev,
+	.port_event = xib_hca_port_event,
 	.dellink = xib_hca_dellink,
 	.dealloc_driver = xib_hca_dealloc,
 	.stat_names = xib_hca_stat_names,

@@ -22,9 +22,10 @@
  * events go by the event vector: the engine queues the CQ whose arm
  * fired (xib_hca_pci_queue_comp()) and rings the vector if no CQ was
  * queued already; the vector's threaded handler delivers them.  Async
- * events the engine raises about a QP, CQ or SRQ go the same way: the
- * engine queues them in order (xib_hca_pci_queue_async()) and the same
- * thread delivers them.
+ * events the engine raises about a QP, CQ or SRQ, and the port events
+ * the core derives from the interface (xib_hca_port_event()), go the
+ * same way: they are queued in order (xib_hca_pci_queue_async()) and the
+ * same thread delivers them.
  *
  * A function level reset (pci_error_handlers) destroys the device on the
  * function, as removal does, and checks the function again as probe does
@@ -84,6 +85,7 @@ static irqreturn_t xib_hca_pci_ev_irq(int irq, void *data)
 /* Hand async event @ae to its object's handler, as the netdev front end would. */
 static void xib_hca_pci_deliver_async(const struct xib_hca_pci_ae *ae)
 {
+	struct xib_event event;
 	struct xib_srq *srq;
 
 	switch (ae->kind) {
@@ -98,6 +100,13 @@ static void xib_hca_pci_deliver_async(const struct xib_hca_pci_ae *ae)
 		srq = ae->obj;
 		if (srq->event_handler)
 			srq->event_handler(srq, ae->type);
+		break;
+	case XIB_HCA_PCI_AE_PORT:
+		/* the core's one dispatch path, as the netdev front end's */
+		event.device = ae->obj;
+		event.type = ae->type;
+		event.port_num = ae->port_num;
+		xib_dispatch_event(&event);
 		break;
 	}
 }
@@ -191,8 +200,10 @@ void xib_hca_pci_queue_comp(struct xib_hca_pci *xp, struct xib_hca_cq *cq)
  *	event
  * @xp: the function of the object's device
  * @kind: what @obj is
- * @obj: the struct xib_qp, xib_cq or xib_srq the event is about
+ * @obj: the struct xib_qp, xib_cq or xib_srq the event is about, or the
+ *	struct xib_device of a port event
  * @type: the event
+ * @port_num: the port of a port event (0 otherwise)
  *
  * Events are delivered in the order they were queued.  The vector is
  * rung only when nothing (no CQ, no async event) was waiting for it
@@ -201,7 +212,7 @@ void xib_hca_pci_queue_comp(struct xib_hca_pci *xp, struct xib_hca_cq *cq)
  */
 void xib_hca_pci_queue_async(struct xib_hca_pci *xp,
 			     enum xib_hca_pci_ae_kind kind, void *obj,
-			     enum xib_event_type type)
+			     enum xib_event_type type, u32 port_num)
 {
 	struct xib_hca_pci_ae *ae;
 	unsigned long flags;
@@ -214,6 +225,7 @@ void xib_hca_pci_queue_async(struct xib_hca_pci *xp,
 		ae->obj = obj;
 		ae->kind = kind;
 		ae->type = type;
+		ae->port_num = port_num;
 		xp->ae_tail++;
 	} else {
 		atomic_long_inc(&xp->ae_dropped);
@@ -232,7 +244,8 @@ void xib_hca_pci_queue_async(struct xib_hca_pci *xp,
  * xib_hca_pci_async_gone() - drop the queued async events of @obj, being
  *	destroyed
  * @xp: the function of its device
- * @obj: the QP, CQ or SRQ; the engine raises no more events about it
+ * @obj: the QP, CQ or SRQ, or the device (unregistered); no more events
+ *	about it are raised
  *
  * Its events still queued are dropped, and a run of the event thread
  * that took one before is waited for: no event of @obj is delivered
@@ -675,6 +688,11 @@ void xib_hca_pci_detach(struct xib_hca_dev *hca)
 
 	if (!xp)
 		return;
+	/*
+	 * Unregistered, it has no more port events: those still queued go,
+	 * and the event thread has delivered the one it took, if any.
+	 */
+	xib_hca_pci_async_gone(xp, &hca->xdev);
 	/* the doorbell handler no longer finds @hca once this returns */
 	WRITE_ONCE(xp->hca, NULL);
 	synchronize_irq(pci_irq_vector(xp->pdev, xp->sig.db_vector));

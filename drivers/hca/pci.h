@@ -27,19 +27,23 @@ enum xib_hca_pci_ae_kind {
 	XIB_HCA_PCI_AE_QP,
 	XIB_HCA_PCI_AE_CQ,
 	XIB_HCA_PCI_AE_SRQ,
+	XIB_HCA_PCI_AE_PORT,
 };
 
 /**
  * struct xib_hca_pci_ae - one async event on its way to the event vector
- * @obj: the struct xib_qp, xib_cq or xib_srq (by @kind); NULL once the
- *	object's destroy dropped the event
+ * @obj: the struct xib_qp, xib_cq, xib_srq or, for a port event, the
+ *	struct xib_device (by @kind); NULL once the object's destroy (the
+ *	device's detach) dropped the event
  * @kind: what @obj is
  * @type: the event
+ * @port_num: the port of a port event
  */
 struct xib_hca_pci_ae {
 	void *obj;
 	enum xib_hca_pci_ae_kind kind;
 	enum xib_event_type type;
+	u32 port_num;
 };
 
 /**
@@ -72,9 +76,10 @@ struct xib_hca_pci_ae {
  *	moderation: one interrupt per batch)
  * @ev_rings: event vector rings (one per batch of events)
  * @ev_delivered: completion events the handler delivered
- * @ae: the async event queue: events the engine raised (QP, CQ, SRQ),
- *	in order, for the event vector's handler; the vector is rung only
- *	when this queue and @ev_cqs were both empty
+ * @ae: the async event queue: events the engine raised (QP, CQ, SRQ)
+ *	and the port events of the device (xib_hca_port_event()), in
+ *	order, for the event vector's handler; the vector is rung only when
+ *	this queue and @ev_cqs were both empty
  * @ae_head: free-running index of the next event the handler takes
  * @ae_tail: free-running index of the next free entry
  * @ae_delivered: async events the handler delivered
@@ -125,7 +130,7 @@ void xib_hca_pci_queue_comp(struct xib_hca_pci *xp, struct xib_hca_cq *cq);
 void xib_hca_pci_cq_gone(struct xib_hca_pci *xp, struct xib_hca_cq *cq);
 void xib_hca_pci_queue_async(struct xib_hca_pci *xp,
 			     enum xib_hca_pci_ae_kind kind, void *obj,
-			     enum xib_event_type type);
+			     enum xib_event_type type, u32 port_num);
 void xib_hca_pci_async_gone(struct xib_hca_pci *xp, const void *obj);
 int xib_hca_pci_publish_uar(struct xib_hca_pci *xp, struct xib_ucontext *uctx,
 			    struct xib_ucontext_resp *resp);

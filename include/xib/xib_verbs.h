@@ -166,6 +166,14 @@ struct xib_ucontext_resp {
  * @driver_name: reported to user space (XIB_ATTR_DEV_DRIVER)
  * @get_netdev: optional; the network interface behind @port (1-based),
  *	with a reference the caller drops with dev_put(), or NULL
+ * @port_event: optional; deliver @event, a port event (PORT_ACTIVE,
+ *	PORT_ERR, GID_CHANGE...) the core derived from the interface, the
+ *	device's own way: copy it and hand it to xib_dispatch_event() later,
+ *	in process context and in order with the device's other events (as
+ *	an HCA's event queue and interrupt would), and drop what is still
+ *	queued once @dev is unregistered.  Called under the core's
+ *	registration lock while @dev is registered; it must not sleep on
+ *	event delivery.  Without it the core dispatches the event at once.
  * @dellink: set by drivers whose devices are created with
  *	XIB_CMD_LINK_ADD: unregister @dev and drop the driver's reference
  * @dealloc_driver: optional; called once, from the final put, to free
@@ -271,6 +279,8 @@ struct xib_device_ops {
 	struct module *owner;
 	const char *driver_name;
 	struct net_device *(*get_netdev)(struct xib_device *dev, u32 port);
+	void (*port_event)(struct xib_device *dev,
+			   const struct xib_event *event);
 	int (*dellink)(struct xib_device *dev);
 	void (*dealloc_driver)(struct xib_device *dev);
 
