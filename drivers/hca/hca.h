@@ -231,6 +231,9 @@ static inline struct xib_hca_db_page *xib_hca_db(struct xib_hca_dev *hca)
  * @offset: the mmap offset in @uctx
  * @slots: power of two
  * @stride: bytes per slot, power of two
+ * @dma: on a device on a PCI function, @mmap's pages as mapped for the
+ *	function's DMA (its page list, pci.c), from the ring's allocation
+ *	until it is retired (xib_hca_ring_unpublish()); NULL otherwise
  */
 struct xib_hca_ring {
 	struct xib_mmap_entry *mmap;
@@ -238,6 +241,7 @@ struct xib_hca_ring {
 	u64 offset;
 	u32 slots;
 	u32 stride;
+	struct xib_hca_ring_dma *dma;
 };
 
 static inline void *xib_hca_ring_hdr(const struct xib_hca_ring *ring)
@@ -883,8 +887,9 @@ int xib_hca_path_from_av(struct xib_hca_dev *hca,
 			 struct xib_hca_path *path);
 
 /* hca_queue.c */
-int xib_hca_ring_alloc(struct xib_hca_ring *ring, struct xib_ucontext *uctx,
-		       u32 slots, u32 stride, struct xib_uverbs_ring *out);
+int xib_hca_ring_alloc(struct xib_hca_dev *hca, struct xib_hca_ring *ring,
+		       struct xib_ucontext *uctx, u32 slots, u32 stride,
+		       struct xib_uverbs_ring *out);
 void xib_hca_ring_unpublish(struct xib_hca_ring *ring);
 void xib_hca_ring_free(struct xib_hca_ring *ring);
 u32 xib_hca_ring_read_prod(const struct xib_hca_ring *ring);

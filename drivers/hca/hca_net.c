@@ -111,7 +111,8 @@ static unsigned int xib_hca_net_id __read_mostly;
  * the module's parameters.
  */
 static u32 xib_hca_tx_loss __read_mostly;
-static struct dentry *xib_hca_debugfs;
+/* xib_hca/ in debugfs: tx_loss here, a directory per PCI function (pci.c) */
+struct dentry *xib_hca_debugfs;
 
 static struct xib_hca_net *xib_hca_net(const struct net *net)
 {

@@ -64,6 +64,7 @@ static inline struct xib_hca_rx_cb *xib_hca_rx_cb(struct sk_buff *skb)
 
 int xib_hca_net_init(void);
 void xib_hca_net_exit(void);
+extern struct dentry *xib_hca_debugfs;
 
 /*
  * Start and stop sending and receiving for @hca.  Attach takes a reference

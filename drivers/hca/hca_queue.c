@@ -19,16 +19,23 @@
 
 /**
  * xib_hca_ring_alloc() - allocate a ring and publish it to user space
+ * @hca: the device of the queue
  * @ring: filled in
  * @uctx: the user context, or NULL for a kernel queue
  * @slots: power of two
  * @stride: bytes per slot, power of two
  * @out: filled in with what user space needs to map the ring
  *
+ * On a device on a PCI function the ring's pages are also mapped for the
+ * function's DMA (xib_hca_pci_ring_map()), as a real HCA reads its rings;
+ * xib_hca_ring_unpublish() undoes that when the queue is retired.
+ * Context: process context.
+ *
  * Return: 0 or a negative errno.
  */
-int xib_hca_ring_alloc(struct xib_hca_ring *ring, struct xib_ucontext *uctx,
-		       u32 slots, u32 stride, struct xib_uverbs_ring *out)
+int xib_hca_ring_alloc(struct xib_hca_dev *hca, struct xib_hca_ring *ring,
+		       struct xib_ucontext *uctx, u32 slots, u32 stride,
+		       struct xib_uverbs_ring *out)
 {
 	size_t size = PAGE_ALIGN(XIB_HCA_RING_HDR_SIZE + (size_t)slots * stride);
 	int ret;
@@ -41,13 +48,16 @@ int xib_hca_ring_alloc(struct xib_hca_ring *ring, struct xib_ucontext *uctx,
 	ring->slots = slots;
 	ring->stride = stride;
 	ring->uctx = NULL;
+	ring->dma = NULL;
+	if (hca->pci) {
+		ret = xib_hca_pci_ring_map(hca->pci, ring);
+		if (ret)
+			goto err_put_mmap;
+	}
 	if (uctx) {
 		ret = xib_mmap_publish(uctx, ring->mmap, &ring->offset);
-		if (ret) {
-			xib_mmap_put(ring->mmap);
-			ring->mmap = NULL;
-			return ret;
-		}
+		if (ret)
+			goto err_dma_unmap;
 		ring->uctx = uctx;
 	}
 	if (out) {
@@ -58,19 +68,35 @@ int xib_hca_ring_alloc(struct xib_hca_ring *ring, struct xib_ucontext *uctx,
 		out->stride = stride;
 	}
 	return 0;
+
+err_dma_unmap:
+	xib_hca_pci_ring_unmap(ring);
+err_put_mmap:
+	xib_mmap_put(ring->mmap);
+	ring->mmap = NULL;
+	return ret;
 }
 
-/* Process context: user space can no longer map @ring (maps stay). */
+/*
+ * Retire @ring: user space can no longer map it (maps stay) and, on a
+ * device on a PCI function, its DMA mapping is undone: the queue is
+ * destroyed (or replaced by a resize) and the device reads it no more.
+ * Every ring is retired before it is freed, and before its device lets
+ * go of its function.  Process context.
+ */
 void xib_hca_ring_unpublish(struct xib_hca_ring *ring)
 {
 	if (ring->uctx)
 		xib_mmap_unpublish(ring->uctx, ring->offset);
 	ring->uctx = NULL;
+	xib_hca_pci_ring_unmap(ring);
 }
 
 /* Drop the ring's memory (mappings keep their own references). */
 void xib_hca_ring_free(struct xib_hca_ring *ring)
 {
+	/* retired first: its function may be gone by now */
+	WARN_ON_ONCE(ring->dma);
 	if (ring->mmap)
 		xib_mmap_put(ring->mmap);
 	ring->mmap = NULL;

@@ -198,8 +198,8 @@ static int xib_hca_create_cq(struct xib_cq *ibcq,
 
 	spin_lock_init(&cq->lock);
 	INIT_LIST_HEAD(&cq->ev_node);
-	ret = xib_hca_ring_alloc(&cq->ring, uctx, slots,
-				 sizeof(struct xib_hca_cqe), ring);
+	ret = xib_hca_ring_alloc(to_hca_dev(ibcq->device), &cq->ring, uctx,
+				 slots, sizeof(struct xib_hca_cqe), ring);
 	if (ret)
 		return ret;
 	ibcq->cqe = slots;
@@ -242,7 +242,7 @@ static int xib_hca_resize_cq(struct xib_cq *ibcq, u32 cqe,
 	bool moved;
 	int ret;
 
-	ret = xib_hca_ring_alloc(&new, ibcq->uctx,
+	ret = xib_hca_ring_alloc(to_hca_dev(ibcq->device), &new, ibcq->uctx,
 				 roundup_pow_of_two(max(cqe, 1U)),
 				 sizeof(struct xib_hca_cqe), ring);
 	if (ret)
@@ -306,8 +306,8 @@ static int xib_hca_create_srq(struct xib_srq *ibsrq,
 	if (attr->max_sge > XIB_HCA_MAX_SGE)
 		return -EINVAL;
 	spin_lock_init(&srq->lock);
-	ret = xib_hca_ring_alloc(&srq->ring, uctx, slots,
-				 xib_hca_recv_stride(attr->max_sge), ring);
+	ret = xib_hca_ring_alloc(to_hca_dev(ibsrq->device), &srq->ring, uctx,
+				 slots, xib_hca_recv_stride(attr->max_sge), ring);
 	if (ret)
 		return ret;
 	attr->max_wr = slots;
@@ -362,8 +362,9 @@ static int xib_hca_resize_srq(struct xib_srq *ibsrq, u32 *max_wr,
 	bool moved;
 	int ret;
 
-	ret = xib_hca_ring_alloc(&new, ibsrq->uctx, roundup_pow_of_two(*max_wr),
-				 srq->ring.stride, ring);
+	ret = xib_hca_ring_alloc(to_hca_dev(ibsrq->device), &new, ibsrq->uctx,
+				 roundup_pow_of_two(*max_wr), srq->ring.stride,
+				 ring);
 	if (ret)
 		return ret;
 	spin_lock_bh(&srq->lock);
@@ -468,8 +469,9 @@ static int xib_hca_create_qp(struct xib_qp *ibqp,
 					 sizeof(struct xib_hca_sge),
 				    XIB_HCA_MAX_INLINE));
 	}
-	ret = xib_hca_ring_alloc(&qp->sq.ring, tgt ? NULL : uctx, slots,
-				 xib_hca_send_stride(cap), tgt ? NULL : sq);
+	ret = xib_hca_ring_alloc(qp_hca(qp), &qp->sq.ring, tgt ? NULL : uctx,
+				 slots, xib_hca_send_stride(cap),
+				 tgt ? NULL : sq);
 	if (ret)
 		return ret;
 	if (tgt && sq)
@@ -492,7 +494,8 @@ static int xib_hca_create_qp(struct xib_qp *ibqp,
 	if (!attr->srq && ibqp->qp_type != XIB_QPT_XRC_SEND && !tgt) {
 		slots = roundup_pow_of_two(max(cap->max_recv_wr, 1U));
 		cap->max_recv_wr = slots;
-		ret = xib_hca_ring_alloc(&qp->rq.ring, uctx, slots,
+		ret = xib_hca_ring_alloc(qp_hca(qp), &qp->rq.ring, uctx,
+					 slots,
 					 xib_hca_recv_stride(cap->max_recv_sge),
 					 rq);
 		if (ret)

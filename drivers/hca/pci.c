@@ -27,6 +27,11 @@
  * same way: they are queued in order (xib_hca_pci_queue_async()) and the
  * same thread delivers them.
  *
+ * The rings of the device's queues are mapped for the function's DMA
+ * (xib_hca_pci_ring_map()) from their creation until they are retired,
+ * which every queue's destroy does before the device lets go of the
+ * function: a real HCA reads its rings by DMA from a page list.
+ *
  * A function level reset (pci_error_handlers) destroys the device on the
  * function, as removal does, and checks the function again as probe does
  * before a new device may bind it.
@@ -47,10 +52,14 @@
  * then synchronizes the event vector (its thread included).
  */
 
+#include <linux/debugfs.h>
+#include <linux/dma-mapping.h>
 #include <linux/interrupt.h>
 #include <linux/module.h>
 #include <linux/pci.h>
 #include <linux/rtnetlink.h>
+#include <linux/scatterlist.h>
+#include <linux/vmalloc.h>
 
 #include "hca.h"
 
@@ -294,6 +303,98 @@ void xib_hca_pci_ring_db(struct xib_hca_pci *xp)
 }
 
 /**
+ * xib_hca_pci_ring_map() - map the pages of @ring for the DMA of @xp
+ * @xp: the function of the ring's device
+ * @ring: a ring just allocated (its vmalloc memory, which user space maps
+ *	as on any device), not yet mapped
+ *
+ * The pages are mapped DMA_BIDIRECTIONAL for the function (the device
+ * reads WQEs and writes CQEs and indices) and their DMA addresses are
+ * kept in ring order in @ring->dma: the page list a device reads the ring
+ * by.  Pages rather than one coherent buffer: a ring can be many MiB,
+ * which a contiguous allocation cannot serve.  The engine, which plays
+ * the device here, reads and writes the ring through the kernel's
+ * mapping of the same pages, on a platform where DMA is coherent
+ * (Documentation/pcie.rst says what a non-coherent one needs).
+ * Context: process context.
+ *
+ * Return: 0, -ENOMEM, or the DMA layer's error.
+ */
+int xib_hca_pci_ring_map(struct xib_hca_pci *xp, struct xib_hca_ring *ring)
+{
+	u8 *vaddr = ring->mmap->vaddr;
+	u32 npages = ring->mmap->size >> PAGE_SHIFT;
+	struct xib_hca_ring_dma *dma;
+	struct sg_dma_page_iter it;
+	struct page **pages;
+	u32 i;
+	int ret;
+
+	dma = kvzalloc(struct_size(dma, pas, npages), GFP_KERNEL_ACCOUNT);
+	if (!dma)
+		return -ENOMEM;
+	pages = kvmalloc_array(npages, sizeof(*pages), GFP_KERNEL);
+	if (!pages) {
+		ret = -ENOMEM;
+		goto err_free_dma;
+	}
+	for (i = 0; i < npages; i++)
+		pages[i] = vmalloc_to_page(vaddr + (size_t)i * PAGE_SIZE);
+	ret = sg_alloc_table_from_pages(&dma->sgt, pages, npages, 0,
+					(size_t)npages << PAGE_SHIFT,
+					GFP_KERNEL_ACCOUNT);
+	kvfree(pages);
+	if (ret)
+		goto err_free_dma;
+	ret = dma_map_sgtable(&xp->pdev->dev, &dma->sgt, DMA_BIDIRECTIONAL, 0);
+	if (ret)
+		goto err_free_table;
+	i = 0;
+	for_each_sgtable_dma_page(&dma->sgt, &it, 0) {
+		if (WARN_ON_ONCE(i == npages))
+			break;
+		dma->pas[i++] = sg_page_iter_dma_address(&it);
+	}
+	dma->xp = xp;
+	dma->npages = npages;
+	atomic_inc(&xp->dma_rings);
+	atomic_add(npages, &xp->dma_pages);
+	ring->dma = dma;
+	return 0;
+
+err_free_table:
+	sg_free_table(&dma->sgt);
+err_free_dma:
+	kvfree(dma);
+	return ret;
+}
+
+/**
+ * xib_hca_pci_ring_unmap() - undo xib_hca_pci_ring_map(), if it was done
+ * @ring: a ring the device reads no more (its queue destroyed or
+ *	replaced), on a device that still has its function
+ *
+ * Context: process context (never atomic: the DMA layer may sleep to
+ * unmap, and the page list is kvmalloc memory).
+ */
+void xib_hca_pci_ring_unmap(struct xib_hca_ring *ring)
+{
+	struct xib_hca_ring_dma *dma = ring->dma;
+	struct xib_hca_pci *xp;
+
+	if (!dma)
+		return;
+	might_sleep();
+	xp = dma->xp;
+	dma_unmap_sgtable(&xp->pdev->dev, &dma->sgt, DMA_BIDIRECTIONAL, 0);
+	sg_free_table(&dma->sgt);
+	atomic_sub(dma->npages, &xp->dma_pages);
+	atomic_dec(&xp->dma_rings);
+	kvfree(dma);
+	ring->dma = NULL;
+}
+
+/**
  * xib_hca_pci_publish_uar() - give a user context of the device bound to
  *	@xp the function's UAR, if it has one
  * @xp: the function
@@ -499,6 +600,10 @@ static int xib_hca_pci_probe(struct pci_dev *pdev,
 		goto err_free_ev_irq;
 
 	xib_hca_pci_make_uar(xp);
+	/* without debugfs the counters are simply absent */
+	xp->debugfs = debugfs_create_dir(pci_name(pdev), xib_hca_debugfs);
+	debugfs_create_atomic_t("dma_rings", 0400, xp->debugfs, &xp->dma_rings);
+	debugfs_create_atomic_t("dma_pages", 0400, xp->debugfs, &xp->dma_pages);
 	pci_set_drvdata(pdev, xp);
 	xib_hca_pci_start(xp);
 	pci_info(pdev, "peer %u, %llu bytes shared, %u MSI-X vectors, serial %016llx%s\n",
@@ -539,6 +644,7 @@ static void xib_hca_pci_remove(struct pci_dev *pdev)
 	 * entry (a context not yet closed) never maps it again.
 	 */
 	xib_mmap_put(xp->uar);
+	debugfs_remove(xp->debugfs);
 	free_irq(pci_irq_vector(pdev, xp->sig.ev_vector), xp);
 	free_irq(pci_irq_vector(pdev, xp->sig.db_vector), xp);
 	pci_free_irq_vectors(pdev);
@@ -693,6 +799,8 @@ void xib_hca_pci_detach(struct xib_hca_dev *hca)
 	 * and the event thread has delivered the one it took, if any.
 	 */
 	xib_hca_pci_async_gone(xp, &hca->xdev);
+	/* every queue was destroyed, every ring retired: none is mapped */
+	WARN_ON(atomic_read(&xp->dma_rings) || atomic_read(&xp->dma_pages));
 	/* the doorbell handler no longer finds @hca once this returns */
 	WRITE_ONCE(xp->hca, NULL);
 	synchronize_irq(pci_irq_vector(xp->pdev, xp->sig.db_vector));

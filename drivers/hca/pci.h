@@ -12,9 +12,11 @@
 #include <uapi/xib/hca-pci.h>
 #include <xib/xib_verbs.h>
 
+struct dentry;
 struct netlink_ext_ack;
 struct xib_hca_dev;
 struct xib_hca_cq;
+struct xib_hca_ring;
 struct xib_mmap_entry;
 struct xib_ucontext;
 struct xib_ucontext_resp;
@@ -44,6 +46,22 @@ struct xib_hca_pci_ae {
 	enum xib_hca_pci_ae_kind kind;
 	enum xib_event_type type;
 	u32 port_num;
+};
+
+/**
+ * struct xib_hca_ring_dma - a ring's pages as the function reads them
+ * @xp: the function they are mapped for
+ * @sgt: the ring's vmalloc pages, mapped DMA_BIDIRECTIONAL for @xp's
+ *	device
+ * @npages: pages of the ring (its header page included)
+ * @pas: the DMA address of each page, in ring order: the page list a
+ *	device is given to read the ring (a real HCA's queue context)
+ */
+struct xib_hca_ring_dma {
+	struct xib_hca_pci *xp;
+	struct sg_table sgt;
+	u32 npages;
+	dma_addr_t pas[];
 };
 
 /**
@@ -88,6 +106,11 @@ struct xib_hca_pci_ae {
  * @uar: BAR0's first page as an io mmap entry (the UAR user space
  *	rings the doorbell through), or NULL when BAR0 shares that page
  *	with another resource; set by probe, put by remove
+ * @dma_rings: rings of the device on the function mapped for its DMA
+ *	(xib_hca_pci_ring_map()); 0 when the device lets go of the function
+ * @dma_pages: the pages of those rings
+ * @debugfs: the function's directory under debugfs' xib_hca/ (its
+ *	@dma_rings and @dma_pages, read-only)
  */
 struct xib_hca_pci {
 	struct list_head node;
@@ -116,6 +139,9 @@ struct xib_hca_pci {
 	u32 ae_tail;
 	atomic_long_t ae_delivered;
 	atomic_long_t ae_dropped;
+	atomic_t dma_rings;
+	atomic_t dma_pages;
+	struct dentry *debugfs;
 };
 
 int xib_hca_pci_check_sig(const struct xib_pci_sig *sig, u64 bar_len,
@@ -132,6 +158,8 @@ void xib_hca_pci_queue_async(struct xib_hca_pci *xp,
 			     enum xib_hca_pci_ae_kind kind, void *obj,
 			     enum xib_event_type type, u32 port_num);
 void xib_hca_pci_async_gone(struct xib_hca_pci *xp, const void *obj);
+int xib_hca_pci_ring_map(struct xib_hca_pci *xp, struct xib_hca_ring *ring);
+void xib_hca_pci_ring_unmap(struct xib_hca_ring *ring);
 int xib_hca_pci_publish_uar(struct xib_hca_pci *xp, struct xib_ucontext *uctx,
 			    struct xib_ucontext_resp *resp);
 int xib_hca_pci_init(void);

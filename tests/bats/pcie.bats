@@ -176,6 +176,23 @@ bound() {
 	[ "$(basename "$(readlink "$dev/driver" 2>/dev/null)")" = xib_hca ]
 }
 
+# The function's rings mapped for its DMA (dma_rings) or their pages
+# (dma_pages), as xib_hca's debugfs counts them.
+dma_count() {
+	cat "/sys/kernel/debug/xib_hca/$bdf/dma_$1"
+}
+
+# dma_mapped: the endless ibv_rc_pingpong of traffic_start has its rings
+# mapped for the function's DMA: its CQ, its QP's send and receive rings,
+# each a header page and at least one page of slots.
+dma_mapped() {
+	local rings pages
+	rings=$(dma_count rings)
+	pages=$(dma_count pages)
+	echo "# xibp under ibv_rc_pingpong: $rings rings, $pages pages DMA-mapped" >&3
+	[ "$rings" -ge 3 ] && [ "$pages" -ge $((2 * rings)) ]
+}
+
 # ibv_asyncwatch on xibp (in xibA), its output in $BATS_TEST_TMPDIR/async.out,
 # once it watches; $watch_pid is stopped by watch_stop (and by teardown).
 watch_start() {
@@ -360,6 +377,8 @@ client_fails() {
 	echo "# xibp: $kicks KICKs, $db doorbell interrupts" >&3
 	[ "$kicks" -eq 0 ]
 	[ "$db" -ge 1 ]
+	# the programs' queues are destroyed: none of their rings is mapped
+	[ "$(dma_count rings)" -eq 0 ] && [ "$(dma_count pages)" -eq 0 ]
 
 	# The UAR as GET_CONTEXT describes it: XIB_UVERBS_DB_MMIO, the
 	# Doorbell register (0x0c), peer 0's doorbell vector 0; mapped only
@@ -527,6 +546,7 @@ client_fails() {
 	watch_start
 	if ! debug_kernel; then
 		traffic_start 50
+		dma_mapped
 	fi
 	mark
 	echo 1 >"$dev/reset"
@@ -535,6 +555,9 @@ client_fails() {
 	! inA xibctl dev show xibp >/dev/null 2>&1
 	bound
 	log_since_mark | grep -q "xib_hca $bdf: reset: the function works again"
+	# the device's destroy retired every ring before the reset: no
+	# mapping outlives it (the device's detach would WARN)
+	[ "$(dma_count rings)" -eq 0 ] && [ "$(dma_count pages)" -eq 0 ]
 	# the client fails, it does not hang; the watcher saw the fatal event
 	if [ -n "$cli_pid" ]; then
 		client_fails
@@ -563,13 +586,19 @@ client_fails() {
 	pci_topology
 	watch_start
 	traffic_start 200
+	dma_mapped
 	echo 1 >"$dev/remove"
 	[ ! -e "$dev" ]
 	[ ! -e /sys/class/xib/xibp ]
+	# the mappings went with the device, before the function (the
+	# device's detach WARNs otherwise: the log check), and its counters
+	# with the function
+	[ ! -e "/sys/kernel/debug/xib_hca/$bdf" ]
 	client_fails
 	watch_fatal 'DEVICE_FATAL\|catastrophic'
 	echo 1 >/sys/bus/pci/rescan
 	bound
+	[ "$(dma_count rings)" -eq 0 ]
 	# module unload with a device on the function: the function's remove
 	# takes the device first (the programs holding the modules are gone)
 	xib_bg_stop
