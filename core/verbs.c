@@ -655,6 +655,9 @@ static int xib_check_mr_args(struct xib_device *dev, u64 addr, u64 length,
 	if ((access & (XIB_ACCESS_REMOTE_WRITE | XIB_ACCESS_REMOTE_ATOMIC)) &&
 	    !(access & XIB_ACCESS_LOCAL_WRITE))
 		return -EINVAL;
+	/* ibv_reg_mr(3): zero-based is iova 0 */
+	if ((access & XIB_ACCESS_ZERO_BASED) && iova)
+		return -EINVAL;
 	if (!length || length > dev->attrs.max_mr_size ||
 	    check_add_overflow(addr, length, &end) ||
 	    check_add_overflow(iova, length, &end))
@@ -669,7 +672,8 @@ static int xib_check_mr_args(struct xib_device *dev, u64 addr, u64 length,
  * @length: bytes, 1 to attrs.max_mr_size
  * @iova: the address of @addr in WQEs and RETHs
  * @access: enum xib_access_flags within XIB_ACCESS_MR_SUPPORTED;
- *	REMOTE_WRITE and REMOTE_ATOMIC need LOCAL_WRITE
+ *	REMOTE_WRITE and REMOTE_ATOMIC need LOCAL_WRITE; ZERO_BASED needs
+ *	@iova 0
  *
  * Pins the memory (see xib_umem_get()) and gives the MR its keys.
  *
@@ -1018,8 +1022,9 @@ static bool xib_range_in(u64 va, u64 length, u64 start, u64 size)
  * a type 1 bind of length 0 unbinds, whatever @mr.  Otherwise the MR is
  * in the window's PD, was registered with MW_BIND (C10-73), has
  * LOCAL_WRITE if the window grants REMOTE_WRITE or REMOTE_ATOMIC
- * (C10-74), and holds the whole range (C10-75).  Zero-based windows are
- * not supported (no such access bit is accepted).
+ * (C10-74), and holds the whole range (C10-75).  Only a type 2 window
+ * may be bound zero-based (o10-36.2.2): a type 1 bind with ZERO_BASED,
+ * an unbind included, is refused.
  *
  * Return: 0, -EINVAL (a wrong type, key, state, length or access bit,
  * or no MR), -EACCES (a PD or an access right of the MR), -ERANGE (the
@@ -1035,7 +1040,8 @@ int xib_mw_bind_check(const struct xib_mw *mw, const struct xib_pd *qp_pd,
 		return -EINVAL;
 	if ((b->new_rkey >> 8) != mw->index)
 		return -EINVAL;
-	if (b->access & ~XIB_ACCESS_MW_SUPPORTED)
+	if ((b->access & ~XIB_ACCESS_MW_SUPPORTED) ||
+	    (type1 && (b->access & XIB_ACCESS_ZERO_BASED)))
 		return -EINVAL;
 	if (mw->pd != qp_pd)
 		return -EACCES;
@@ -1073,7 +1079,9 @@ EXPORT_SYMBOL_GPL(xib_mw_bind_check);
  * whole R_Key matches (the key byte too: an old key of the window is
  * stale), the QP is in the window's PD, a type 2 window is bound to this
  * very QP (type 2B), the window grants @access, and the range lies
- * inside the window.  What the MR allows does not matter.
+ * inside the window: [@va, @va + @length) inside [addr, addr + length)
+ * of the window, or for a zero-based window inside [0, length).  What
+ * the MR allows does not matter.
  *
  * Return: 0, -EACCES, or -ERANGE (out of bounds, or wraps).
  * Context: any.
@@ -1082,6 +1090,7 @@ int xib_mw_access_check(const struct xib_mw *mw, const struct xib_pd *pd,
 			const struct xib_qp *qp, u32 rkey, u64 va, u64 length,
 			u32 access)
 {
+	u64 start = (mw->access & XIB_ACCESS_ZERO_BASED) ? 0 : mw->addr;
 	u64 end;
 
 	if (mw->state != XIB_MW_VALID || mw->rkey != rkey || mw->pd != pd ||
@@ -1092,11 +1101,29 @@ int xib_mw_access_check(const struct xib_mw *mw, const struct xib_pd *pd,
 	if (!access || (access & ~mw->access))
 		return -EACCES;
 	if (check_add_overflow(va, length, &end) ||
-	    !xib_range_in(va, length, mw->addr, mw->length))
+	    !xib_range_in(va, length, start, mw->length))
 		return -ERANGE;
 	return 0;
 }
 EXPORT_SYMBOL_GPL(xib_mw_access_check);
+
+/**
+ * xib_mw_mr_va() - the MR address a remote address through a window names
+ * @mw: the window (its lock held, or a copy), bound
+ * @va: the request's address, which passed xib_mw_access_check()
+ *
+ * A window's addresses are its MR's, unless it is zero-based: then @va
+ * is the offset from the window's first byte.  No overflow: the check
+ * put @va inside the window, and the bind put the window inside the MR.
+ *
+ * Return: the address of the same byte in the MR (as mr->iova counts).
+ * Context: any.
+ */
+u64 xib_mw_mr_va(const struct xib_mw *mw, u64 va)
+{
+	return (mw->access & XIB_ACCESS_ZERO_BASED) ? mw->addr + va : va;
+}
+EXPORT_SYMBOL_GPL(xib_mw_mr_va);
 
 /**
  * xib_mw_inv_check() - may a LOCAL_INV or SEND_WITH_INV free a window?
@@ -1349,7 +1376,8 @@ EXPORT_SYMBOL_GPL(xib_invalidate_mw);
  *	target (which has none) that of the XRC SRQ the request names
  *	(IBTA Annex A14)
  * @rkey: the request's R_Key (from the wire: anything)
- * @va: first byte
+ * @va: in: first byte, as the request names it; out (on success): the
+ *	same byte as an address of the returned MR
  * @length: bytes, > 0
  * @access: the XIB_ACCESS_REMOTE_* right the request needs
  *
@@ -1357,23 +1385,25 @@ EXPORT_SYMBOL_GPL(xib_invalidate_mw);
  * (xib_mr_check()).  A window's rkey: the window passes
  * xib_mw_access_check(), and the MR it is bound to is returned (the
  * range lies in the MR since the bind); the MR's own rights do not
- * matter.  Copy at @va - mr->iova of the MR's memory.
+ * matter, and the address of a zero-based window is translated
+ * (xib_mw_mr_va()).  Copy at *@va - mr->iova of the MR's memory.
  *
  * Return: the MR with a reference (drop with xib_mr_put()), or NULL: a
  * remote access violation.  Context: any.
  */
 struct xib_mr *xib_rkey_get_mr(struct xib_qp *qp, const struct xib_pd *pd,
-			       u32 rkey, u64 va, u64 length, u32 access)
+			       u32 rkey, u64 *va, u64 length, u32 access)
 {
 	struct xib_device *dev = qp->device;
 	struct xib_mr *mr = NULL;
 	unsigned long flags;
 	struct xib_mw *mw;
+	u64 mr_va = 0;
 
 	if (!xib_key_is_mw(rkey)) {
 		mr = xib_mr_get_by_key(dev, rkey);
 		if (mr && (mr->rkey != rkey || !mr->umem ||
-			   xib_mr_check(mr, pd, va, length, access))) {
+			   xib_mr_check(mr, pd, *va, length, access))) {
 			xib_mr_put(mr);
 			mr = NULL;
 		}
@@ -1383,17 +1413,20 @@ struct xib_mr *xib_rkey_get_mr(struct xib_qp *qp, const struct xib_pd *pd,
 	if (!mw)
 		return NULL;
 	spin_lock_irqsave(&mw->lock, flags);
-	if (!xib_mw_access_check(mw, pd, qp, rkey, va, length,
+	if (!xib_mw_access_check(mw, pd, qp, rkey, *va, length,
 				 access)) {
 		mr = mw->mr;
 		kref_get(&mr->ref);
+		mr_va = xib_mw_mr_va(mw, *va);
 	}
 	spin_unlock_irqrestore(&mw->lock, flags);
 	xib_mw_put(mw);
-	if (mr && (!mr->umem || xib_mr_check(mr, mr->pd, va, length, 0))) {
+	if (mr && (!mr->umem || xib_mr_check(mr, mr->pd, mr_va, length, 0))) {
 		xib_mr_put(mr);
 		mr = NULL;
 	}
+	if (mr)
+		*va = mr_va;
 	return mr;
 }
 EXPORT_SYMBOL_GPL(xib_rkey_get_mr);

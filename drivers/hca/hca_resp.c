@@ -402,7 +402,7 @@ static int xib_hca_check_reth(struct xib_hca_qp *qp, const struct xib_pd *pd,
 		return -EACCES;
 	if (!len)
 		return 0;
-	mr = xib_rkey_get_mr(&qp->ibqp, pd, rkey, va, len, access);
+	mr = xib_rkey_get_mr(&qp->ibqp, pd, rkey, &va, len, access);
 	if (!mr)
 		return -EACCES;
 	xib_mr_put(mr);
@@ -421,7 +421,7 @@ static int xib_hca_rkey_copy(struct xib_hca_qp *qp, const struct xib_pd *pd,
 
 	if (!len)
 		return 0;
-	mr = xib_rkey_get_mr(&qp->ibqp, pd, rkey, va, len, access);
+	mr = xib_rkey_get_mr(&qp->ibqp, pd, rkey, &va, len, access);
 	if (!mr)
 		return -EACCES;
 	if (access == XIB_ACCESS_REMOTE_WRITE)
@@ -595,7 +595,7 @@ static int xib_hca_atomic_do(struct xib_hca_qp *qp, u64 va, u32 rkey,
 
 	if ((qp->access & XIB_ACCESS_REMOTE_ATOMIC) && !(va & 7))
 		mr = xib_key_is_mw(rkey) ?
-		     xib_rkey_get_mr(&qp->ibqp, pd, rkey, va, sizeof(u64),
+		     xib_rkey_get_mr(&qp->ibqp, pd, rkey, &va, sizeof(u64),
 				     XIB_ACCESS_REMOTE_ATOMIC) :
 		     xib_mr_get_by_key(qp->ibqp.device, rkey);
 	/* a window's MR: its checks are done, the MR's rights not needed */

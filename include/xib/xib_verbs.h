@@ -819,7 +819,8 @@ enum xib_mw_state {
  *	NULL when unbound
  * @addr: first byte of the window (an address of @mr)
  * @length: bytes; 0 for an unbound window
- * @access: XIB_ACCESS_MW_SUPPORTED bits granted
+ * @access: XIB_ACCESS_MW_SUPPORTED bits granted; with ZERO_BASED (type
+ *	2 only) remote requests address the window by offset from @addr
  * @qp: type 2, bound: the QP it was bound on, with a reference (so that
  *	no later QP, even one given the same number, is taken for it); the
  *	QP's destruction does not unbind the window, which then serves no
@@ -866,6 +867,7 @@ int xib_mw_access_check(const struct xib_mw *mw, const struct xib_pd *pd,
 			u32 access);
 int xib_mw_inv_check(const struct xib_mw *mw, const struct xib_pd *pd,
 		     const struct xib_qp *qp, u32 rkey);
+u64 xib_mw_mr_va(const struct xib_mw *mw, u64 va);
 
 int xib_mr_check(const struct xib_mr *mr, const struct xib_pd *pd, u64 iova,
 		 u64 length, u32 access);
@@ -1100,7 +1102,7 @@ int xib_bind_mw(struct xib_qp *qp, u32 mw_rkey, u32 mr_lkey,
 		const struct xib_mw_bind *b);
 int xib_invalidate_mw(struct xib_qp *qp, const struct xib_pd *pd, u32 rkey);
 struct xib_mr *xib_rkey_get_mr(struct xib_qp *qp, const struct xib_pd *pd,
-			       u32 rkey, u64 va, u64 length, u32 access);
+			       u32 rkey, u64 *va, u64 length, u32 access);
 
 /* Lookups for drivers; each returns a reference or NULL. */
 struct xib_qp *xib_qp_get_by_num(struct xib_device *dev, u32 qpn);

@@ -9,7 +9,8 @@
 # rights and the QP of a type 2B window are enforced, binds that break
 # the IBTA's rules fail with MW_BIND_ERR, LOCAL_INV and a remote
 # SEND_WITH_INV invalidate, an MR with a bound window is not deregistered,
-# another context's windows and MRs are out of reach.
+# another context's windows and MRs are out of reach, zero-based type 2
+# windows and MRs are addressed by offset (type 1 binds refuse it).
 
 load helpers
 
@@ -48,6 +49,10 @@ check_output() {
 	grep -q '^ok .* bind refused, MR without MW_BIND: MW_BIND_ERR$' <<<"$output"
 	grep -q '^ok .* receiver: RECV SUCCESS, byte_len 3000, wc_flags 0x8' <<<"$output"
 	grep -q '^ok .* DEREG_MR with a bound window: EBUSY$' <<<"$output"
+	grep -q '^ok .* zero-based type 2: WRITE at offset 100 lands at window + 100: SUCCESS$' <<<"$output"
+	grep -q '^ok .* zero-based type 2: WRITE one byte past the window.s length: REM_ACCESS_ERR, requester QP in ERR$' <<<"$output"
+	grep -q '^ok .* bind refused, type 1 window ZERO_BASED (IBTA o10-36.2.2): MW_BIND_ERR$' <<<"$output"
+	grep -q '^ok .* zero-based MRs: WRITE from SGE offset 512 to remote offset 20000: SUCCESS$' <<<"$output"
 }
 
 @test "memory windows between two namespaces (xib_mw_test)" {

@@ -6,15 +6,17 @@
 # by the system's libibverbs and rxe provider (never through xib-run);
 # xib2 on the other end, xr1, in namespace xibB (10.212.0.2), driven
 # through xib-run.  Stock programs both ways: ibv_rc_pingpong,
-# ibv_uc_pingpong, ibv_ud_pingpong, ib_write_bw, ib_read_bw, ib_atomic_bw;
+# ibv_uc_pingpong, ibv_ud_pingpong, ib_write_bw, ib_read_bw, ib_send_bw
+# and ib_write_bw on UC, ib_atomic_bw, ib_atomic_lat;
 # and tests/c/ibv_mw_interop both ways: a type 2 memory window bound by
 # the target, WRITE and READ through it, SEND_WITH_INV (the IETH on the
 # wire) and the target's IBV_WC_WITH_INV completion.
 #
-# ib_read_bw and ib_atomic_bw run with -o (outstanding reads or atomics)
-# set to xib's max_qp_rd_atom on both sides: perftest's requester asks for as many outstanding reads
-# as the peer advertises, and rxe advertises 128, beyond xib's (and
-# mlx5's) 16, which ibv_modify_qp to RTS rightly refuses with EINVAL.
+# ib_read_bw, ib_atomic_bw and ib_atomic_lat run with -o (outstanding
+# reads or atomics) set to xib's max_qp_rd_atom on both sides: perftest's
+# requester asks for as many outstanding reads as the peer advertises,
+# and rxe advertises 128, beyond xib's (and mlx5's) 16, which
+# ibv_modify_qp to RTS rightly refuses with EINVAL.
 #
 # Iterations as in ibverbs-utils.bats and perftest.bats (fewer on the
 # debug kernel: XIB_PP_ITERS, XIB_PERF_BW_ITERS).
@@ -155,6 +157,34 @@ bw_ok() {
 	bw_ok
 }
 
+# UC (no ACKs, no retransmission): a run counts only if nothing was lost;
+# short runs of 4-packet messages (RoCE MTU 1024 on the veth), every
+# receive posted up front (-n below perftest's receive depth of 512), as
+# in perftest.bats.
+@test "ib_send_bw -c UC: xib server, rxe client" {
+	rxe_pair xib-server 120 ib_send_bw -d xib2 -x "$GIDX" -c UC -n 200 -s 4096 \
+		-- ib_send_bw -d rxe0 -x "$GIDR" -c UC -n 200 -s 4096
+	bw_ok
+}
+
+@test "ib_send_bw -c UC: rxe server, xib client" {
+	rxe_pair rxe-server 120 ib_send_bw -d xib2 -x "$GIDX" -c UC -n 200 -s 4096 \
+		-- ib_send_bw -d rxe0 -x "$GIDR" -c UC -n 200 -s 4096
+	bw_ok
+}
+
+@test "ib_write_bw -c UC: xib server, rxe client" {
+	rxe_pair xib-server 120 ib_write_bw -d xib2 -x "$GIDX" -c UC -n 200 -s 4096 \
+		-- ib_write_bw -d rxe0 -x "$GIDR" -c UC -n 200 -s 4096
+	bw_ok
+}
+
+@test "ib_write_bw -c UC: rxe server, xib client" {
+	rxe_pair rxe-server 120 ib_write_bw -d xib2 -x "$GIDX" -c UC -n 200 -s 4096 \
+		-- ib_write_bw -d rxe0 -x "$GIDR" -c UC -n 200 -s 4096
+	bw_ok
+}
+
 # ib_atomic_bw: FETCH_ADD both ways, rdma_rxe's responder answering xib's
 # requests and the reverse; the report must show 8-byte messages and a
 # positive message rate (MB/s of 8-byte messages rounds to 0.00 on the
@@ -184,6 +214,32 @@ atomic_ok() {
 	rxe_pair rxe-server 300 ib_atomic_bw -d xib2 -x "$GIDX" -o "$RD_ATOM" "${n[@]}" \
 		-- ib_atomic_bw -d rxe0 -x "$GIDR" -o "$RD_ATOM" "${n[@]}"
 	atomic_ok
+}
+
+# ib_atomic_lat: one FETCH_ADD at a time each way (-F: the VM's CPU
+# frequency cannot be read; -o as above); 8-byte rows and a positive
+# average latency.
+atomic_lat_ok() {
+	local v
+	[ "$cli_status" -eq 0 ]
+	[ "$srv_status" = 0 ]
+	[ "$(awk '/^ *#bytes/ { h = 1; next } h && $1 ~ /^[0-9]+$/ { print $1; exit }' \
+		<<<"$cli_out")" = 8 ]
+	v=$(perf_lat "$cli_out")
+	echo "# t_avg $v usec"
+	positive "$v"
+}
+
+@test "ib_atomic_lat: xib server, rxe client" {
+	rxe_pair xib-server 120 ib_atomic_lat -d xib2 -x "$GIDX" -o "$RD_ATOM" -n 200 -F \
+		-- ib_atomic_lat -d rxe0 -x "$GIDR" -o "$RD_ATOM" -n 200 -F
+	atomic_lat_ok
+}
+
+@test "ib_atomic_lat: rxe server, xib client" {
+	rxe_pair rxe-server 120 ib_atomic_lat -d xib2 -x "$GIDX" -o "$RD_ATOM" -n 200 -F \
+		-- ib_atomic_lat -d rxe0 -x "$GIDR" -o "$RD_ATOM" -n 200 -F
+	atomic_lat_ok
 }
 
 # ibv_mw_interop: target (server) and requester (client), each checking

@@ -1036,7 +1036,8 @@ out:
 /*
  * Memory windows with the ibv_wr_* API: a type 2 window bound on qa by
  * ibv_wr_bind_mw over memory without remote rights, READ through it from
- * qb, ibv_wr_local_inv, bound again, ibv_wr_send_inv from qb: qa's
+ * qb, ibv_wr_local_inv, bound zero-based (READ by offset) and invalidated,
+ * bound again, ibv_wr_send_inv from qb: qa's
  * receive has IBV_WC_WITH_INV and the rkey, and the rkey fails after.
  */
 #define OPS_MW	(IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV | IBV_QP_EX_WITH_SEND_WITH_INV)
@@ -1112,6 +1113,30 @@ static void test_qpex_mw(struct ibv_pd *pd)
 	check(ok && s[0].wr_id == 52 && s[0].status == IBV_WC_SUCCESS &&
 	      s[0].opcode == IBV_WC_LOCAL_INV,
 	      "ibv_wr_local_inv: IBV_WC_LOCAL_INV (status %d)", s[0].status);
+
+	/* zero-based (ibv_bind_mw(3)): the remote address is the offset in the window */
+	rkey = ibv_inc_rkey(rkey);
+	ibv_wr_start(xa);
+	xa->wr_id = 57;
+	ibv_wr_bind_mw(xa, mw, rkey, &(struct ibv_mw_bind_info){
+		.mr = tmr, .addr = (uintptr_t)mem + 1024, .length = 2048,
+		.mw_access_flags = IBV_ACCESS_REMOTE_READ | IBV_ACCESS_ZERO_BASED });
+	ok = ibv_wr_complete(xa) == 0 && poll_ex(scq, s, 1) == 1;
+	check(ok && s[0].status == IBV_WC_SUCCESS,
+	      "ibv_wr_bind_mw with IBV_ACCESS_ZERO_BASED (status %d)", s[0].status);
+	memset(mem + 4096, 0, 512);
+	wr.wr_id = 58;
+	wr.wr.rdma = (typeof(wr.wr.rdma)){ .remote_addr = 100, .rkey = rkey };
+	ok = ok && ibv_post_send(qb, &wr, &badwr) == 0 && poll_ex(scq, s, 1) == 1;
+	check(ok && s[0].wr_id == 58 && s[0].status == IBV_WC_SUCCESS &&
+	      filled_at(mem + 4096 - 1124, 1124, 512, 61),
+	      "RDMA READ at remote_addr 100 of a zero-based window reads window + 100 "
+	      "(status %d)", s[0].status);
+	ibv_wr_start(xa);
+	xa->wr_id = 59;
+	ibv_wr_local_inv(xa, rkey);
+	ok = ibv_wr_complete(xa) == 0 && poll_ex(scq, s, 1) == 1;
+	check(ok && s[0].status == IBV_WC_SUCCESS, "the zero-based window invalidated");
 
 	rkey = ibv_inc_rkey(rkey);
 	ibv_wr_start(xa);

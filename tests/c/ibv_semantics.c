@@ -686,6 +686,23 @@ static void test_qp(struct ibv_context *ctx, struct ibv_pd *pd, struct ibv_mr *m
 	check_ret(ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
 				IBV_QP_ACCESS_FLAGS), 0, "ibv_modify_qp RESET -> INIT");
 	check(qp->state == IBV_QPS_INIT, "ibv_modify_qp updates qp->state (INIT)");
+	/* no IBV_DEVICE_RESIZE_MAX_WR: IBV_QP_CAP cannot grow the queues */
+	check(!(dattr.device_cap_flags & IBV_DEVICE_RESIZE_MAX_WR),
+	      "IBV_DEVICE_RESIZE_MAX_WR not reported");
+	memset(&qa, 0, sizeof(qa));
+	qa.cap = ia.cap;
+	qa.cap.max_send_wr++;
+	check_ret(ibv_modify_qp(qp, &qa, IBV_QP_CAP), EINVAL,
+		  "ibv_modify_qp IBV_QP_CAP max_send_wr above the grant");
+	qa.cap = ia.cap;
+	qa.cap.max_recv_wr++;
+	check_ret(ibv_modify_qp(qp, &qa, IBV_QP_CAP), EINVAL,
+		  "ibv_modify_qp IBV_QP_CAP max_recv_wr above the grant");
+	ret = ibv_query_qp(qp, &qa, IBV_QP_STATE | IBV_QP_CAP, &qia);
+	check(ret == 0 && qa.qp_state == IBV_QPS_INIT &&
+	      qa.cap.max_send_wr == ia.cap.max_send_wr && qa.cap.max_recv_wr == ia.cap.max_recv_wr,
+	      "after the refused resizes: INIT, send_wr %u recv_wr %u as granted",
+	      qa.cap.max_send_wr, qa.cap.max_recv_wr);
 	memset(&rwr, 0, sizeof(rwr));
 	rwr.wr_id = 3;
 	rwr.sg_list = &sge;

@@ -211,7 +211,7 @@ static void rereg_mr(struct objs *o)
 	CHECK(REREG(.flags = XIB_REREG_MR_CHANGE_ACCESS, .access = 1u << 19) == -EINVAL,
 	      "rereg unknown access bit");
 	CHECK(REREG(.flags = XIB_REREG_MR_CHANGE_ACCESS, .access = XIB_ACCESS_ZERO_BASED) == -EINVAL,
-	      "rereg ZERO_BASED (not supported)");
+	      "rereg to ZERO_BASED, the iova staying nonzero");
 	CHECK(REREG(.flags = XIB_REREG_MR_CHANGE_TRANSLATION, .addr = (uintptr_t)o->buf) ==
 	      -EINVAL, "rereg length 0");
 	CHECK(REREG(.flags = XIB_REREG_MR_CHANGE_TRANSLATION, .addr = ~0ull - 10, .length = 4096,

@@ -652,7 +652,7 @@ static void case_ioctl_mr(void)
 	r = r0; r.access = XIB_ACCESS_REMOTE_ATOMIC | XIB_ACCESS_REMOTE_READ;
 	EXPECT_ERR(XIB_UVERBS_REG_MR, &r, EINVAL, "REG_MR REMOTE_ATOMIC without LOCAL_WRITE");
 	r = r0; r.access |= XIB_ACCESS_ZERO_BASED;
-	EXPECT_ERR(XIB_UVERBS_REG_MR, &r, EINVAL, "REG_MR with ZERO_BASED");
+	EXPECT_ERR(XIB_UVERBS_REG_MR, &r, EINVAL, "REG_MR with ZERO_BASED and a nonzero iova");
 	r = r0; r.access |= 1u << 29;
 	EXPECT_ERR(XIB_UVERBS_REG_MR, &r, EINVAL, "REG_MR with an unknown access bit");
 	r = r0; r.reserved = 1;

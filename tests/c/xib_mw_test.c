@@ -32,6 +32,11 @@
  *     flushed;
  *   - DEREG_MR of an MR with a bound window: EBUSY; DEALLOC_MW of a bound
  *     window works and its rkey fails; the MR then deregisters;
+ *   - zero-based: a type 2 window bound with ZERO_BASED is addressed by
+ *     offset (WRITE, READ, FETCH_ADD); past its length, or at its MR
+ *     address: REM_ACCESS_ERR; a type 1 bind with ZERO_BASED: MW_BIND_ERR
+ *     (IBTA o10-36.2.2); zero-based MRs (iova 0) addressed by offset in
+ *     SGEs and RETHs; REG_MR with ZERO_BASED and another iova: EINVAL;
  *   - a context closed with bound windows (the kernel frees them).
  *
  * Exit status: the number of failed checks (0: all passed); a broken
@@ -116,13 +121,11 @@ static uint32_t post_one(struct xib_qp *qp, struct xib_cq *cq, struct xib_send_w
 	return wc.status;
 }
 
-/* WRITE or READ @len bytes at amem[@loff] <-> @raddr with @rkey. */
-static uint32_t rdma(struct env *e, uint32_t opcode, uint64_t loff, uint32_t len,
-		     uint64_t raddr, uint32_t rkey)
+/* WRITE or READ @len bytes at SGE address @laddr of @lkey <-> @raddr with @rkey. */
+static uint32_t rdma_sge(struct env *e, uint32_t opcode, uint64_t laddr, uint32_t lkey,
+			 uint32_t len, uint64_t raddr, uint32_t rkey)
 {
-	struct xib_sge sge = {
-		.addr = (uintptr_t)e->amem + loff, .length = len, .lkey = e->amr->lkey,
-	};
+	struct xib_sge sge = { .addr = laddr, .length = len, .lkey = lkey };
 	struct xib_send_wr wr;
 
 	memset(&wr, 0, sizeof(wr));
@@ -133,6 +136,29 @@ static uint32_t rdma(struct env *e, uint32_t opcode, uint64_t loff, uint32_t len
 	wr.wr.rdma.rkey = rkey;
 	return post_one(e->qa, e->a.scq, &wr, opcode == XIB_HCA_WR_RDMA_READ ?
 			XIB_HCA_WC_RDMA_READ : XIB_HCA_WC_RDMA_WRITE, "rdma");
+}
+
+/* WRITE or READ @len bytes at amem[@loff] <-> @raddr with @rkey. */
+static uint32_t rdma(struct env *e, uint32_t opcode, uint64_t loff, uint32_t len,
+		     uint64_t raddr, uint32_t rkey)
+{
+	return rdma_sge(e, opcode, (uintptr_t)e->amem + loff, e->amr->lkey, len, raddr, rkey);
+}
+
+/* FETCH_ADD of @add at @raddr with @rkey; the old value lands in amem[0, 8). */
+static uint32_t fetch_add(struct env *e, uint64_t raddr, uint32_t rkey, uint64_t add)
+{
+	struct xib_sge sge = { (uintptr_t)e->amem, 8, e->amr->lkey };
+	struct xib_send_wr wr;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = XIB_HCA_WR_ATOMIC_FETCH_AND_ADD;
+	wr.wr.atomic.remote_addr = raddr;
+	wr.wr.atomic.compare_add = add;
+	wr.wr.atomic.rkey = rkey;
+	return post_one(e->qa, e->a.scq, &wr, XIB_HCA_WC_FETCH_ADD, "fetch_add");
 }
 
 /* A BIND_MW WR on @qp (the target's side @s); returns the status. */
@@ -238,8 +264,9 @@ static void check_device(struct env *e)
 	c.pd_handle = 0xfffffff0;
 	ok(ioctl(ctx->fd, XIB_UVERBS_ALLOC_MW, &c) < 0 && errno == ENOENT,
 	   "ALLOC_MW on an unknown PD: ENOENT");
-	ok(xib_reg_mr(e->b.pd, e->bmem, 4096, XIB_ACCESS_MW_BIND | XIB_ACCESS_ZERO_BASED,
-		      &e->amr) == -EINVAL, "REG_MR with ZERO_BASED still EINVAL");
+	ok(xib_reg_mr_iova(e->b.pd, e->bmem, 4096, 0x1000,
+			   XIB_ACCESS_MW_BIND | XIB_ACCESS_ZERO_BASED, &e->amr) == -EINVAL,
+	   "REG_MR with ZERO_BASED and iova 0x1000: EINVAL");
 }
 
 static void check_type1(struct env *e)
@@ -419,7 +446,10 @@ static void check_bind_errors(struct env *e)
 		 "type 1 window by a BIND_MW WQE");
 	BIND_ERR(mw2, e->bmr, base, 64, XIB_ACCESS_LOCAL_WRITE, 0,
 		 "access bit LOCAL_WRITE");
-	BIND_ERR(mw2, e->bmr, base, 64, XIB_ACCESS_ZERO_BASED, 0, "ZERO_BASED");
+	BIND_ERR(mw1, e->bmr, base, 64, XIB_ACCESS_ZERO_BASED | XIB_ACCESS_REMOTE_READ, 1,
+		 "type 1 window ZERO_BASED (IBTA o10-36.2.2)");
+	BIND_ERR(mw1, NULL, 0, 0, XIB_ACCESS_ZERO_BASED, 1,
+		 "type 1 unbind with ZERO_BASED");
 	ok(bind(e->qb, &e->b, mw2->rkey, next_key(mw2->rkey) ^ 0x100, e->bmr, base, 64,
 		XIB_ACCESS_REMOTE_READ, 0) == XIB_HCA_WC_MW_BIND_ERR,
 	   "bind refused, a new rkey of another index");
@@ -516,6 +546,86 @@ static void check_send_inv(struct env *e)
 	   "SEND_WITH_INV of a window bound to another QP: %s", xt_status_str(st));
 	pair_renew(e);
 	xt_check(xib_dealloc_mw(mw), "dealloc_mw");
+}
+
+/*
+ * Zero-based (ibv_bind_mw(3), ibv_reg_mr(3)): the remote address through
+ * a zero-based type 2 window is the offset from the window's start; a
+ * zero-based MR (iova 0) is addressed by offset, remotely and in SGEs.
+ */
+static void check_zero_based(struct env *e)
+{
+	uint64_t base = (uintptr_t)e->bmem;
+	struct xib_mr *zb, *lzb;
+	uint32_t rkey, st;
+	struct xib_mw *mw;
+	uint64_t old;
+
+	xt_check(xib_alloc_mw(e->b.pd, XIB_MW_TYPE_2, &mw), "alloc_mw type 2");
+	rkey = mw->rkey;
+	st = bind_mw(e, mw, &rkey, 8192, 4096, RW | XIB_ACCESS_REMOTE_ATOMIC |
+		     XIB_ACCESS_ZERO_BASED);
+	ok(st == XIB_HCA_WC_SUCCESS, "zero-based type 2: BIND_MW of bmem[8192, 12288): %s",
+	   xt_status_str(st));
+	memset(e->bmem, 0, MEM_SIZE);
+	xt_pattern(e->amem, 4096, 41);
+	st = rdma(e, XIB_HCA_WR_RDMA_WRITE, 0, 100, 100, rkey);
+	ok(st == XIB_HCA_WC_SUCCESS && !memcmp(e->bmem + 8192 + 100, e->amem, 100) &&
+	   !e->bmem[8192 + 99] && !e->bmem[8192 + 200] && !e->bmem[100],
+	   "zero-based type 2: WRITE at offset 100 lands at window + 100: %s",
+	   xt_status_str(st));
+	xt_pattern(e->bmem + 8192, 4096, 42);
+	memset(e->amem, 0, 4096);
+	st = rdma(e, XIB_HCA_WR_RDMA_READ, 0, 4096, 0, rkey);
+	ok(st == XIB_HCA_WC_SUCCESS && !memcmp(e->amem, e->bmem + 8192, 4096),
+	   "zero-based type 2: READ of offsets [0, 4096), the whole window: %s",
+	   xt_status_str(st));
+	memset(e->amem, 0, 4096);
+	st = rdma(e, XIB_HCA_WR_RDMA_READ, 0, 16, 4080, rkey);
+	ok(st == XIB_HCA_WC_SUCCESS && !memcmp(e->amem, e->bmem + 8192 + 4080, 16),
+	   "zero-based type 2: READ of its last 16 bytes: %s", xt_status_str(st));
+	memcpy(e->bmem + 8192 + 64, &(uint64_t){ 1000 }, 8);
+	st = fetch_add(e, 64, rkey, 5);
+	memcpy(&old, e->amem, 8);
+	ok(st == XIB_HCA_WC_SUCCESS && old == 1000 &&
+	   !memcmp(e->bmem + 8192 + 64, &(uint64_t){ 1005 }, 8),
+	   "zero-based type 2: FETCH_ADD at offset 64: %s, old %llu",
+	   xt_status_str(st), (unsigned long long)old);
+	expect_rem_access(e, XIB_HCA_WR_RDMA_WRITE, 4000, 97, rkey,
+			  "zero-based type 2: WRITE one byte past the window's length");
+	xt_check(xib_dealloc_mw(mw), "dealloc_mw");
+
+	xt_check(xib_alloc_mw(e->b.pd, XIB_MW_TYPE_2, &mw), "alloc_mw type 2");
+	rkey = mw->rkey;
+	st = bind_mw(e, mw, &rkey, 8192, 4096, RW | XIB_ACCESS_ZERO_BASED);
+	ok(st == XIB_HCA_WC_SUCCESS, "zero-based type 2: bound again: %s", xt_status_str(st));
+	expect_rem_access(e, XIB_HCA_WR_RDMA_READ, base + 8192, 16, rkey,
+			  "zero-based type 2: READ at the window's address (no offset)");
+	xt_check(xib_dealloc_mw(mw), "dealloc_mw");
+
+	/* zero-based MRs: iova 0 on both sides */
+	xt_check(xib_reg_mr(e->b.pd, e->bmem, MEM_SIZE, XIB_ACCESS_LOCAL_WRITE | RW |
+			    XIB_ACCESS_ZERO_BASED, &zb), "reg_mr ZERO_BASED");
+	xt_check(xib_reg_mr(e->a.pd, e->amem, MEM_SIZE, XIB_ACCESS_LOCAL_WRITE |
+			    XIB_ACCESS_ZERO_BASED, &lzb), "reg_mr ZERO_BASED");
+	memset(e->bmem, 0, MEM_SIZE);
+	xt_pattern(e->amem + 512, 3000, 43);
+	st = rdma_sge(e, XIB_HCA_WR_RDMA_WRITE, 512, lzb->lkey, 3000, 20000, zb->rkey);
+	ok(st == XIB_HCA_WC_SUCCESS && !memcmp(e->bmem + 20000, e->amem + 512, 3000) &&
+	   !e->bmem[19999] && !e->bmem[23000],
+	   "zero-based MRs: WRITE from SGE offset 512 to remote offset 20000: %s",
+	   xt_status_str(st));
+	memset(e->amem, 0, 4096);
+	st = rdma_sge(e, XIB_HCA_WR_RDMA_READ, 0, lzb->lkey, 3000, 20000, zb->rkey);
+	ok(st == XIB_HCA_WC_SUCCESS && !memcmp(e->amem, e->bmem + 20000, 3000),
+	   "zero-based MRs: READ of remote offset 20000 to SGE offset 0: %s",
+	   xt_status_str(st));
+	expect_rem_access(e, XIB_HCA_WR_RDMA_READ, MEM_SIZE - 8, 16, zb->rkey,
+			  "zero-based MR: READ past its length");
+	expect_rem_access(e, XIB_HCA_WR_RDMA_READ, base, 16, zb->rkey,
+			  "zero-based MR: READ at its process address");
+	xt_check(xib_dereg_mr(lzb), "dereg_mr");
+	xt_check(xib_dereg_mr(zb), "dereg_mr");
 }
 
 static void check_lifetime(struct env *e, const char *dev_b)
@@ -645,6 +755,7 @@ int main(int argc, char **argv)
 	check_type2(&e);
 	check_bind_errors(&e);
 	check_send_inv(&e);
+	check_zero_based(&e);
 	check_lifetime(&e, dev_b);
 
 	pair_free(&e);

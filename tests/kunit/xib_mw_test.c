@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit tests of the memory window rules of xib_core (core/verbs.c):
- * xib_mw_bind_check(), xib_mw_access_check() and xib_mw_inv_check(),
+ * xib_mw_bind_check(), xib_mw_access_check(), xib_mw_mr_va() and
+ * xib_mw_inv_check(),
  * pure functions of a window, a PD, an MR and a request, against tables
  * written from the IBTA (vol. 1 10.6.7: memory windows, type 1 and 2B;
  * C10-72 to C10-75 and o10-37.2.x for binding; 9.4.1.x and 10.6.7.3 for
@@ -117,9 +118,17 @@ static void xib_mw_test_bind(struct kunit *test)
 		{ "range that wraps", 2, XIB_MW_FREE, false, false, false,
 		  XIB_ACCESS_MW_BIND, KEY(8), BASE, ~0ULL, XIB_ACCESS_REMOTE_READ,
 		  false, -ERANGE },
-		{ "zero-based window (not supported)", 2, XIB_MW_FREE, false, false,
-		  false, XIB_ACCESS_MW_BIND, KEY(8), 0, 16,
-		  XIB_ACCESS_ZERO_BASED | XIB_ACCESS_REMOTE_READ, false, -EINVAL },
+		{ "type 2 zero-based (the range is still the MR's)", 2, XIB_MW_FREE,
+		  false, false, false, XIB_ACCESS_MW_BIND, KEY(8), BASE + 0x100, 16,
+		  XIB_ACCESS_ZERO_BASED | XIB_ACCESS_REMOTE_READ, false, 0 },
+		{ "type 2 zero-based, one byte past the MR: C10-75", 2, XIB_MW_FREE,
+		  false, false, false, XIB_ACCESS_MW_BIND, KEY(8), BASE + LEN - 16,
+		  17, XIB_ACCESS_ZERO_BASED | XIB_ACCESS_REMOTE_READ, false, -ERANGE },
+		{ "type 1 zero-based: o10-36.2.2", 1, XIB_MW_VALID, false, false,
+		  false, XIB_ACCESS_MW_BIND, KEY(8), BASE, 16,
+		  XIB_ACCESS_ZERO_BASED | XIB_ACCESS_REMOTE_READ, true, -EINVAL },
+		{ "type 1 zero-based unbind: o10-36.2.2", 1, XIB_MW_VALID, false,
+		  true, false, 0, KEY(8), 0, 0, XIB_ACCESS_ZERO_BASED, true, -EINVAL },
 		{ "LOCAL_WRITE is no window right", 2, XIB_MW_FREE, false, false,
 		  false, XIB_ACCESS_MW_BIND | XIB_ACCESS_LOCAL_WRITE, KEY(8), BASE, 16,
 		  XIB_ACCESS_LOCAL_WRITE, false, -EINVAL },
@@ -219,6 +228,68 @@ static void xib_mw_test_access(struct kunit *test)
 	}
 }
 
+/*
+ * A zero-based type 2 window (ibv_bind_mw(3): the remote address is an
+ * offset from the window's start): bound to MR bytes [BASE + 0x100,
+ * BASE + 0x1100), it answers offsets [0, 0x1000) and nothing else; an
+ * offset names the MR byte window start + offset.
+ */
+static void xib_mw_test_zero_based(struct kunit *test)
+{
+	static const struct {
+		const char *what;
+		u64 va, len;
+		int want;
+		u64 mr_va;		/* if want == 0 */
+	} tbl[] = {
+		{ "first byte", 0, 1, 0, BASE + 0x100 },
+		{ "last byte", 0xfff, 1, 0, BASE + 0x10ff },
+		{ "the whole window", 0, 0x1000, 0, BASE + 0x100 },
+		{ "the middle", 0x800, 0x10, 0, BASE + 0x900 },
+		{ "one byte past", 0x800, 0x801, -ERANGE },
+		{ "the first byte after", 0x1000, 1, -ERANGE },
+		{ "the last byte and one more", 0xfff, 2, -ERANGE },
+		{ "the window's MR address is no offset", BASE + 0x100, 1, -ERANGE },
+		{ "an offset that wraps", ~0ULL, 2, -ERANGE },
+		{ "a length that wraps", 1, ~0ULL, -ERANGE },
+		{ "a huge length", 0, 1ULL << 63, -ERANGE },
+	};
+	struct xib_mw mw;
+	struct xib_mr mr;
+	unsigned int i;
+
+	xib_mw_test_mr(&mr, &pd_a, XIB_ACCESS_MW_BIND);
+	xib_mw_test_mw(&mw, 2, XIB_MW_VALID);
+	mw.mr = &mr;
+	mw.addr = BASE + 0x100;
+	mw.length = 0x1000;
+	mw.access = RW | XIB_ACCESS_ZERO_BASED;
+	mw.qp = &qp_a;
+	for (i = 0; i < ARRAY_SIZE(tbl); i++) {
+		KUNIT_EXPECT_EQ_MSG(test,
+				    xib_mw_access_check(&mw, &pd_a, &qp_a, KEY(7),
+							tbl[i].va, tbl[i].len,
+							XIB_ACCESS_REMOTE_READ),
+				    tbl[i].want, "%s", tbl[i].what);
+		if (!tbl[i].want)
+			KUNIT_EXPECT_EQ_MSG(test, xib_mw_mr_va(&mw, tbl[i].va),
+					    tbl[i].mr_va, "%s", tbl[i].what);
+	}
+	/* the other rules stay: a right the window lacks, another QP */
+	KUNIT_EXPECT_EQ(test, xib_mw_access_check(&mw, &pd_a, &qp_a, KEY(7), 0, 8,
+						  XIB_ACCESS_REMOTE_ATOMIC), -EACCES);
+	KUNIT_EXPECT_EQ(test, xib_mw_access_check(&mw, &pd_a, &qp_b, KEY(7), 0, 8,
+						  XIB_ACCESS_REMOTE_READ), -EACCES);
+	/* a window that is not zero-based: addresses are the MR's */
+	mw.access = RW;
+	KUNIT_EXPECT_EQ(test, xib_mw_access_check(&mw, &pd_a, &qp_a, KEY(7), 0, 1,
+						  XIB_ACCESS_REMOTE_READ), -ERANGE);
+	KUNIT_EXPECT_EQ(test, xib_mw_access_check(&mw, &pd_a, &qp_a, KEY(7),
+						  BASE + 0x100, 0x1000,
+						  XIB_ACCESS_REMOTE_READ), 0);
+	KUNIT_EXPECT_EQ(test, xib_mw_mr_va(&mw, BASE + 0x180), BASE + 0x180);
+}
+
 /* LOCAL_INV and SEND_WITH_INV. */
 static void xib_mw_test_inv(struct kunit *test)
 {
@@ -267,6 +338,7 @@ static void xib_mw_test_keys(struct kunit *test)
 static struct kunit_case xib_mw_test_cases[] = {
 	KUNIT_CASE(xib_mw_test_bind),
 	KUNIT_CASE(xib_mw_test_access),
+	KUNIT_CASE(xib_mw_test_zero_based),
 	KUNIT_CASE(xib_mw_test_inv),
 	KUNIT_CASE(xib_mw_test_keys),
 	{}

@@ -899,7 +899,8 @@ static void xib_verbs_test_args(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, PTR_ERR(xib_reg_user_mr(pd, 0x1000, 0x1000, 0,
 						      XIB_ACCESS_REMOTE_WRITE)),
 			-EINVAL);
-	KUNIT_EXPECT_EQ(test, PTR_ERR(xib_reg_user_mr(pd, 0x1000, 0x1000, 0,
+	/* ibv_reg_mr(3): zero-based is iova 0; another iova contradicts it */
+	KUNIT_EXPECT_EQ(test, PTR_ERR(xib_reg_user_mr(pd, 0x1000, 0x1000, 0x1000,
 						      XIB_ACCESS_ZERO_BASED)),
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(xib_reg_user_mr(pd, 0x1000, 0x1000,
@@ -1287,6 +1288,7 @@ static void xib_verbs_test_rereg_mr(struct kunit *test)
 	r = xib_rereg_user_mr(mr, XIB_REREG_MR_CHANGE_ACCESS, NULL, 0, 0, 0,
 			      XIB_ACCESS_REMOTE_WRITE);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(r), -EINVAL);
+	/* zero-based, but the iova stays 0x5000 */
 	r = xib_rereg_user_mr(mr, XIB_REREG_MR_CHANGE_ACCESS, NULL, 0, 0, 0,
 			      XIB_ACCESS_ZERO_BASED);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(r), -EINVAL);

@@ -36,7 +36,7 @@ _Static_assert(XV_SAME(IBV_SRQ_MAX_WR, XIB_SRQ_MAX_WR) &&
 				 IBV_ACCESS_MW_BIND | IBV_ACCESS_ZERO_BASED | \
 				 IBV_ACCESS_ON_DEMAND | IBV_ACCESS_HUGETLB)
 /* Of those, what xib cannot do: EOPNOTSUPP. */
-#define XV_ACCESS_UNSUPPORTED	(IBV_ACCESS_ZERO_BASED | IBV_ACCESS_ON_DEMAND)
+#define XV_ACCESS_UNSUPPORTED	IBV_ACCESS_ON_DEMAND
 
 static struct xib_context *xctx_of(struct ibv_context *ctx)
 {
@@ -494,9 +494,16 @@ XV_EXPORT struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t 
 	return &mr->mr;
 }
 
+/*
+ * ZERO_BASED: the MR's iova is 0 (ibv_reg_mr(3): "the same effect as" hca_va
+ * 0), so WQEs and RDMA requests address it by offset.  ibv_reg_mr_iova()
+ * with ZERO_BASED and another iova contradicts itself: EINVAL (kernel).
+ */
 XV_EXPORT struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
 {
-	return ibv_reg_mr_iova2(pd, addr, length, (uintptr_t)addr, (unsigned int)access);
+	uint64_t iova = (access & IBV_ACCESS_ZERO_BASED) ? 0 : (uintptr_t)addr;
+
+	return ibv_reg_mr_iova2(pd, addr, length, iova, (unsigned int)access);
 }
 
 XV_EXPORT struct ibv_mr *ibv_reg_mr_iova(struct ibv_pd *pd, void *addr, size_t length,
@@ -655,10 +662,18 @@ XV_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void
 		errno = EINVAL;
 		return IBV_REREG_MR_ERR_INPUT;
 	}
+	if (flags & IBV_REREG_MR_CHANGE_ACCESS) {
+		ret = check_access((unsigned int)access, &acc);
+		if (ret) {
+			errno = ret;
+			return IBV_REREG_MR_ERR_CMD;
+		}
+	}
+	/* as ibv_reg_mr(); access gaining ZERO_BASED alone: EINVAL (kernel) */
 	if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
 		naddr = addr;
 		nlen = length;
-		iova = (uintptr_t)addr;
+		iova = (acc & IBV_ACCESS_ZERO_BASED) ? 0 : (uintptr_t)addr;
 	}
 	if (flags & IBV_REREG_MR_CHANGE_PD) {
 		if (!pd || pd->context != mr->context) {
@@ -666,13 +681,6 @@ XV_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void
 			return IBV_REREG_MR_ERR_CMD;
 		}
 		npd = pd;
-	}
-	if (flags & IBV_REREG_MR_CHANGE_ACCESS) {
-		ret = check_access((unsigned int)access, &acc);
-		if (ret) {
-			errno = ret;
-			return IBV_REREG_MR_ERR_CMD;
-		}
 	}
 	ret = xib_rereg_mr(m->x, (uint32_t)flags, to_xpd(npd)->x, naddr, nlen, iova, acc);
 	if (ret == -ENOTTY && flags)

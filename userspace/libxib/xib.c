@@ -407,7 +407,9 @@ int xib_reg_mr_iova(struct xib_pd *pd, void *addr, uint64_t length, uint64_t iov
 int xib_reg_mr(struct xib_pd *pd, void *addr, uint64_t length, uint32_t access,
 	       struct xib_mr **out)
 {
-	return xib_reg_mr_iova(pd, addr, length, (uintptr_t)addr, access, out);
+	uint64_t iova = (access & XIB_ACCESS_ZERO_BASED) ? 0 : (uintptr_t)addr;
+
+	return xib_reg_mr_iova(pd, addr, length, iova, access, out);
 }
 
 int xib_rereg_mr(struct xib_mr *mr, uint32_t flags, struct xib_pd *pd, void *addr,

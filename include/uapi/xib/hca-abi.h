@@ -176,10 +176,13 @@ enum xib_hca_bind_flags {
  * range must lie inside it, and window, MR and QP must share one PD; a
  * type 2 window must be free and the length nonzero, and is then bound
  * to this QP (type 2B); a type 1 window is bound again in place, and
- * length 0 unbinds it.  Bind and LOCAL_INV run in order with the WQEs
- * before them on the send queue and complete with XIB_HCA_WC_BIND_MW or
- * _LOCAL_INV; a bind that breaks a rule completes with MW_BIND_ERR and
- * moves the QP to ERR.
+ * length 0 unbinds it.  A type 2 window bound with XIB_ACCESS_ZERO_BASED
+ * is addressed by offset: the remote address of a request through its
+ * rkey is the offset from bind.addr, within [0, bind.length); a type 1
+ * bind with ZERO_BASED fails (IBTA o10-36.2.2).  Bind and LOCAL_INV run
+ * in order with the WQEs before them on the send queue and complete with
+ * XIB_HCA_WC_BIND_MW or _LOCAL_INV; a bind that breaks a rule completes
+ * with MW_BIND_ERR and moves the QP to ERR.
  * XIB_HCA_WR_LOCAL_INV frees the bound type 2 window whose rkey is
  * invalidate_rkey (it must be this QP's and valid; else LOC_PROT_ERR);
  * XIB_HCA_WR_SEND_WITH_INV (RC only) is a SEND whose last packet carries

@@ -87,7 +87,9 @@
  *	pages are pinned and charged to RLIMIT_MEMLOCK (-ENOMEM beyond it
  *	unless CAP_IPC_LOCK).  REMOTE_WRITE or REMOTE_ATOMIC without
  *	LOCAL_WRITE is -EINVAL, as in the IBTA.  length 0 is -EINVAL.
- *	MW_BIND allows memory windows to be bound to the MR.  DEREG_MR (and
+ *	MW_BIND allows memory windows to be bound to the MR.  ZERO_BASED
+ *	needs iova 0 (-EINVAL otherwise): the MR is then addressed by the
+ *	offset from addr, locally and remotely.  DEREG_MR (and
  *	REREG_MR) of an MR that memory windows are bound to fails with
  *	-EBUSY, as the IBTA says (10.6.7.1): unbind, invalidate or
  *	deallocate the windows first.
@@ -337,12 +339,18 @@ enum xib_access_flags {
 	XIB_ACCESS_RELAXED_ORDERING	= 1 << 20,
 };
 
-/* MR access flags REG_MR accepts; ZERO_BASED and ON_DEMAND are not. */
+/*
+ * MR access flags REG_MR accepts; ON_DEMAND is not.  ZERO_BASED means the
+ * MR's iova is 0 (ibv_reg_mr(3): "the same effect as" hca_va 0): WQEs
+ * (lkey) and RETHs/AtETHs (rkey) address it by the offset from its first
+ * byte; the request's iova must then be 0 (EINVAL otherwise).
+ */
 #define XIB_ACCESS_MR_SUPPORTED	(XIB_ACCESS_LOCAL_WRITE |		\
 				 XIB_ACCESS_REMOTE_WRITE |		\
 				 XIB_ACCESS_REMOTE_READ |		\
 				 XIB_ACCESS_REMOTE_ATOMIC |		\
 				 XIB_ACCESS_MW_BIND |			\
+				 XIB_ACCESS_ZERO_BASED |		\
 				 XIB_ACCESS_HUGETLB |			\
 				 XIB_ACCESS_RELAXED_ORDERING)
 /*
@@ -361,10 +369,16 @@ enum xib_mw_type {
 	XIB_MW_TYPE_2 = 2,
 };
 
-/* Access flags a memory window may grant (a bind's access). */
+/*
+ * Access flags of a bind: the rights a memory window may grant, and
+ * ZERO_BASED (type 2 windows only, IBTA o10-36.2.2; a type 1 bind with it
+ * fails with MW_BIND_ERR): the remote address of a request through the
+ * window's rkey is the offset from the window's first byte.
+ */
 #define XIB_ACCESS_MW_SUPPORTED	(XIB_ACCESS_REMOTE_WRITE |		\
 				 XIB_ACCESS_REMOTE_READ |		\
-				 XIB_ACCESS_REMOTE_ATOMIC)
+				 XIB_ACCESS_REMOTE_ATOMIC |		\
+				 XIB_ACCESS_ZERO_BASED)
 
 /* MR re-registration (XIB_UVERBS_REREG_MR); the bits of enum ibv_rereg_mr_flags. */
 enum xib_rereg_mr_flags {
