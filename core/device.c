@@ -305,10 +305,11 @@ EXPORT_SYMBOL_GPL(xib_register_device);
  *
  * Hides the device from lookups, detaches every client, then waits for the
  * users found by lookup to go.  Its name stays taken until then.  Holds
- * no lock of the registry while clients' remove callbacks run and while
- * it waits, so other devices register and unregister meanwhile; client
- * (un)registration waits for the detachment to end.  The caller still
- * holds its allocation reference afterwards.
+ * only xib_clients_rwsem, for read, while clients' remove callbacks run,
+ * and no lock while it waits for the users, so other devices register
+ * and unregister meanwhile; client (un)registration waits for the
+ * detachment to end.  The caller still holds its allocation reference
+ * afterwards.
  * Context: process context; may wait as long as a running verbs command.
  */
 void xib_unregister_device(struct xib_device *dev)

@@ -516,7 +516,8 @@ static inline struct net *xib_device_net(const struct xib_device *dev)
  *	core's client lock
  *
  * Callbacks run in process context with the core's client lock held
- * (xib_clients_rwsem), @add also with its registry mutex: they may sleep
+ * (xib_clients_rwsem); @add, and a @remove that undoes an attachment the
+ * core could not record, also with its registry mutex.  They may sleep
  * but must not register or unregister devices or clients.  @remove may
  * wait long (for running commands): other devices' removals and
  * registrations go on meanwhile, and may run other devices' callbacks
