@@ -855,20 +855,19 @@ wait_pid_10s() {
 		ip netns del xibU
 		wait_link_gone xvu1
 		# Other xib devices come and go meanwhile: the stuck removal
-		# holds no lock of the core's registry.  (Run in the
-		# background: a process blocked on a kernel mutex ignores
-		# timeout's signal.)
-		inB xibctl link add xib1 netdev xv1 &
+		# holds no lock of the core's registry.  (xv1 went with its
+		# peer: a new pair.  In the background: a process blocked on
+		# a kernel mutex ignores timeout's signal.)
+		ip -n xibB link add xvn0 type veth peer name xvn1
+		inB xibctl link add xib1 netdev xvn0 &
 		add_pid=$!
 		more_pids="$more_pids $add_pid"
-		if wait_pid_10s "$add_pid"; then
-			wait "$add_pid"
+		if wait_pid_10s "$add_pid" && wait "$add_pid"; then
 			added=true
 			inB xibctl link del xib1 &
 			rm_pid=$!
 			more_pids="$more_pids $rm_pid"
-			if wait_pid_10s "$rm_pid"; then
-				wait "$rm_pid"
+			if wait_pid_10s "$rm_pid" && wait "$rm_pid"; then
 				removed=true
 			fi
 		fi
