@@ -855,7 +855,7 @@ wait_pid_10s() {
 		ip netns del xibU
 		wait_link_gone xvu1
 		# Other xib devices come and go meanwhile: the stuck removal
-		# holds no lock of the core's registry.  (xv1 went with its
+		# holds the core's client lock only, shared.  (xv1 went with its
 		# peer: a new pair.  In the background: a process blocked on
 		# a kernel mutex ignores timeout's signal.)
 		ip -n xibB link add xvn0 type veth peer name xvn1
