@@ -6,13 +6,32 @@
 #define _XIB_CORE_PRIV_H
 
 #include <linux/mutex.h>
+#include <linux/rwsem.h>
 #include <xib/xib_verbs.h>
 
 /*
- * xib_reg_mutex serialises registration: the device table, the client
- * list, the link-type list and every device's @registered flag change
- * only under it, and client add/remove callbacks run under it.
+ * The registry's locks, outer first:
+ *
+ * xib_clients_rwsem serialises clients against devices: the client list
+ * changes under it write; a device's clients are attached (add) and
+ * detached (remove) under it read, by that device's registration and
+ * unregistration, and a client's devices under it write, by the client's
+ * registration and unregistration.  So a client is attached to a device
+ * once, and a client module's exit waits for the detachments in flight.
+ * Held read across a device's detachment, which may wait for a running
+ * verbs command: client (un)registration then waits too, and while it
+ * waits so do the device registrations and removals that start after it
+ * (an rwsem lets no reader overtake a waiting writer).
+ *
+ * xib_reg_mutex serialises the tables: the device table (xib_devices),
+ * the link-type list and every device's @registered flag change only
+ * under it (@registered also under xib_clients_rwsem, so either lock keeps
+ * it stable); lookups and walks of the table hold it.  Held only for short
+ * changes and walks, and around client add callbacks (a device is found
+ * only once attached), never around remove callbacks or while a removal
+ * waits for its users.  dev->port_lock nests inside it.
  */
+extern struct rw_semaphore xib_clients_rwsem;
 extern struct mutex xib_reg_mutex;
 
 /* device.c */

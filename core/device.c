@@ -9,6 +9,17 @@
  *  - dev->users keeps the device registered: unregistration first hides the
  *    device, detaches every client, then waits until the last user that
  *    found it by lookup has called xib_device_release_user().
+ *
+ * Locking (core_priv.h has the rules): xib_clients_rwsem, then
+ * xib_reg_mutex.  A device's clients are attached and detached under
+ * xib_clients_rwsem read, a client's devices under it write, so a client
+ * is attached to a device at most once and module exit waits for the
+ * removals in flight.  xib_reg_mutex is held only for short changes of
+ * the tables and flags; in particular not while a device's clients are
+ * removed or while its removal waits for its users, which may wait for a
+ * verbs command stuck in a page fault: other devices come and go
+ * meanwhile.  A device being removed stays in the table, its name taken,
+ * until its removal ends; lookups skip it.
  */
 
 #include <linux/ctype.h>
@@ -18,12 +29,21 @@
 
 #include "core_priv.h"
 
-/* Serialises registration; see core_priv.h for what it protects. */
+/* Serialises client attachment; see core_priv.h. */
+DECLARE_RWSEM(xib_clients_rwsem);
+/* Serialises the registry's tables; see core_priv.h. */
 DEFINE_MUTEX(xib_reg_mutex);
 
-/* All xib devices, by index.  Changed under xib_reg_mutex. */
+/*
+ * All xib devices, by index, from registration until the end of their
+ * removal (registered or not: see @registered).  Changed and walked under
+ * xib_reg_mutex.
+ */
 static DEFINE_XARRAY_ALLOC(xib_devices);
-/* Clients in registration order.  Protected by xib_reg_mutex. */
+/*
+ * Clients in registration order.  Changed under xib_clients_rwsem write,
+ * walked under xib_clients_rwsem.
+ */
 static LIST_HEAD(xib_clients);
 static DEFINE_IDA(xib_client_ida);
 /* Registered link types.  Protected by xib_reg_mutex. */
@@ -167,10 +187,16 @@ static struct xib_device *xib_find_name_locked(const char *name)
 	return NULL;
 }
 
+/*
+ * Attach @client to @dev.  Under xib_clients_rwsem (read for a device being
+ * registered, write for a client being registered) and xib_reg_mutex, so
+ * that a device is found only once its clients are attached.
+ */
 static int xib_client_add_one(struct xib_client *client, struct xib_device *dev)
 {
 	int ret;
 
+	lockdep_assert_held(&xib_clients_rwsem);
 	lockdep_assert_held(&xib_reg_mutex);
 	ret = client->add(dev);
 	if (ret) {
@@ -191,12 +217,19 @@ static int xib_client_add_one(struct xib_client *client, struct xib_device *dev)
 	return ret;
 }
 
+/*
+ * Detach @client from @dev.  Under xib_clients_rwsem (read for a device
+ * being removed, write for a client being unregistered), which keeps @dev
+ * attached to the clients on the list; never under xib_reg_mutex: a
+ * client's remove may wait a long time (the uverbs client's waits for the
+ * running commands of the device's contexts).
+ */
 static void xib_client_remove_one(struct xib_client *client,
 				  struct xib_device *dev)
 {
 	void *data;
 
-	lockdep_assert_held(&xib_reg_mutex);
+	lockdep_assert_held(&xib_clients_rwsem);
 	data = xa_erase(&dev->client_data, client->id);
 	if (!data)
 		return;		/* add failed: the client never attached */
@@ -227,6 +260,8 @@ int xib_register_device(struct xib_device *dev, const char *name,
 			return -ENOMEM;
 	}
 
+	/* No client comes or goes until every client is attached. */
+	down_read(&xib_clients_rwsem);
 	mutex_lock(&xib_reg_mutex);
 	if (xib_find_name_locked(name)) {
 		ret = -EEXIST;
@@ -252,12 +287,14 @@ int xib_register_device(struct xib_device *dev, const char *name,
 	list_for_each_entry(client, &xib_clients, list)
 		xib_client_add_one(client, dev);
 	mutex_unlock(&xib_reg_mutex);
+	up_read(&xib_clients_rwsem);
 	return 0;
 
 err_erase_index:
 	xa_erase(&xib_devices, dev->index);
 out_unlock:
 	mutex_unlock(&xib_reg_mutex);
+	up_read(&xib_clients_rwsem);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(xib_register_device);
@@ -266,22 +303,33 @@ EXPORT_SYMBOL_GPL(xib_register_device);
  * xib_unregister_device() - undo xib_register_device()
  * @dev: a registered device
  *
- * Detaches every client, then waits for the users found by lookup to go.
- * The caller still holds its allocation reference afterwards.
+ * Hides the device from lookups, detaches every client, then waits for the
+ * users found by lookup to go.  Its name stays taken until then.  Holds
+ * only xib_clients_rwsem, for read, while clients' remove callbacks run,
+ * and no lock while it waits for the users, so other devices register
+ * and unregister meanwhile; client (un)registration waits for the
+ * detachment to end.  The caller still holds its allocation reference
+ * afterwards.
+ * Context: process context; may wait as long as a running verbs command.
  */
 void xib_unregister_device(struct xib_device *dev)
 {
 	struct xib_client *client;
 
+	down_read(&xib_clients_rwsem);
 	mutex_lock(&xib_reg_mutex);
 	if (WARN_ON(!dev->registered)) {
 		mutex_unlock(&xib_reg_mutex);
+		up_read(&xib_clients_rwsem);
 		return;
 	}
+	/* Lookups and walks skip it; it stays in xib_devices. */
 	dev->registered = false;
+	mutex_unlock(&xib_reg_mutex);
+
 	list_for_each_entry_reverse(client, &xib_clients, list)
 		xib_client_remove_one(client, dev);
-	mutex_unlock(&xib_reg_mutex);
+	up_read(&xib_clients_rwsem);
 
 	xib_device_release_user(dev);
 	wait_for_completion(&dev->users_done);
@@ -495,6 +543,8 @@ int xib_register_client(struct xib_client *client)
 	if (id < 0)
 		return id;
 
+	/* Waits for devices' attachments and detachments in flight. */
+	down_write(&xib_clients_rwsem);
 	mutex_lock(&xib_reg_mutex);
 	client->id = id;
 	list_add_tail(&client->list, &xib_clients);
@@ -502,6 +552,7 @@ int xib_register_client(struct xib_client *client)
 		if (dev->registered)
 			xib_client_add_one(client, dev);
 	mutex_unlock(&xib_reg_mutex);
+	up_write(&xib_clients_rwsem);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(xib_register_client);
@@ -509,18 +560,31 @@ EXPORT_SYMBOL_GPL(xib_register_client);
 /**
  * xib_unregister_client() - detach a client from every device
  * @client: a registered client
+ *
+ * Waits for the devices' attachments and detachments in flight, then
+ * detaches @client from every registered device, without xib_reg_mutex
+ * held around its remove: a device registered now stays registered until
+ * xib_clients_rwsem is released (unregistration takes it first), and with
+ * it the driver's reference.  Devices being removed have already been
+ * detached.
  */
 void xib_unregister_client(struct xib_client *client)
 {
 	struct xib_device *dev;
-	unsigned long index;
+	unsigned long index = 0;
 
-	mutex_lock(&xib_reg_mutex);
-	xa_for_each(&xib_devices, index, dev)
-		if (dev->registered)
-			xib_client_remove_one(client, dev);
+	down_write(&xib_clients_rwsem);
+	for (;;) {
+		mutex_lock(&xib_reg_mutex);
+		dev = xib_device_next_locked(NULL, &index);
+		mutex_unlock(&xib_reg_mutex);
+		if (!dev)
+			break;
+		xib_client_remove_one(client, dev);
+		index++;
+	}
 	list_del(&client->list);
-	mutex_unlock(&xib_reg_mutex);
+	up_write(&xib_clients_rwsem);
 	ida_free(&xib_client_ida, client->id);
 }
 EXPORT_SYMBOL_GPL(xib_unregister_client);
@@ -543,10 +607,13 @@ EXPORT_SYMBOL_GPL(xib_get_client_data);
  * @dev: the device
  * @client: the client
  * @data: the pointer to keep; not NULL
+ *
+ * Context: from @client's add, under xib_clients_rwsem and xib_reg_mutex.
  */
 int xib_set_client_data(struct xib_device *dev, struct xib_client *client,
 			void *data)
 {
+	lockdep_assert_held(&xib_clients_rwsem);
 	lockdep_assert_held(&xib_reg_mutex);
 	if (WARN_ON(!data || xa_is_value(data)))
 		return -EINVAL;

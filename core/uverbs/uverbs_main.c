@@ -240,8 +240,9 @@ err_put:
 
 /*
  * The device goes away (or this module does): disassociate every open
- * context.  Called with the core's registration lock held, while the
- * device still works; waits for running commands, never for user space.
+ * context.  Called with the core's client lock held (not its registry
+ * mutex: other devices come and go meanwhile), while the device still
+ * works; waits for running commands, never for user space.
  */
 static void xib_uverbs_remove(struct xib_device *xdev, void *client_data)
 {

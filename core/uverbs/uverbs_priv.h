@@ -3,7 +3,7 @@
  * Private declarations shared by the files of xib_uverbs.
  *
  * Lock order (outer first):
- *   xib_reg_mutex (core; held around client remove)
+ *   xib_clients_rwsem (core; held around client remove, read or write)
  *   -> ctx->rwsem
  *   -> mm->mmap_lock
  *   -> ctx->umap_lock

@@ -403,13 +403,14 @@ extern const char * const xib_core_stat_names[XIB_CORE_NSTATS];
  * @phys_port_cnt: number of ports, set by the driver before registration
  * @ops: the driver's operations, fixed at allocation
  * @net: the network namespace the device lives in
- * @registered: true between xib_register_device() and
- *	xib_unregister_device(); protected by the core's devices lock
+ * @registered: true from xib_register_device() until xib_unregister_device()
+ *	starts (the device then stays listed, its name taken, until its
+ *	removal ends); changed under both of the core's registry locks
  * @users: registration references: clients and lookups that use the
  *	device while it is registered; unregistration waits for zero
  * @users_done: completed when @users drops to zero
  * @client_data: per-client pointers indexed by client id; written under
- *	the core's registration lock, read by the owning client
+ *	the core's client lock (xib_clients_rwsem), read by the owning client
  * @port_lock: protects @ports
  * @ports: @phys_port_cnt ports, index 0 is port 1; allocated at
  *	registration
@@ -522,11 +523,15 @@ static inline struct net *xib_device_net(const struct xib_device *dev)
  * @id: private to xib_core: the index of the client's slot in each
  *	device's client_data, allocated at registration
  * @list: private to xib_core: entry in the list of clients, under the
- *	core's registration lock
+ *	core's client lock
  *
- * Callbacks run in process context with the core's registration lock
- * held: they may sleep but must not register or unregister devices or
- * clients.
+ * Callbacks run in process context with the core's client lock held
+ * (xib_clients_rwsem); @add, and a @remove that undoes an attachment the
+ * core could not record, also with its registry mutex.  They may sleep
+ * but must not register or unregister devices or clients.  @remove may
+ * wait long (for running commands): other devices' removals and
+ * registrations go on meanwhile, and may run other devices' callbacks
+ * of the same client at the same time.
  */
 struct xib_client {
 	const char *name;

@@ -785,18 +785,31 @@ wait_link_gone() {
 	return 1
 }
 
+# Wait at most 10 s for process $1 to end; fail if it still runs.
+wait_pid_10s() {
+	local i
+
+	for ((i = 0; i < 100; i++)); do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # The removal waits for running commands, and a command may wait for
 # something outside the stack's control: here REG_MR pins pages of a
 # suspended device-mapper device, whose reads wait until it resumes.  The
 # interface's deletion must not wait for that under RTNL (the whole
 # host's networking would): ip returns at once, other interfaces come and
-# go, namespaces without xib devices are destroyed, and once the device
-# resumes the xib device goes with DEVICE_FATAL.
+# go, namespaces without xib devices are destroyed, another xib device is
+# created and deleted, and once the device resumes the xib device goes
+# with DEVICE_FATAL.
 # Stock only: the debug kernel has no device-mapper (CONFIG_MD=n); the
 # removal path itself runs there in the cases above.
 # bats test_tags=stock-only
 @test "deleting the interface while REG_MR waits for a page read: RTNL stays free" {
-	local del_pid deleted=false i blk minor
+	local del_pid deleted=false i blk minor add_pid rm_pid added=false
+	local removed=false
 	modprobe dm-mod 2>/dev/null || true
 	one_device
 	dmsetup create xibslow --table "0 16384 zero"
@@ -832,9 +845,7 @@ wait_link_gone() {
 		# for the removals of its own xib devices only (these have
 		# none).  Each veth's peer is here and goes with the
 		# namespace's cleanup; the kernel cleans one batch at a time,
-		# so xibU's cleanup runs only once xibT's has ended.  (No xib
-		# device is added or removed here: the stuck removal holds
-		# the core's registration lock.)
+		# so xibU's cleanup runs only once xibT's has ended.
 		ip netns add xibT
 		ip netns add xibU
 		timeout 10 ip link add xvt0 netns xibT type veth peer name xvt1
@@ -843,13 +854,33 @@ wait_link_gone() {
 		wait_link_gone xvt1
 		ip netns del xibU
 		wait_link_gone xvu1
+		# Other xib devices come and go meanwhile: the stuck removal
+		# holds the core's client lock only, shared.  (xv1 went with its
+		# peer: a new pair.  In the background: a process blocked on
+		# a kernel mutex ignores timeout's signal.)
+		ip -n xibB link add xvn0 type veth peer name xvn1
+		inB xibctl link add xib1 netdev xvn0 &
+		add_pid=$!
+		more_pids="$more_pids $add_pid"
+		if wait_pid_10s "$add_pid" && wait "$add_pid"; then
+			added=true
+			inB xibctl link del xib1 &
+			rm_pid=$!
+			more_pids="$more_pids $rm_pid"
+			if wait_pid_10s "$rm_pid" && wait "$rm_pid"; then
+				removed=true
+			fi
+		fi
 		grep -q '^State:.*D' /proc/"$bg_pid"/task/*/status
 	fi
 	dmsetup resume xibslow
 	wait_bg 30
 	cat "$BATS_TEST_TMPDIR/out"
 	echo "ip link del returned within 10 s: $deleted"
+	echo "link add, link del of another xib device within 10 s: $added, $removed"
 	$deleted
+	$added
+	$removed
 	[ "$bg_status" -eq 0 ]
 	grep -q 'REG_MR ended' "$BATS_TEST_TMPDIR/out"
 	grep -q DEVICE_FATAL "$BATS_TEST_TMPDIR/out"

@@ -6,6 +6,7 @@
 
 #include <kunit/test.h>
 #include <linux/iopoll.h>
+#include <linux/kthread.h>
 #include <linux/etherdevice.h>
 #include <linux/rtnetlink.h>
 #include <xib/xib_verbs.h>
@@ -198,6 +199,151 @@ static void xib_core_test_clients(struct kunit *test)
 
 	xib_dealloc_device(&a->xdev);
 	xib_dealloc_device(&b->xdev);
+}
+
+/*
+ * A client whose remove, for one chosen device, blocks until the test
+ * lets it go: a verbs command stuck in a page fault holds up the uverbs
+ * client's remove in the same way.
+ */
+static struct xib_device *xib_test_block_dev;
+static DECLARE_COMPLETION(xib_test_block_entered);
+static DECLARE_COMPLETION(xib_test_block_release);
+
+static int xib_test_block_add(struct xib_device *dev)
+{
+	return 0;
+}
+
+static void xib_test_block_remove(struct xib_device *dev, void *data)
+{
+	if (dev != xib_test_block_dev)
+		return;
+	complete(&xib_test_block_entered);
+	wait_for_completion(&xib_test_block_release);
+}
+
+static struct xib_client xib_test_block_client = {
+	.name = "kunit-block",
+	.add = xib_test_block_add,
+	.remove = xib_test_block_remove,
+};
+
+/*
+ * What another thread does while a removal waits: @dev is the device being
+ * removed (or being registered and unregistered, with @name), @other the
+ * device that tries the name of the one being removed.
+ */
+struct xib_test_work {
+	struct xib_test_dev *dev;
+	struct xib_test_dev *other;
+	const char *name;
+	const char *busy_name;
+	struct xib_device *found;
+	int busy_ret;
+	int ret;
+	struct completion done;
+};
+
+static int xib_test_unregister_fn(void *arg)
+{
+	struct xib_test_work *w = arg;
+
+	xib_unregister_device(&w->dev->xdev);
+	complete(&w->done);
+	return 0;
+}
+
+static int xib_test_register_cycle_fn(void *arg)
+{
+	struct xib_test_work *w = arg;
+
+	/* the device being removed is hidden, but its name is still taken */
+	w->found = xib_device_get_by_name(&init_net, w->busy_name);
+	if (w->found)
+		xib_device_release_user(w->found);
+	w->busy_ret = xib_register_device(&w->other->xdev, w->busy_name,
+					  &init_net);
+	if (!w->busy_ret)
+		xib_unregister_device(&w->other->xdev);
+	w->ret = xib_register_device(&w->dev->xdev, w->name, &init_net);
+	if (!w->ret)
+		xib_unregister_device(&w->dev->xdev);
+	complete(&w->done);
+	return 0;
+}
+
+/*
+ * While a device's removal waits in a client's remove, other devices
+ * register and unregister; the device being removed is no longer found,
+ * but its name stays taken until its removal ends.
+ */
+static void xib_core_test_removal_blocks_nobody(struct kunit *test)
+{
+	struct xib_test_dev *a = xib_test_alloc(test);
+	struct xib_test_dev *b = xib_test_alloc(test);
+	struct xib_test_dev *c = xib_test_alloc(test);
+	struct xib_test_work unreg = { .dev = a };
+	struct xib_test_work cycle = {
+		.dev = b, .other = c,
+		.name = "xib_kunit_rb", .busy_name = "xib_kunit_ra",
+	};
+	struct task_struct *t;
+	bool cycled;
+
+	init_completion(&unreg.done);
+	init_completion(&cycle.done);
+	reinit_completion(&xib_test_block_entered);
+	reinit_completion(&xib_test_block_release);
+	xib_test_block_dev = &a->xdev;
+	KUNIT_ASSERT_EQ(test, xib_register_client(&xib_test_block_client), 0);
+	KUNIT_ASSERT_EQ(test, xib_register_device(&a->xdev, "xib_kunit_ra",
+						  &init_net), 0);
+
+	t = kthread_run(xib_test_unregister_fn, &unreg, "xib_kunit_unreg");
+	if (IS_ERR(t)) {
+		KUNIT_FAIL(test, "kthread_run: %ld", PTR_ERR(t));
+		xib_unregister_device(&a->xdev);
+		goto out;
+	}
+	if (!wait_for_completion_timeout(&xib_test_block_entered, 10 * HZ)) {
+		KUNIT_FAIL(test, "the removal did not reach the client's remove");
+		goto out_release;
+	}
+
+	t = kthread_run(xib_test_register_cycle_fn, &cycle, "xib_kunit_cycle");
+	if (IS_ERR(t)) {
+		KUNIT_FAIL(test, "kthread_run: %ld", PTR_ERR(t));
+		goto out_release;
+	}
+	cycled = wait_for_completion_timeout(&cycle.done, 10 * HZ);
+	KUNIT_EXPECT_TRUE_MSG(test, cycled,
+			      "another device's registration waited for a removal");
+	KUNIT_EXPECT_FALSE(test, completion_done(&unreg.done));
+
+	complete(&xib_test_block_release);
+	wait_for_completion(&unreg.done);
+	/* a wait that succeeded took the completion's count */
+	if (!cycled)
+		wait_for_completion(&cycle.done);
+	KUNIT_EXPECT_NULL(test, cycle.found);
+	KUNIT_EXPECT_EQ(test, cycle.busy_ret, -EEXIST);
+	KUNIT_EXPECT_EQ(test, cycle.ret, 0);
+	/* the removal has ended: the name is free again */
+	KUNIT_EXPECT_EQ(test, xib_register_device(&c->xdev, "xib_kunit_ra",
+						  &init_net), 0);
+	xib_unregister_device(&c->xdev);
+	goto out;
+
+out_release:
+	complete(&xib_test_block_release);
+	wait_for_completion(&unreg.done);
+out:
+	xib_unregister_client(&xib_test_block_client);
+	xib_test_block_dev = NULL;
+	xib_dealloc_device(&a->xdev);
+	xib_dealloc_device(&b->xdev);
+	xib_dealloc_device(&c->xdev);
 }
 
 static struct xib_link_ops xib_test_link_a = {
@@ -458,6 +604,7 @@ static struct kunit_case xib_core_test_cases[] = {
 	KUNIT_CASE(xib_core_test_names),
 	KUNIT_CASE(xib_core_test_lookup),
 	KUNIT_CASE(xib_core_test_clients),
+	KUNIT_CASE(xib_core_test_removal_blocks_nobody),
 	KUNIT_CASE(xib_core_test_link_types),
 	KUNIT_CASE(xib_core_test_ib_mtu),
 	KUNIT_CASE(xib_core_test_port_follows_netdev),
