@@ -225,6 +225,29 @@ perf_lat() {
 	awk '/^ *#bytes/ { h = 1; next } h && NF >= 6 && $1 ~ /^[0-9]+$/ { print $6; exit }' <<<"$1"
 }
 
+# port_flap NS IF OUT: take IF (in namespace NS) down until ibv_asyncwatch's
+# output OUT shows PORT_ERR, then up until it shows PORT_ACTIVE, 10 s each
+# at most; port_events_ok OUT then checks both events of port 1, in order.
+port_flap() {
+	ip netns exec "$1" ip link set "$2" down
+	for _ in $(seq 100); do
+		grep -q PORT_ERR "$3" && break
+		sleep 0.1
+	done
+	ip netns exec "$1" ip link set "$2" up
+	for _ in $(seq 100); do
+		grep -q PORT_ACTIVE "$3" && break
+		sleep 0.1
+	done
+}
+
+port_events_ok() {
+	grep -Eq 'event_type IBV_EVENT_PORT_ERR \(10\), port 1' "$1"
+	grep -Eq 'event_type IBV_EVENT_PORT_ACTIVE \(9\), port 1' "$1"
+	[ "$(grep -n PORT_ERR "$1" | head -1 | cut -d: -f1)" -lt \
+	  "$(grep -n PORT_ACTIVE "$1" | tail -1 | cut -d: -f1)" ]
+}
+
 # A positive finite number?
 positive() {
 	awk -v v="$1" 'BEGIN { exit !(v ~ /^[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?$/ && v + 0 > 0) }'
