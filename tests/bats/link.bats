@@ -144,7 +144,8 @@ teardown() {
 	exec 8</dev/xib/uverbs0
 	ip link del xv0
 	[ ! -e /sys/class/net/xv0 ]
-	[ ! -e /sys/class/xib/xib0 ]
+	# Cut off at once; the rest of the removal is queued (not under RTNL).
+	xib_wait_gone xib0
 	# The node is dead but the file is still a file: ioctls fail cleanly.
 	exec 8<&-
 }
