@@ -33,6 +33,7 @@
  *   hca_mgid.c   MGID to IP group and MAC address (pure functions)
  *   hca_net.c    the network side (UDP socket, ICRC, routing)
  *   hca_stats.c  the device counters' names and reader
+ *   hca_prof.c   the data path profile: its switch and debugfs table
  *   hca_trace.c  the tracepoints (hca_trace.h)
  *   hca_wire.c   header formats, the opcode table and the requester's
  *                [WR opcode][position] table
@@ -126,6 +127,7 @@
 
 #include "hca_net.h"
 #include "pci.h"
+#include "hca_prof.h"
 #include "hca_stats.h"
 #include "hca_wire.h"
 
@@ -175,6 +177,12 @@
  * @nqps: entries of @qps
  * @stats: the device's counters (hca_stats.h), per CPU; allocated before
  *	the device can count and freed with its memory (xib_hca_dealloc())
+ * @prof: the device's profile (hca_prof.h), per CPU; allocated and freed
+ *	as @stats
+ * @prof_dir: the device's directory in debugfs (xib_hca/<name>/), from
+ *	registration until unregistration, or NULL
+ * @prof_kick: local_clock() of the first kick since the worker last went
+ *	to sleep while the profile is on, or 0 (the worker's wake latency)
  * @pci: the PCI function of the PCI front end (pci.c), or NULL for a
  *	device of the netdev front end only; set before registration and
  *	cleared after the engine stopped (xib_hca_pci_attach()/_detach())
@@ -196,6 +204,9 @@ struct xib_hca_dev {
 	unsigned int nqps;
 
 	struct xib_hca_stats __percpu *stats;
+	struct xib_hca_prof __percpu *prof;
+	struct dentry *prof_dir;
+	u64 prof_kick;
 	struct xib_hca_pci *pci;
 };
 
@@ -217,6 +228,13 @@ static inline void xib_hca_stat_add(struct xib_hca_dev *hca,
 				    enum xib_hca_stat s, u64 n)
 {
 	this_cpu_add(hca->stats->v[s], n);
+}
+
+/* End the profile's stage @s of @hca begun at @t0 (xib_hca_prof_begin()). */
+static inline void xib_hca_prof_end(struct xib_hca_dev *hca,
+				    enum xib_hca_prof_stage s, u64 t0)
+{
+	xib_hca_prof_add(hca->prof, s, t0);
 }
 
 static inline struct xib_hca_db_page *xib_hca_db(struct xib_hca_dev *hca)

@@ -40,6 +40,11 @@ MODULE_PARM_DESC(idle_spin_us, "microseconds an idle engine polls before it slee
  */
 void xib_hca_kick_engine(struct xib_hca_dev *hca)
 {
+	u64 t = xib_hca_prof_begin();
+
+	/* the first kick since the worker went to sleep: its wake latency */
+	if (t && !READ_ONCE(hca->prof_kick))
+		WRITE_ONCE(hca->prof_kick, t);
 	atomic_set(&hca->kicked, 1);
 	wake_up(&hca->wait);
 }
@@ -393,11 +398,14 @@ static struct xib_hca_qp *xib_hca_next_qp(struct xib_hca_dev *hca)
  */
 int xib_hca_req_run(struct xib_hca_qp *qp, int budget)
 {
+	u64 t0;
 	int done;
 
 	if (test_and_set_bit_lock(0, &qp->req_busy))
 		return 0;
+	t0 = xib_hca_prof_begin();
 	done = xib_hca_req_process(qp, budget);
+	xib_hca_prof_end(qp_hca(qp), XIB_HCA_PROF_REQ, t0);
 	clear_bit_unlock(0, &qp->req_busy);
 	return done;
 }
@@ -406,6 +414,7 @@ int xib_hca_req_run(struct xib_hca_qp *qp, int budget)
 static int xib_hca_qp_step(struct xib_hca_qp *qp)
 {
 	int done = 0;
+	u64 t0;
 
 	xib_hca_sync_attr(qp);
 	/*
@@ -427,7 +436,9 @@ static int xib_hca_qp_step(struct xib_hca_qp *qp)
 		return done;
 	}
 	done += xib_hca_req_run(qp, XIB_HCA_QP_BUDGET);
+	t0 = xib_hca_prof_begin();
 	done += xib_hca_resp_process(qp, XIB_HCA_QP_BUDGET);
+	xib_hca_prof_end(qp_hca(qp), XIB_HCA_PROF_RD_RESP, t0);
 	xib_hca_qp_due_events(qp);
 	return done;
 }
@@ -513,14 +524,17 @@ static void xib_hca_set_engine_state(struct xib_hca_dev *hca, u32 state)
 static int xib_hca_worker(void *arg)
 {
 	struct xib_hca_dev *hca = arg;
-	u64 idle_since = 0;
+	u64 idle_since = 0, t0, kick;
 
 	while (!kthread_should_stop()) {
+		t0 = xib_hca_prof_begin();
 		if (xib_hca_engine_pass(hca)) {
+			xib_hca_prof_end(hca, XIB_HCA_PROF_PASS_WORK, t0);
 			idle_since = 0;
 			cond_resched();
 			continue;
 		}
+		xib_hca_prof_end(hca, XIB_HCA_PROF_PASS_IDLE, t0);
 		if (!idle_since)
 			idle_since = ktime_get_ns();
 		if (ktime_get_ns() - idle_since <
@@ -530,10 +544,18 @@ static int xib_hca_worker(void *arg)
 		}
 		xib_hca_set_engine_state(hca, XIB_HCA_ENGINE_SLEEPING);
 		smp_mb(); /* pairs with the poster's barrier after prod */
-		if (!xib_hca_engine_any_work(hca))
+		if (!xib_hca_engine_any_work(hca)) {
+			/* kicks before this one are no wake-up's */
+			WRITE_ONCE(hca->prof_kick, 0);
+			t0 = xib_hca_prof_begin();
 			wait_event_idle(hca->wait,
 					atomic_xchg(&hca->kicked, 0) ||
 					kthread_should_stop());
+			xib_hca_prof_end(hca, XIB_HCA_PROF_SLEEP, t0);
+			kick = READ_ONCE(hca->prof_kick);
+			if (kick && t0)
+				xib_hca_prof_end(hca, XIB_HCA_PROF_WAKE, kick);
+		}
 		xib_hca_set_engine_state(hca, XIB_HCA_ENGINE_RUNNING);
 		idle_since = 0;
 	}

@@ -59,6 +59,8 @@ void xib_hca_dealloc(struct xib_device *xdev)
 	if (hca->db)
 		xib_mmap_put(hca->db);
 	hca->db = NULL;
+	free_percpu(hca->prof);
+	hca->prof = NULL;
 	free_percpu(hca->stats);
 	hca->stats = NULL;
 }
@@ -92,6 +94,7 @@ static void xib_hca_put_netdev(struct xib_hca_dev *hca)
 /* Unregister @hca, stop it and let go of its interface; memory stays. */
 static void xib_hca_teardown(struct xib_hca_dev *hca)
 {
+	xib_hca_prof_debugfs_del(hca);
 	xib_unregister_device(&hca->xdev);
 	xib_hca_stop(hca);
 	xib_hca_put_netdev(hca);
@@ -256,7 +259,8 @@ static int xib_hca_newlink(const char *name, struct net_device *ndev,
 	}
 
 	hca->stats = alloc_percpu(struct xib_hca_stats);
-	if (!hca->stats) {
+	hca->prof = alloc_percpu(struct xib_hca_prof);
+	if (!hca->stats || !hca->prof) {
 		ret = -ENOMEM;
 		goto err_pci_detach;
 	}
@@ -281,6 +285,7 @@ static int xib_hca_newlink(const char *name, struct net_device *ndev,
 			NL_SET_ERR_MSG(extack, "invalid xib device name");
 		goto err_net_detach;
 	}
+	xib_hca_prof_debugfs_add(hca);
 
 	/*
 	 * The netdev notifier runs under RTNL and removes the HCAs on the
@@ -307,6 +312,7 @@ static int xib_hca_newlink(const char *name, struct net_device *ndev,
 	return 0;
 
 err_unregister:
+	xib_hca_prof_debugfs_del(hca);
 	xib_unregister_device(&hca->xdev);
 err_net_detach:
 	xib_hca_net_detach(hca);

@@ -173,6 +173,7 @@ static void xib_hca_deliver(struct xib_hca_port *port, struct sk_buff *skb)
 	struct xib_hca_rx_cb *cb = xib_hca_rx_cb(skb);
 	const u8 *nh = skb_network_header(skb);
 	u16 sport = ntohs(uh->source);
+	u64 t0;
 
 	memset(cb, 0, sizeof(*cb));
 	if ((nh[0] >> 4) == 6) {
@@ -194,7 +195,9 @@ static void xib_hca_deliver(struct xib_hca_port *port, struct sk_buff *skb)
 	}
 	cb->src_port = sport;
 	__skb_pull(skb, sizeof(struct udphdr));
+	t0 = xib_hca_prof_begin();
 	xib_hca_recv(port->hca, skb);
+	xib_hca_prof_end(port->hca, XIB_HCA_PROF_RX_PKT, t0);
 }
 
 /*
@@ -207,6 +210,7 @@ static void xib_hca_rx(struct xib_hca_port *port, struct sk_buff *skb)
 	const u8 *nh = skb_network_header(skb);
 	const struct udphdr *uh;
 	unsigned int nhlen, len;
+	u64 t0;
 	int ret;
 
 	if (skb->data < nh)
@@ -240,7 +244,9 @@ static void xib_hca_rx(struct xib_hca_port *port, struct sk_buff *skb)
 		goto malformed;
 
 	len = nhlen + skb->len;
+	t0 = xib_hca_prof_begin();
 	ret = xib_icrc_check(nh, len);
+	xib_hca_prof_end(port->hca, XIB_HCA_PROF_RX_ICRC, t0);
 	if (ret == -EBADMSG) {
 		xib_hca_stat_inc(port->hca, XIB_HCA_STAT_RX_ICRC_ERRORS);
 		goto drop;
@@ -263,6 +269,7 @@ drop:
 static int xib_hca_encap_rcv(struct sock *sk, struct sk_buff *skb)
 {
 	struct xib_hca_net *xn = rcu_dereference_sk_user_data(sk);
+	u64 t0 = xib_hca_prof_begin();
 	struct xib_hca_port *port;
 
 	if (!xn || !skb->dev)
@@ -276,6 +283,7 @@ static int xib_hca_encap_rcv(struct sock *sk, struct sk_buff *skb)
 	}
 	xib_hca_tap(port->hca, skb, XIB_TRACE_RX, true);
 	xib_hca_rx(port, skb);
+	xib_hca_prof_end(port->hca, XIB_HCA_PROF_RX_WIRE, t0);
 	return 0;
 
 drop:
@@ -339,6 +347,8 @@ static void xib_hca_loop(struct sk_buff *skb)
 static void xib_hca_loop_send(struct xib_hca_dev *hca, struct sk_buff *skb,
 			      struct net_device *ldev)
 {
+	u64 t0 = xib_hca_prof_begin();
+
 	__skb_trim(skb, skb->len - XIB_ICRC_LEN);
 	xib_hca_tap(hca, skb, XIB_TRACE_TX, false);
 	__skb_pull(skb, skb_transport_offset(skb));
@@ -346,6 +356,7 @@ static void xib_hca_loop_send(struct xib_hca_dev *hca, struct sk_buff *skb,
 	skb->pkt_type = PACKET_HOST;
 	skb->ip_summed = CHECKSUM_UNNECESSARY;
 	xib_hca_loop(skb);
+	xib_hca_prof_end(hca, XIB_HCA_PROF_XMIT_LOOP, t0);
 }
 
 /* --- transmit ------------------------------------------------------------------ */
@@ -533,11 +544,14 @@ static int xib_hca_xmit4(struct xib_hca_port *port, struct xib_hca_net *xn,
 			 __be32 saddr, __be32 daddr)
 {
 	struct net *net = dev_net(ndev);
+	u64 t0 = xib_hca_prof_begin();
 	struct net_device *ldev;
 	struct flowi4 fl4;
 	struct rtable *rt;
+	int ret;
 
 	ldev = __ip_dev_find(net, daddr, false);
+	xib_hca_prof_end(port->hca, XIB_HCA_PROF_XMIT_ROUTE, t0);
 	if (ldev) {
 		xib_hca_build4(skb, path, saddr, daddr);
 		ip_send_check(ip_hdr(skb));
@@ -553,7 +567,9 @@ static int xib_hca_xmit4(struct xib_hca_port *port, struct xib_hca_net *xn,
 	fl4.daddr = daddr;
 	fl4.fl4_sport = htons(path->src_port);
 	fl4.fl4_dport = htons(XIB_ROCEV2_UDP_PORT);
+	t0 = xib_hca_prof_begin();
 	rt = ip_route_output_key(net, &fl4);
+	xib_hca_prof_end(port->hca, XIB_HCA_PROF_XMIT_ROUTE, t0);
 	if (IS_ERR(rt))
 		goto no_route;
 	if (rt->rt_type == RTN_LOCAL) {
@@ -564,13 +580,17 @@ static int xib_hca_xmit4(struct xib_hca_port *port, struct xib_hca_net *xn,
 
 	xib_hca_build4(skb, path, saddr, daddr);
 	__ip_select_ident(net, ip_hdr(skb), 1);
+	t0 = xib_hca_prof_begin();
 	xib_hca_seal(skb);
+	xib_hca_prof_end(port->hca, XIB_HCA_PROF_XMIT_ICRC, t0);
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
 	skb->ip_summed = CHECKSUM_NONE;
 	skb_dst_set(skb, &rt->dst);
 	xib_hca_tap(port->hca, skb, XIB_TRACE_TX, true);
-	return xib_hca_tx_result(port,
-				 ip_local_out(net, READ_ONCE(xn->sock4)->sk, skb));
+	t0 = xib_hca_prof_begin();
+	ret = ip_local_out(net, READ_ONCE(xn->sock4)->sk, skb);
+	xib_hca_prof_end(port->hca, XIB_HCA_PROF_XMIT_OUT, t0);
+	return xib_hca_tx_result(port, ret);
 
 no_route:
 	xib_hca_stat_inc(port->hca, XIB_HCA_STAT_TX_NO_ROUTE);
@@ -590,11 +610,15 @@ static int xib_hca_xmit6(struct xib_hca_port *port, struct xib_hca_net *xn,
 	struct net_device *ldev;
 	struct dst_entry *dst;
 	struct flowi6 fl6;
+	u64 t0;
+	int ret;
 
 	if (!sock)
 		goto no_route;		/* IPv6 is disabled */
 
+	t0 = xib_hca_prof_begin();
 	ldev = ipv6_dev_find(net, daddr, NULL);
+	xib_hca_prof_end(port->hca, XIB_HCA_PROF_XMIT_ROUTE, t0);
 	if (ldev) {
 		xib_hca_build6(skb, path, saddr, daddr);
 		xib_hca_loop_send(port->hca, skb, ldev);
@@ -611,7 +635,9 @@ static int xib_hca_xmit6(struct xib_hca_port *port, struct xib_hca_net *xn,
 	fl6.daddr = *daddr;
 	fl6.fl6_sport = htons(path->src_port);
 	fl6.fl6_dport = htons(XIB_ROCEV2_UDP_PORT);
+	t0 = xib_hca_prof_begin();
 	dst = ipv6_stub->ipv6_dst_lookup_flow(net, sock->sk, &fl6, NULL);
+	xib_hca_prof_end(port->hca, XIB_HCA_PROF_XMIT_ROUTE, t0);
 	if (IS_ERR(dst))
 		goto no_route;
 	if (dst->error) {
@@ -620,14 +646,19 @@ static int xib_hca_xmit6(struct xib_hca_port *port, struct xib_hca_net *xn,
 	}
 
 	xib_hca_build6(skb, path, saddr, daddr);
+	t0 = xib_hca_prof_begin();
 	xib_hca_seal(skb);
+	xib_hca_prof_end(port->hca, XIB_HCA_PROF_XMIT_ICRC, t0);
 	/* after the ICRC, which the checksum covers */
 	udp6_set_csum(false, skb, saddr, daddr,
 		      skb->len - skb_transport_offset(skb));
 	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
 	skb_dst_set(skb, dst);
 	xib_hca_tap(port->hca, skb, XIB_TRACE_TX, true);
-	return xib_hca_tx_result(port, ip6_local_out(net, sock->sk, skb));
+	t0 = xib_hca_prof_begin();
+	ret = ip6_local_out(net, sock->sk, skb);
+	xib_hca_prof_end(port->hca, XIB_HCA_PROF_XMIT_OUT, t0);
+	return xib_hca_tx_result(port, ret);
 
 no_route:
 	xib_hca_stat_inc(port->hca, XIB_HCA_STAT_TX_NO_ROUTE);
@@ -647,22 +678,9 @@ static int xib_hca_xmit6(struct xib_hca_port *port, struct xib_hca_net *xn,
 }
 #endif
 
-/**
- * xib_hca_xmit() - send a packet
- * @hca: the sending HCA, attached
- * @skb: the packet from the BTH on (from xib_hca_alloc_skb()); consumed
- * @path: addresses and header fields
- *
- * Context: process or softirq context, not hard interrupts.
- * Return: 0, -EHOSTUNREACH if there is no route to the destination,
- * -ENETDOWN if @hca is not attached, -EINVAL if one GID is IPv4-mapped
- * and the other is not, -EADDRNOTAVAIL if the source GID is no longer
- * an address of the interface, or another negative errno if the packet
- * could not be queued.  The packet is consumed and, for the transport,
- * lost.
- */
-int xib_hca_xmit(struct xib_hca_dev *hca, struct sk_buff *skb,
-		 const struct xib_hca_path *path)
+/* xib_hca_xmit() but for the profile's timing */
+static int __xib_hca_xmit(struct xib_hca_dev *hca, struct sk_buff *skb,
+			  const struct xib_hca_path *path)
 {
 	struct xib_hca_port *port = NULL;
 	struct in6_addr sgid, dgid;
@@ -670,6 +688,7 @@ int xib_hca_xmit(struct xib_hca_dev *hca, struct sk_buff *skb,
 	u32 len = skb->len + XIB_ICRC_LEN;
 	struct xib_hca_net *xn;
 	unsigned int loss;
+	u64 t0;
 	int ret;
 
 	memcpy(&sgid, path->sgid, sizeof(sgid));
@@ -700,11 +719,13 @@ int xib_hca_xmit(struct xib_hca_dev *hca, struct sk_buff *skb,
 		ret = -EINVAL;
 		goto drop_count;
 	}
+	t0 = xib_hca_prof_begin();
 	if (!xib_hca_sgid_ours(ndev, &sgid)) {
 		xib_hca_stat_inc(hca, XIB_HCA_STAT_TX_DROP_SGID);
 		ret = -EADDRNOTAVAIL;
 		goto drop;
 	}
+	xib_hca_prof_end(hca, XIB_HCA_PROF_XMIT_SGID, t0);
 	skb_scrub_packet(skb, false);
 	ret = xib_hca_tx_prepare(skb, LL_RESERVED_SPACE(ndev) +
 				 XIB_HCA_NET_HLEN);
@@ -726,6 +747,31 @@ drop_count:
 drop:
 	rcu_read_unlock();
 	kfree_skb(skb);
+	return ret;
+}
+
+/**
+ * xib_hca_xmit() - send a packet
+ * @hca: the sending HCA, attached
+ * @skb: the packet from the BTH on (from xib_hca_alloc_skb()); consumed
+ * @path: addresses and header fields
+ *
+ * Context: process or softirq context, not hard interrupts.
+ * Return: 0, -EHOSTUNREACH if there is no route to the destination,
+ * -ENETDOWN if @hca is not attached, -EINVAL if one GID is IPv4-mapped
+ * and the other is not, -EADDRNOTAVAIL if the source GID is no longer
+ * an address of the interface, or another negative errno if the packet
+ * could not be queued.  The packet is consumed and, for the transport,
+ * lost.
+ */
+int xib_hca_xmit(struct xib_hca_dev *hca, struct sk_buff *skb,
+		 const struct xib_hca_path *path)
+{
+	u64 t0 = xib_hca_prof_begin();
+	int ret;
+
+	ret = __xib_hca_xmit(hca, skb, path);
+	xib_hca_prof_end(hca, XIB_HCA_PROF_XMIT, t0);
 	return ret;
 }
 

@@ -179,6 +179,7 @@ static enum xib_hca_stat xib_hca_cqe_stat(u8 status)
 int xib_hca_cq_post(struct xib_hca_cq *cq, const struct xib_hca_cqe *cqe,
 		    bool solicited)
 {
+	u64 t0 = xib_hca_prof_begin();
 	struct xib_hca_cq_hdr *hdr;
 	unsigned long flags;
 	bool fire, overflow = false;
@@ -222,6 +223,7 @@ int xib_hca_cq_post(struct xib_hca_cq *cq, const struct xib_hca_cqe *cqe,
 	if (overflow)
 		xib_hca_cq_event(cq, XIB_EVENT_CQ_ERR);
 	spin_unlock_irqrestore(&cq->lock, flags);
+	xib_hca_prof_end(to_hca_dev(cq->ibcq.device), XIB_HCA_PROF_CQ_POST, t0);
 	return overflow ? -ENOSPC : 0;
 }
 

@@ -60,6 +60,7 @@ void xib_hca_dispatch(struct xib_hca_qp *qp, struct sk_buff *skb,
 {
 	u8 opcode = xib_bth_opcode(pkt->bth);
 	int state = READ_ONCE(qp->hstate);
+	u64 t0;
 
 	/* packets of another transport are dropped */
 	if ((opcode & XIB_TRANSPORT_MASK) != xib_hca_qp_transport(qp))
@@ -72,7 +73,9 @@ void xib_hca_dispatch(struct xib_hca_qp *qp, struct sk_buff *skb,
 	if (!(pkt->info->flags & XIB_OPF_REQ)) {
 		if (qp->ibqp.qp_type == XIB_QPT_XRC_RECV)
 			goto drop;
+		t0 = xib_hca_prof_begin();
 		xib_hca_comp_recv(qp, skb, pkt);
+		xib_hca_prof_end(qp_hca(qp), XIB_HCA_PROF_RX_COMP, t0);
 		return;
 	}
 	if (qp->ibqp.qp_type == XIB_QPT_XRC_SEND)
@@ -82,6 +85,7 @@ void xib_hca_dispatch(struct xib_hca_qp *qp, struct sk_buff *skb,
 	if (state != XIB_QPS_RTR && state != XIB_QPS_RTS &&
 	    state != XIB_QPS_SQD && state != XIB_QPS_SQE)
 		goto drop;
+	t0 = xib_hca_prof_begin();
 	switch (qp->ibqp.qp_type) {
 	case XIB_QPT_UD:
 		xib_hca_ud_recv(qp, skb, pkt);
@@ -98,6 +102,7 @@ void xib_hca_dispatch(struct xib_hca_qp *qp, struct sk_buff *skb,
 	default:
 		goto drop;
 	}
+	xib_hca_prof_end(qp_hca(qp), XIB_HCA_PROF_RX_RESP, t0);
 	return;
 drop:
 	xib_hca_stat_inc(qp_hca(qp), XIB_HCA_STAT_RX_DROP_QP_STATE);
@@ -115,14 +120,17 @@ void xib_hca_recv(struct xib_hca_dev *hca, struct sk_buff *skb)
 	struct xib_hca_pkt pkt;
 	enum xib_hca_stat why;
 	struct xib_qp *ibqp;
+	u64 t0;
 	u16 pkey;
 
 	xib_hca_stat_inc(hca, XIB_HCA_STAT_RX_PACKETS);
 	xib_hca_stat_add(hca, XIB_HCA_STAT_RX_BYTES, skb->len + XIB_ICRC_LEN);
 	why = XIB_HCA_STAT_RX_MALFORMED;
+	t0 = xib_hca_prof_begin();
 	if (skb_linearize(skb) ||
 	    xib_hca_parse(skb->data, skb->len + XIB_ICRC_LEN, &pkt))
 		goto drop;
+	xib_hca_prof_end(hca, XIB_HCA_PROF_RX_PARSE, t0);
 	trace_xib_hca_rx(hca->xdev.index, xib_bth_opcode(pkt.bth),
 			 xib_bth_dqpn(pkt.bth), xib_bth_psn(pkt.bth),
 			 skb->len + XIB_ICRC_LEN);
@@ -143,7 +151,9 @@ void xib_hca_recv(struct xib_hca_dev *hca, struct sk_buff *skb)
 		return;
 	}
 	why = XIB_HCA_STAT_RX_DROP_UNKNOWN_QP;
+	t0 = xib_hca_prof_begin();
 	ibqp = xib_qp_get_by_num(&hca->xdev, xib_bth_dqpn(pkt.bth));
+	xib_hca_prof_end(hca, XIB_HCA_PROF_RX_QP, t0);
 	if (!ibqp)
 		goto drop;
 	xib_hca_dispatch(to_hca_qp(ibqp), skb, &pkt);

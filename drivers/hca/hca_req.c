@@ -200,6 +200,7 @@ static int xib_hca_fetch_next(struct xib_hca_qp *qp)
 	struct xib_hca_sq *sq = &qp->sq;
 	struct xib_hca_swqe *swqe;
 	u32 prod;
+	u64 t0;
 
 	lockdep_assert_held(&sq->lock);
 	if (sq->broken)
@@ -213,7 +214,9 @@ static int xib_hca_fetch_next(struct xib_hca_qp *qp)
 	if (prod == sq->fetch)
 		return 0;
 	swqe = xib_hca_swqe_at(qp, sq->fetch);
+	t0 = xib_hca_prof_begin();
 	swqe->status = xib_hca_fetch_wqe(qp, sq->fetch, swqe);
+	xib_hca_prof_end(qp_hca(qp), XIB_HCA_PROF_REQ_FETCH, t0);
 	trace_xib_hca_post(qp->ibqp.device->index, qp->ibqp.qp_num,
 			   swqe->wqe.wr_id, swqe->wqe.opcode, swqe->len,
 			   swqe->status);
@@ -237,6 +240,7 @@ static struct sk_buff *xib_hca_req_pkt(struct xib_hca_qp *qp,
 	struct sk_buff *skb;
 	void *payload;
 	int opcode;
+	u64 t0;
 
 	opcode = xib_hca_req_bth_opcode(xib_hca_qp_transport(qp),
 					swqe->wqe.opcode,
@@ -285,6 +289,7 @@ static struct sk_buff *xib_hca_req_pkt(struct xib_hca_qp *qp,
 	skb = xib_hca_build_pkt(qp, &f, len, &payload);
 	if (!skb || !len)
 		return skb;
+	t0 = xib_hca_prof_begin();
 	if (swqe->wqe.flags & XIB_HCA_SEND_INLINE) {
 		memcpy(payload, swqe->inline_data + off, len);
 	} else if (xib_hca_sge_copy(qp, swqe->sge, swqe->wqe.num_sge, off,
@@ -293,6 +298,7 @@ static struct sk_buff *xib_hca_req_pkt(struct xib_hca_qp *qp,
 		*data_err = true;
 		return NULL;
 	}
+	xib_hca_prof_end(qp_hca(qp), XIB_HCA_PROF_REQ_PAYLOAD, t0);
 	return skb;
 }
 
@@ -353,6 +359,7 @@ static int xib_hca_req_step(struct xib_hca_qp *qp, struct sk_buff **skb,
 	struct xib_hca_swqe *swqe;
 	bool data_err = false;
 	u32 pkt_psn, end;
+	u64 t0;
 	int ret;
 
 	lockdep_assert_held(&sq->lock);
@@ -400,7 +407,9 @@ static int xib_hca_req_step(struct xib_hca_qp *qp, struct sk_buff **skb,
 		xib_hca_retire_done(qp);
 		return 1;
 	}
+	t0 = xib_hca_prof_begin();
 	*skb = xib_hca_req_pkt(qp, swqe, sq->send_pkt, &data_err);
+	xib_hca_prof_end(qp_hca(qp), XIB_HCA_PROF_REQ_BUILD, t0);
 	if (data_err) {
 		swqe->status = XIB_HCA_WC_LOC_PROT_ERR;
 		sq->send++;

@@ -68,6 +68,7 @@
 static void xib_hca_xmit_ack(struct xib_hca_qp *qp, bool atomic, u8 syndrome,
 			     u32 psn, u32 msn, u64 orig)
 {
+	u64 t0 = xib_hca_prof_begin();
 	struct xib_hca_hdr_fields f = {};
 	struct xib_hca_path path;
 	struct sk_buff *skb;
@@ -103,6 +104,7 @@ static void xib_hca_xmit_ack(struct xib_hca_qp *qp, bool atomic, u8 syndrome,
 		break;
 	}
 	xib_hca_xmit(qp_hca(qp), skb, &path);
+	xib_hca_prof_end(qp_hca(qp), XIB_HCA_PROF_ACK, t0);
 }
 
 /**
