@@ -42,6 +42,8 @@ setup() {
 teardown() {
 	xib_bg_stop
 	starve_stop
+	# the profile test's switch, should it fail half-way
+	echo N >/sys/module/xib_hca/parameters/profile 2>/dev/null || true
 }
 
 # starve_start: the engine threads of xib0 and xib1 on CPU 1, polling for
@@ -250,4 +252,81 @@ starve_stop() {
 	[ "$cli_status" -eq 0 ]
 	[ "$srv_status" = 0 ]
 	grep -Eq '^[0-9]+ bytes in [0-9.]+ seconds = [0-9.]+ Mbit/sec' <<<"$cli_out"
+}
+
+# Profile column $3 (count) of stage $2 in device $1's profile; "all":
+# the sum of every stage's count.
+prof_count() {
+	awk -v s="$2" 'NR > 2 && (s == "all" || $1 == s) { n += $3 } END { print n + 0 }' \
+		"/sys/kernel/debug/xib_hca/$1/profile"
+}
+
+# A short validated exchange: $1 iterations of 4 KiB messages each way
+# (four 1 KiB packets each) between xib0 and xib1.
+prof_pingpong() {
+	xib_pair 60 xibB xibA -- "$XR" ibv_rc_pingpong -d xib1 -g "$GIDB" -n "$1" -c \
+		-- "$XR" ibv_rc_pingpong -d xib0 -g "$GIDA" -n "$1" -c 10.211.0.2
+	[ "$cli_status" -eq 0 ] && [ "$srv_status" = 0 ]
+}
+
+@test "xib_hca profile (debugfs): off counts nothing, on counts the traffic, reset zeroes" {
+	local d n=20 dev
+	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+	for d in xib0 xib1; do
+		[ -f "/sys/kernel/debug/xib_hca/$d/profile" ]
+	done
+	# off by default: traffic counts nothing
+	[ "$(cat /sys/module/xib_hca/parameters/profile)" = N ]
+	echo 0 >/sys/kernel/debug/xib_hca/xib0/profile
+	echo 0 >/sys/kernel/debug/xib_hca/xib1/profile
+	prof_pingpong "$n"
+	[ "$(prof_count xib0 all)" -eq 0 ]
+	[ "$(prof_count xib1 all)" -eq 0 ]
+	grep -q '^# profile off' /sys/kernel/debug/xib_hca/xib0/profile
+
+	# on (through either device's file: the switch is the module's)
+	echo on >/sys/kernel/debug/xib_hca/xib0/profile
+	[ "$(cat /sys/module/xib_hca/parameters/profile)" = Y ]
+	echo reset >/sys/kernel/debug/xib_hca/xib1/profile
+	echo 0 >/sys/kernel/debug/xib_hca/xib0/profile
+	prof_pingpong "$n"
+	cat /sys/kernel/debug/xib_hca/xib0/profile /sys/kernel/debug/xib_hca/xib1/profile
+	grep -q '^# profile on' /sys/kernel/debug/xib_hca/xib0/profile
+	for dev in xib0 xib1; do
+		# n messages of 4 packets sent, n received, over the veth
+		[ "$(prof_count $dev req)" -ge 1 ]
+		[ "$(prof_count $dev req.fetch)" -ge "$n" ]
+		[ "$(prof_count $dev req.build)" -ge $((4 * n)) ]
+		[ "$(prof_count $dev req.payload)" -ge $((4 * n)) ]
+		[ "$(prof_count $dev xmit)" -ge $((4 * n)) ]
+		[ "$(prof_count $dev xmit.icrc)" -ge $((4 * n)) ]
+		[ "$(prof_count $dev xmit.out)" -ge $((4 * n)) ]
+		[ "$(prof_count $dev xmit.loop)" -eq 0 ]
+		[ "$(prof_count $dev rx.wire)" -ge $((4 * n)) ]
+		[ "$(prof_count $dev rx.icrc)" -ge $((4 * n)) ]
+		[ "$(prof_count $dev rx.pkt)" -ge $((4 * n)) ]
+		[ "$(prof_count $dev rx.resp)" -ge $((4 * n)) ]
+		[ "$(prof_count $dev rx.comp)" -ge 1 ]
+		[ "$(prof_count $dev ack)" -ge 1 ]
+		# a send and a receive completion per message
+		[ "$(prof_count $dev cq.post)" -ge $((2 * n)) ]
+	done
+	# no more requests reach a responder than its peer built
+	[ "$(prof_count xib1 rx.resp)" -le "$(prof_count xib0 req.build)" ]
+	[ "$(prof_count xib0 rx.resp)" -le "$(prof_count xib1 req.build)" ]
+	# the packets a device received are those that crossed its wire
+	[ "$(prof_count xib0 rx.pkt)" -le "$(prof_count xib0 rx.wire)" ]
+
+	# off, then reset: zero, and it stays zero with traffic
+	echo off >/sys/kernel/debug/xib_hca/xib1/profile
+	[ "$(cat /sys/module/xib_hca/parameters/profile)" = N ]
+	echo 0 >/sys/kernel/debug/xib_hca/xib0/profile
+	echo 0 >/sys/kernel/debug/xib_hca/xib1/profile
+	[ "$(prof_count xib0 all)" -eq 0 ]
+	prof_pingpong "$n"
+	[ "$(prof_count xib0 all)" -eq 0 ]
+	[ "$(prof_count xib1 all)" -eq 0 ]
+	# anything else is refused
+	run sh -c 'echo bogus >/sys/kernel/debug/xib_hca/xib0/profile'
+	[ "$status" -ne 0 ]
 }

@@ -26,8 +26,10 @@
 #             parameters: strace -f -c over the whole client process
 #   idle      CPU time of xib's engine threads over 10 idle seconds
 #   cm        RDMA CM connection setup with stock cmtime
-# then the in-tree syscalls-per-wr.sh figure (one private program driving
-# the rings: not the product's figure, kept to see the library's floor).
+# then the in-module profile of three xib-loop runs (profile.sh:
+# profile-TOOL.txt) and the in-tree syscalls-per-wr.sh figure (one
+# private program driving the rings: not the product's figure, kept to
+# see the library's floor).
 #
 # Writes $XIB_OUT/bench.tsv (CONFIG, TEST, SIZE, METRIC, VALUE per line),
 # bench.txt (the tables, also on stdout) and the plots bench-bw.png
@@ -637,6 +639,11 @@ if [ -n "$bad" ]; then
 	say "$bad"
 	status=1
 fi
+
+# --- the in-module profile of three xib-loop runs (profile.sh) -----------
+XIB_PROFILE_NS=xbA XIB_PROFILE_DEV=xib0 XIB_PROFILE_ADDR=${ADDR[xib-loop]} \
+	XIB_OUT=$outdir XIB_BENCH_QUICK=$quick "$root/tests/bench/profile.sh" |
+	tee -a "$txt" || status=1
 
 say ""
 say "in-tree floor (one private program driving the rings, not perftest):"
