@@ -27,12 +27,15 @@ struct sk_buff *xib_hca_build_pkt(struct xib_hca_qp *qp,
 	u32 pad = (4 - (payload_len & 3)) & 3;
 	struct sk_buff *skb;
 	u8 *data;
+	u64 t0;
 
 	if (!info)
 		return NULL;
 	f->padcnt = pad;
 	f->pkey = XIB_HCA_DEFAULT_PKEY;
+	t0 = xib_hca_prof_begin();
 	skb = xib_hca_alloc_skb(qp_hca(qp), info->hdr_len + payload_len + pad);
+	xib_hca_prof_end(qp_hca(qp), XIB_HCA_PROF_PKT_ALLOC, t0);
 	if (!skb)
 		return NULL;
 	data = skb->data;

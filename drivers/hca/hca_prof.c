@@ -47,6 +47,7 @@ static const struct xib_hca_prof_stage_info xib_hca_prof_stages[XIB_HCA_NPROF] =
 	[XIB_HCA_PROF_REQ_FETCH] = { "req.fetch", "req", XIB_HCA_PROF_NESTED },
 	[XIB_HCA_PROF_REQ_BUILD] = { "req.build", "req", XIB_HCA_PROF_NESTED },
 	[XIB_HCA_PROF_REQ_PAYLOAD] = { "req.payload", "req.build", XIB_HCA_PROF_NESTED },
+	[XIB_HCA_PROF_PKT_ALLOC] = { "pkt.alloc", "req.build|ack|rd_resp", XIB_HCA_PROF_NESTED },
 	[XIB_HCA_PROF_RD_RESP] = { "rd_resp", "pass_work", XIB_HCA_PROF_NESTED },
 	[XIB_HCA_PROF_XMIT] = { "xmit", "req|ack|rd_resp", XIB_HCA_PROF_NESTED },
 	[XIB_HCA_PROF_XMIT_SGID] = { "xmit.sgid", "xmit", XIB_HCA_PROF_NESTED },
