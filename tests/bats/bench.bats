@@ -43,4 +43,9 @@ teardown() {
 	for f in bench-bw.png bench-ratio.png; do
 		[ "$(head -c 8 "$out/$f" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]
 	done
+	# the profile of each loopback run (profile.sh): its packets sent
+	for f in ib_write_bw ib_send_bw ib_send_lat; do
+		grep -q "^profile: $f " <<<"$output"
+		awk '$1 == "xmit" && $3 > 0 { ok = 1 } END { exit !ok }' "$out/profile-$f.txt"
+	done
 }

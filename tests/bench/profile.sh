@@ -10,7 +10,8 @@
 #   ib_write_bw -s 65536, ib_send_bw -s 64, ib_send_lat -s 2
 # The profile is switched on, reset before each run and written after it
 # to $XIB_OUT/profile-TOOL.txt, and printed as "profile: TOOL" with the
-# tool's result line.  The switch is left as it was found.
+# tool's result line and that of the same run with the profile off just
+# before (the profile's own cost).  The switch is left as it was found.
 #
 # Alone, it sets up its own device (xibp0 on a veth in namespace xpA,
 # 10.214.0.1); bench.sh passes its xib-loop device instead:
@@ -78,21 +79,38 @@ wait_listen() {
 	return 1
 }
 
-# run TOOL SIZE ITERS: one server/client pair on $dev, profiled.
-run() {
-	local tool=$1 size=$2 iters=$3 out=$outdir/profile-$1 spid line
-	echo 0 >"$prof"
-	timeout 300 ip netns exec "$ns" "$xibrun" "$tool" -d "$dev" -F -s "$size" -n "$iters" \
-		>"$out.srv" 2>&1 &
+# pair TOOL SIZE ITERS OUT: one server/client pair on $dev; the client's
+# output in OUT.cli, the server's in OUT.srv.
+pair() {
+	local spid
+	timeout 300 ip netns exec "$ns" "$xibrun" "$1" -d "$dev" -F -s "$2" -n "$3" \
+		>"$4.srv" 2>&1 &
 	spid=$!
 	if wait_listen 18515 "$spid"; then
-		timeout 300 ip netns exec "$ns" "$xibrun" "$tool" -d "$dev" -F -s "$size" \
-			-n "$iters" "$addr" >"$out.cli" 2>&1
+		timeout 300 ip netns exec "$ns" "$xibrun" "$1" -d "$dev" -F -s "$2" \
+			-n "$3" "$addr" >"$4.cli" 2>&1
 	fi
 	wait "$spid"
+}
+
+# result SIZE FILE: the result line of a perftest client's output.
+result() {
+	awk -v s="$1" '$1 == s && NF >= 5 && $2 ~ /^[0-9]+$/ { l = $0 } END { print l }' \
+		"$2" 2>/dev/null
+}
+
+# run TOOL SIZE ITERS: the pair with the profile off (for the figure the
+# profile's own cost changes), then on, reset before and dumped after.
+run() {
+	local tool=$1 size=$2 iters=$3 out=$outdir/profile-$1 line off
+	echo off >"$prof"
+	pair "$tool" "$size" "$iters" "$out.off"
+	off=$(result "$size" "$out.off.cli")
+	echo on >"$prof"
+	echo 0 >"$prof"
+	pair "$tool" "$size" "$iters" "$out"
 	cat "$prof" >"$out.txt"
-	line=$(awk -v s="$size" '$1 == s && NF >= 5 && $2 ~ /^[0-9]+$/ { l = $0 } END { print l }' \
-		"$out.cli" 2>/dev/null)
+	line=$(result "$size" "$out.cli")
 	echo ""
 	echo "profile: $tool -s $size -n $iters ($dev, server and client on it)"
 	if [ -z "$line" ]; then
@@ -102,6 +120,7 @@ run() {
 	else
 		awk '/^ *#bytes/ { print; exit }' "$out.cli"
 		echo "$line"
+		echo "${off:-failed}   (profile off)"
 	fi
 	cat "$out.txt"
 }
