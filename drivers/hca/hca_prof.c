@@ -43,6 +43,7 @@ static const struct xib_hca_prof_stage_info xib_hca_prof_stages[XIB_HCA_NPROF] =
 	[XIB_HCA_PROF_RX_WIRE] = { "rx.wire", "-", XIB_HCA_PROF_TOP },
 	[XIB_HCA_PROF_SLEEP] = { "engine.sleep", "-", XIB_HCA_PROF_OFF_CPU },
 	[XIB_HCA_PROF_WAKE] = { "engine.wake", "-", XIB_HCA_PROF_OFF_CPU },
+	[XIB_HCA_PROF_KICK_WAKE] = { "kick.wake", "kick", XIB_HCA_PROF_NESTED },
 	[XIB_HCA_PROF_REQ] = { "req", "pass_work|kick", XIB_HCA_PROF_NESTED },
 	[XIB_HCA_PROF_REQ_FETCH] = { "req.fetch", "req", XIB_HCA_PROF_NESTED },
 	[XIB_HCA_PROF_REQ_BUILD] = { "req.build", "req", XIB_HCA_PROF_NESTED },

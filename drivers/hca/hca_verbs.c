@@ -116,12 +116,14 @@ static int xib_hca_alloc_ucontext(struct xib_ucontext *uctx,
 static int xib_hca_kick(struct xib_qp *ibqp)
 {
 	struct xib_hca_qp *qp = to_hca_qp(ibqp);
-	u64 t0 = xib_hca_prof_begin();
+	u64 t0 = xib_hca_prof_begin(), t1;
 
 	xib_hca_stat_inc(qp_hca(qp), XIB_HCA_STAT_KICKS);
 	trace_xib_hca_kick(ibqp->device->index, ibqp->qp_num);
 	xib_hca_req_run(qp, XIB_HCA_QP_BUDGET);
+	t1 = xib_hca_prof_begin();
 	xib_hca_wake(qp_hca(qp));
+	xib_hca_prof_end(qp_hca(qp), XIB_HCA_PROF_KICK_WAKE, t1);
 	xib_hca_prof_end(qp_hca(qp), XIB_HCA_PROF_KICK, t0);
 	return 0;
 }
