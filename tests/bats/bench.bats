@@ -45,7 +45,7 @@ teardown() {
 	done
 	# the profile of each loopback run (profile.sh): its packets sent
 	for f in ib_write_bw ib_send_bw ib_send_lat; do
-		grep -q "^profile: $f " <<<"$output"
+		grep -q "^profile: $f " "$out/bench.txt"
 		awk '$1 == "xmit" && $3 > 0 { ok = 1 } END { exit !ok }' "$out/profile-$f.txt"
 	done
 }
