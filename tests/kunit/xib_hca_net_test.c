@@ -25,6 +25,9 @@ static struct sk_buff *xib_net_test_skb;
 static struct xib_hca_dev *xib_net_test_hca;
 static unsigned int xib_net_test_calls;
 
+/* The profile's switch lives in hca_prof.c, not in this module: off. */
+DEFINE_STATIC_KEY_FALSE(xib_hca_prof_on);
+
 /* The transmit tracepoint lives in hca_trace.c, not in this module. */
 void xib_hca_trace_tx(struct xib_hca_dev *hca, const struct sk_buff *skb,
 		      u32 len)
