@@ -380,6 +380,8 @@ struct xib_hca_swqe {
 #define XIB_HCA_RTO_MAX_BACKOFF	2
 /* The round-trip estimate lengthens the timer to at most this. */
 #define XIB_HCA_RTO_MAX_US	(4 * USEC_PER_SEC)
+/* The tail-loss probe timeout is at least this many timer ticks. */
+#define XIB_HCA_PTO_MIN_TICKS	2
 
 /**
  * struct xib_hca_retx - the requester's retry budget (hca_retx.c)
@@ -390,6 +392,8 @@ struct xib_hca_swqe {
  * @retry_cnt: the QP's retry_cnt
  * @retry_left: retries left; restored to @retry_cnt by progress
  * @backoff: timer expiries in a row without progress
+ * @probed: a tail-loss probe went out since the last progress; no other
+ *	until the next (xib_hca_retx_probe_due())
  */
 struct xib_hca_retx {
 	u32 una;
@@ -398,6 +402,7 @@ struct xib_hca_retx {
 	u8 retry_cnt;
 	u8 retry_left;
 	u8 backoff;
+	bool probed;
 };
 
 /**
@@ -425,9 +430,13 @@ struct xib_hca_rtt {
  * @retry_run: retries spent since the last progress
  * @run_timeouts: of @retry_run, those after a timer expiry
  * @retry_run_max: the longest run of retries without progress
+ * @probes: tail-loss probes sent (the probe timer expired: no retry spent)
+ * @probe_progress: probes followed by progress before any timeout
  */
 struct xib_hca_rtx_stats {
 	u64 timeouts;
+	u64 probes;
+	u64 probe_progress;
 	u64 rewinds;
 	u64 seq_naks;
 	u64 stale;
@@ -473,6 +482,12 @@ struct xib_hca_rtx_stats {
  * @timed_out: qp->timer found packets unacknowledged; the worker
  *	retransmits from @rx.una (go-back-N) or fails the head WQE.
  *	Progress before the worker acts clears it
+ * @pto_armed: qp->timer runs for the probe timeout, not the local ACK
+ *	timeout (hca_comp.c, "tail-loss probe")
+ * @probe_due: the probe timer expired with packets unacknowledged; the
+ *	worker sends a probe.  Progress before it acts clears it
+ * @probe_out: the newest retransmission is a probe: the next progress is
+ *	counted in @st.probe_progress
  * @cwnd: packets the sender may have beyond @rx.una: XIB_HCA_SEND_WINDOW,
  *	1 after a timeout (probe, every packet asks for an ACK), doubled
  *	back by each progress; a slow peer is not flooded with copies of
@@ -507,6 +522,9 @@ struct xib_hca_sq {
 	bool rtt_timing;
 	bool stalled;
 	bool timed_out;
+	bool pto_armed;
+	bool probe_due;
+	bool probe_out;
 	u32 cwnd;
 	bool rd_gap;
 	u32 rd_gap_psn;
@@ -859,6 +877,9 @@ enum xib_hca_retx_verdict xib_hca_retx_expiry(struct xib_hca_retx *r);
 void xib_hca_rtt_sample(struct xib_hca_rtt *e, u32 r_us);
 u64 xib_hca_rto_us(const struct xib_hca_rtt *e, u64 floor_us, u32 gran_us,
 		   u8 backoff);
+u64 xib_hca_tlp_pto_us(const struct xib_hca_rtt *e, u64 rto_us, u32 gran_us);
+bool xib_hca_retx_probe_due(const struct xib_hca_retx *r);
+bool xib_hca_retx_probe(struct xib_hca_retx *r);
 
 /**
  * enum xib_hca_uc_action - what a UC responder does with a request packet
@@ -954,6 +975,7 @@ int xib_hca_retire_done(struct xib_hca_qp *qp);
 void xib_hca_rto_arm(struct xib_hca_qp *qp);
 void xib_hca_qp_timer(struct timer_list *t);
 void xib_hca_comp_timeout(struct xib_hca_qp *qp);
+void xib_hca_comp_probe(struct xib_hca_qp *qp);
 void xib_hca_comp_recv(struct xib_hca_qp *qp, struct sk_buff *skb,
 		       const struct xib_hca_pkt *pkt);
 

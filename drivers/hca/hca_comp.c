@@ -52,6 +52,26 @@
  * ms = 1.8 s on a fast path).  Progress that arrives after the timer
  * expired but before the worker acted on it cancels the expiry.
  *
+ * Tail-loss probe (hca_retx.c, xib_hca_tlp_pto_us()): when the last
+ * packets of a burst, their ACK or the one sequence NAK of a gap are
+ * lost, nothing reveals it but the timer.  So while packets are
+ * unacknowledged, no probe went out since the last progress and the timer
+ * is not backing off, qp->timer first runs for the probe timeout (PTO,
+ * about two round trips, at least two ticks; @sq->pto_armed), from the
+ * last packet sent (the send window bounds how long that can go on).  If
+ * it expires with nothing acknowledged since, the worker sends a probe
+ * (xib_hca_comp_probe()): exactly what a timeout resends (the oldest
+ * unacknowledged packet, or the first missing response of a READ, cwnd 1
+ * so that it asks for an ACK), but it spends no retry, does not back off
+ * and counts no local ACK timeout; the timer then runs for the regular
+ * timeout.  The responder answers it with what it has: an ACK of what
+ * arrived (a duplicate: re-ACK, READ and atomic replayed from its
+ * resources), or it executes it (it is the expected PSN: the responder
+ * expects no PSN before the oldest unacknowledged one, and one after it
+ * only when an ACK was lost, which the re-ACK then reveals); so a lost
+ * sequence NAK is recovered too.  A dead peer is found out at most one
+ * PTO later than without the probe (counted from the last packet sent).
+ *
  * Counters of all this are in sq.st (struct xib_hca_rtx_stats); their
  * summary goes to the kernel log when a QP runs out of retries.
  *
@@ -179,14 +199,51 @@ static unsigned long xib_hca_rto_now(const struct xib_hca_sq *sq)
 	return DIV_ROUND_UP_ULL(us, jiffy_us) + 1;
 }
 
-/* A packet went out: make sure the timer runs. */
+/*
+ * The probe timeout in jiffies, or 0 for none (xib_hca_tlp_pto_us()).  A
+ * timer armed for n jiffies runs for more than n - 1: at least one jiffy
+ * for the floor of two.
+ */
+static unsigned long xib_hca_pto_now(const struct xib_hca_sq *sq)
+{
+	u32 jiffy_us = jiffies_to_usecs(1);
+	u64 us;
+
+	if (!xib_hca_retx_probe_due(&sq->rx))
+		return 0;
+	us = xib_hca_tlp_pto_us(&sq->rtt,
+				xib_hca_rto_us(&sq->rtt, sq->rto_floor_us,
+					       jiffy_us, sq->rx.backoff),
+				jiffy_us);
+	return DIV_ROUND_UP_ULL(us, jiffy_us);
+}
+
+/* (Re)start qp->timer: for the probe timeout if one is due, else the RTO. */
+static void xib_hca_rto_set(struct xib_hca_qp *qp)
+{
+	struct xib_hca_sq *sq = &qp->sq;
+	unsigned long pto = xib_hca_pto_now(sq);
+
+	lockdep_assert_held(&sq->lock);
+	sq->pto_armed = pto != 0;
+	mod_timer(&qp->timer, jiffies + (pto ? pto : xib_hca_rto_now(sq)));
+}
+
+/*
+ * A packet went out: make sure the timer runs.  The probe timeout counts
+ * from the last packet sent (RFC 8985 7.2): a probe is for when the
+ * sender has nothing more to send and waits; the local ACK timeout runs
+ * from the first packet not acknowledged.
+ */
 void xib_hca_rto_arm(struct xib_hca_qp *qp)
 {
 	struct xib_hca_sq *sq = &qp->sq;
 
 	lockdep_assert_held(&sq->lock);
-	if (sq->rto_floor_us && !sq->stalled && !timer_pending(&qp->timer))
-		mod_timer(&qp->timer, jiffies + xib_hca_rto_now(sq));
+	if (!sq->rto_floor_us || sq->stalled)
+		return;
+	if (!timer_pending(&qp->timer) || sq->pto_armed)
+		xib_hca_rto_set(qp);
 }
 
 /* Progress or a retransmission: the timeout starts again, if needed. */
@@ -197,18 +254,21 @@ static void xib_hca_rto_restart(struct xib_hca_qp *qp)
 	lockdep_assert_held(&sq->lock);
 	if (sq->stalled)
 		return;		/* the timer is the RNR wait */
-	if (sq->rto_floor_us && xib_hca_outstanding(qp))
-		mod_timer(&qp->timer, jiffies + xib_hca_rto_now(sq));
-	else
+	if (sq->rto_floor_us && xib_hca_outstanding(qp)) {
+		xib_hca_rto_set(qp);
+	} else {
+		sq->pto_armed = false;
 		del_timer(&qp->timer);
+	}
 }
 
 /**
  * xib_hca_qp_timer() - qp->timer expired
  * @t: the timer
  *
- * The RNR wait is over, or packets went unacknowledged for the local ACK
- * timeout: flag it and wake the worker, which sends again.  Softirq.
+ * The RNR wait is over, or packets went unacknowledged for the probe
+ * timeout or the local ACK timeout: flag it and wake the worker, which
+ * sends again.  Softirq.
  */
 void xib_hca_qp_timer(struct timer_list *t)
 {
@@ -223,9 +283,13 @@ void xib_hca_qp_timer(struct timer_list *t)
 		sq->stalled = false;
 		kick = true;
 	} else if (sq->rto_floor_us && xib_hca_outstanding(qp)) {
-		sq->timed_out = true;
+		if (sq->pto_armed)
+			sq->probe_due = true;
+		else
+			sq->timed_out = true;
 		kick = true;
 	}
+	sq->pto_armed = false;
 out:
 	spin_unlock_bh(&sq->lock);
 	if (kick)
@@ -385,15 +449,53 @@ void xib_hca_comp_timeout(struct xib_hca_qp *qp)
 
 	lockdep_assert_held(&sq->lock);
 	sq->rd_gap = false;
+	sq->probe_due = false;
 	if (xib_hca_outstanding(qp)) {
 		xib_hca_stat_inc(qp_hca(qp), XIB_HCA_STAT_LOCAL_ACK_TIMEOUTS);
 		sq->st.timeouts++;
 		sq->st.run_timeouts++;
 		sq->cwnd = 1;
+		sq->probe_out = false;
 		xib_hca_retry(qp, xib_hca_resend_point(qp),
 			      xib_hca_retx_expiry(&sq->rx));
 	}
 	sq->timed_out = false;
+}
+
+/**
+ * xib_hca_comp_probe() - send the tail-loss probe qp->timer flagged
+ * @qp: the RC QP, in RTS; sq.lock held
+ *
+ * Resend from where a timeout would (the oldest unacknowledged packet,
+ * one packet, asking for an ACK), but spend no retry, do not back off,
+ * count no local ACK timeout; the timer then runs for the regular
+ * timeout.  Worker context, before the requester sends.
+ */
+void xib_hca_comp_probe(struct xib_hca_qp *qp)
+{
+	struct xib_hca_sq *sq = &qp->sq;
+	u32 psn;
+
+	lockdep_assert_held(&sq->lock);
+	sq->probe_due = false;
+	if (sq->stalled)
+		return;		/* the timer is the RNR wait */
+	if (!xib_hca_outstanding(qp) || !xib_hca_retx_probe(&sq->rx)) {
+		xib_hca_rto_restart(qp);
+		return;
+	}
+	psn = xib_hca_resend_point(qp);
+	xib_hca_stat_inc(qp_hca(qp), XIB_HCA_STAT_TAIL_PROBES);
+	sq->st.probes++;
+	sq->probe_out = true;
+	sq->rd_gap = false;
+	sq->cwnd = 1;
+	sq->rtt_timing = false;	/* Karn: resent packets are not timed */
+	trace_xib_hca_retransmit(qp->ibqp.device->index, qp->ibqp.qp_num, psn,
+				 sq->rx.retry_left);
+	xib_hca_rewind(qp, psn);
+	sq->blocked = false;
+	xib_hca_rto_restart(qp);
 }
 
 /* --- responses: ACK, NAK, read responses (softirq) ------------------------ */
@@ -440,6 +542,12 @@ static void xib_hca_progress(struct xib_hca_qp *qp)
 	sq->st.run_timeouts = 0;
 	sq->rnr_left = qp->rnr_retry;
 	sq->timed_out = false;
+	sq->probe_due = false;
+	if (sq->probe_out) {
+		sq->probe_out = false;
+		sq->st.probe_progress++;
+		xib_hca_stat_inc(qp_hca(qp), XIB_HCA_STAT_TAIL_PROBE_PROGRESS);
+	}
 	if (sq->rtt_timing && xib_psn_before(sq->rtt_psn, sq->rx.una)) {
 		sq->rtt_timing = false;
 		xib_hca_rtt_sample(&sq->rtt,
@@ -478,6 +586,8 @@ static void xib_hca_rnr_nak(struct xib_hca_qp *qp, u32 psn, u8 timer)
 	xib_hca_rewind(qp, psn);
 	sq->stalled = true;
 	sq->timed_out = false;
+	sq->probe_due = false;
+	sq->pto_armed = false;
 	mod_timer(&qp->timer, jiffies +
 		  usecs_to_jiffies(xib_hca_rnr_usec[timer & 31]));
 }

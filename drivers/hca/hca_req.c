@@ -467,9 +467,12 @@ int xib_hca_req_process(struct xib_hca_qp *qp, int budget)
 	int done = 0;
 
 	spin_lock_bh(&qp->sq.lock);
-	if (qp->sq.timed_out && !qp->dead &&
+	if ((qp->sq.timed_out || qp->sq.probe_due) && !qp->dead &&
 	    xib_hca_req_sends(READ_ONCE(qp->hstate))) {
-		xib_hca_comp_timeout(qp);
+		if (qp->sq.timed_out)
+			xib_hca_comp_timeout(qp);
+		else
+			xib_hca_comp_probe(qp);
 		done++;
 	}
 	while (done < budget && !qp->dead && !qp->sq.stalled &&
@@ -509,7 +512,7 @@ bool xib_hca_req_has_work(struct xib_hca_qp *qp)
 		return prod != READ_ONCE(sq->cons);
 	if (!xib_hca_req_sends(state) || READ_ONCE(sq->stalled))
 		return false;
-	if (READ_ONCE(sq->timed_out))
+	if (READ_ONCE(sq->timed_out) || READ_ONCE(sq->probe_due))
 		return true;
 	if (READ_ONCE(sq->blocked))
 		return false;
@@ -540,6 +543,8 @@ int xib_hca_req_flush(struct xib_hca_qp *qp)
 	del_timer(&qp->timer);
 	sq->stalled = false;
 	sq->timed_out = false;
+	sq->probe_due = false;
+	sq->pto_armed = false;
 	sq->rd_gap = false;
 	/* fetched WQEs: a pending error status goes first */
 	while (sq->cons != sq->fetch) {

@@ -268,7 +268,8 @@ void xib_hca_retx_init(struct xib_hca_retx *r, u32 una, u8 retry_cnt)
  * @next: the first PSN the response does not acknowledge
  *
  * Progress (@next after @r->una) moves @r->una on, restores the retry
- * budget and ends the backoff; anything else changes nothing.
+ * budget, ends the backoff and allows a tail-loss probe again; anything
+ * else changes nothing.
  *
  * Return: XIB_HCA_RETX_PROGRESS or XIB_HCA_RETX_IGNORE.
  */
@@ -280,6 +281,7 @@ enum xib_hca_retx_verdict xib_hca_retx_ack(struct xib_hca_retx *r, u32 next)
 	r->retry_left = r->retry_cnt;
 	r->backoff = 0;
 	r->nak_valid = false;
+	r->probed = false;
 	return XIB_HCA_RETX_PROGRESS;
 }
 
@@ -417,4 +419,86 @@ u64 xib_hca_rto_us(const struct xib_hca_rtt *e, u64 floor_us, u32 gran_us,
 		rto = max(rto, est);
 	}
 	return rto << min_t(u8, backoff, XIB_HCA_RTO_MAX_BACKOFF);
+}
+
+/*
+ * --- the tail-loss probe ----------------------------------------------------
+ *
+ * In the spirit of RFC 8985 (RACK-TLP) 7: when the last packets of a
+ * burst, their ACK or the one sequence NAK of a gap are lost, nothing
+ * comes back to reveal it, and go-back-N would wait for the local ACK
+ * timeout (at least 4.096 us * 2^timeout: 67 ms for timeout 14, where a
+ * round trip is well under a millisecond).  So the timer first runs for a
+ * probe timeout (PTO) of about two round trips; if it expires with
+ * nothing acknowledged since, the requester resends its oldest
+ * unacknowledged packet, asking for an ACK.  The responder answers it
+ * whatever it already has (IBTA 9.7.5.2.2: an ACK for a duplicate, the
+ * packet executed if it is the expected one), which reveals the loss.  A
+ * probe is a retransmission like any other on the wire, but it spends no
+ * retry from retry_cnt, does not back the timer off and is not a local
+ * ACK timeout: after it the timer runs for the regular timeout, so a
+ * dead peer is found out at most one PTO later than without it.  One
+ * probe per stall: the next only after progress.
+ */
+
+/**
+ * xib_hca_tlp_pto_us() - how long the timer runs before a tail-loss probe
+ * @e: the round-trip estimator
+ * @rto_us: the regular timeout now (xib_hca_rto_us()); 0 is infinite
+ * @gran_us: the timer's granularity (a jiffy) in microseconds
+ *
+ * PTO = max(2 * SRTT, SRTT + 4 * RTTVAR, XIB_HCA_PTO_MIN_TICKS * @gran_us):
+ * two round trips (RFC 8985 7.2), or the RFC 6298 bound when the round
+ * trip varies more than that (a busy or virtual machine), and at least two
+ * timer ticks (a timer armed for one tick may expire at once: a probe
+ * needs at least one tick of silence).  Without a round-trip sample yet
+ * there is no probe: nothing says how long an ACK takes, and the first
+ * ACK gives a sample.  A PTO that would not come before the regular
+ * timeout is no use: no probe.
+ *
+ * Return: the PTO in microseconds, or 0 for no probe.
+ */
+u64 xib_hca_tlp_pto_us(const struct xib_hca_rtt *e, u64 rto_us, u32 gran_us)
+{
+	u64 pto;
+
+	if (!rto_us || !e->srtt_us)
+		return 0;
+	pto = max(2ULL * e->srtt_us, (u64)e->srtt_us + 4ULL * e->rttvar_us);
+	pto = max(pto, (u64)XIB_HCA_PTO_MIN_TICKS * gran_us);
+	return pto < rto_us ? pto : 0;
+}
+
+/**
+ * xib_hca_retx_probe_due() - may the timer be armed for a probe?
+ * @r: the state
+ *
+ * Only once per stall: not after a probe until progress, and not after a
+ * timer expiry (the timer is backing off: the peer does not answer, and
+ * the regular timeout decides now).
+ *
+ * Return: true if the next timer may be the probe timeout.
+ */
+bool xib_hca_retx_probe_due(const struct xib_hca_retx *r)
+{
+	return !r->probed && !r->backoff;
+}
+
+/**
+ * xib_hca_retx_probe() - the probe timer expired: take the probe
+ * @r: the state
+ *
+ * A probe spends no retry and does not back the timer off; no other
+ * until progress.  A sequence NAK for the same PSN after it is acted on
+ * again, as after an expiry (the probe resends from @r->una).
+ *
+ * Return: true if a probe is to be sent, false if none is due.
+ */
+bool xib_hca_retx_probe(struct xib_hca_retx *r)
+{
+	if (!xib_hca_retx_probe_due(r))
+		return false;
+	r->probed = true;
+	r->nak_valid = false;
+	return true;
 }

@@ -39,6 +39,8 @@ const char * const xib_hca_stat_names[XIB_HCA_NSTATS] = {
 	[XIB_HCA_STAT_KICKS]			= "kicks",
 	[XIB_HCA_STAT_RX_DROP_ADDR]		= "rx_drop_addr",
 	[XIB_HCA_STAT_TX_DROP_SGID]		= "tx_drop_sgid",
+	[XIB_HCA_STAT_TAIL_PROBES]		= "tail_probes",
+	[XIB_HCA_STAT_TAIL_PROBE_PROGRESS]	= "tail_probe_progress",
 };
 
 /* ops->port_violations: the P_Key and Q_Key drop counters. */

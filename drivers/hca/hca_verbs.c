@@ -604,6 +604,9 @@ static void xib_hca_qp_reset(struct xib_hca_qp *qp)
 	qp->sq.blocked = false;
 	qp->sq.stalled = false;
 	qp->sq.timed_out = false;
+	qp->sq.pto_armed = false;
+	qp->sq.probe_due = false;
+	qp->sq.probe_out = false;
 	qp->sq.rtt_timing = false;
 	memset(&qp->sq.rtt, 0, sizeof(qp->sq.rtt));
 	qp->sq.cwnd = XIB_HCA_SEND_WINDOW;
@@ -754,6 +757,8 @@ enum xib_hca_qp_stat {
 	XIB_HCA_QP_STAT_RETRIES,
 	XIB_HCA_QP_STAT_RETRY_RUN,
 	XIB_HCA_QP_STAT_RETRY_RUN_MAX,
+	XIB_HCA_QP_STAT_TAIL_PROBES,
+	XIB_HCA_QP_STAT_TAIL_PROBE_PROGRESS,
 	XIB_HCA_QP_NSTATS
 };
 
@@ -769,6 +774,8 @@ static const char * const xib_hca_qp_stat_names[XIB_HCA_QP_NSTATS] = {
 	[XIB_HCA_QP_STAT_RETRIES]		= "retries",
 	[XIB_HCA_QP_STAT_RETRY_RUN]		= "retry_run",
 	[XIB_HCA_QP_STAT_RETRY_RUN_MAX]		= "retry_run_max",
+	[XIB_HCA_QP_STAT_TAIL_PROBES]		= "tail_probes",
+	[XIB_HCA_QP_STAT_TAIL_PROBE_PROGRESS]	= "tail_probe_progress",
 };
 
 static_assert(XIB_HCA_QP_NSTATS <= XIB_QP_STATS_MAX);
@@ -791,6 +798,8 @@ static void xib_hca_get_qp_stats(struct xib_qp *ibqp, u64 *vals)
 	vals[XIB_HCA_QP_STAT_RETRIES] = st->retries;
 	vals[XIB_HCA_QP_STAT_RETRY_RUN] = st->retry_run;
 	vals[XIB_HCA_QP_STAT_RETRY_RUN_MAX] = st->retry_run_max;
+	vals[XIB_HCA_QP_STAT_TAIL_PROBES] = st->probes;
+	vals[XIB_HCA_QP_STAT_TAIL_PROBE_PROGRESS] = st->probe_progress;
 	spin_unlock_bh(&qp->sq.lock);
 }
 

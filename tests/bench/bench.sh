@@ -26,10 +26,11 @@
 #             parameters: strace -f -c over the whole client process
 #   idle      CPU time of xib's engine threads over 10 idle seconds
 #   cm        RDMA CM connection setup with stock cmtime
-# then the in-module profile of three xib-loop runs (profile.sh:
-# profile-TOOL.txt) and the in-tree syscalls-per-wr.sh figure (one
-# private program driving the rings: not the product's figure, kept to
-# see the library's floor).
+#   profile   the in-module profile of three xib-loop runs (profile.sh:
+#             profile-TOOL.txt)
+# and, with syscalls, the in-tree syscalls-per-wr.sh figure (one private
+# program driving the rings: not the product's figure, kept to see the
+# library's floor).
 #
 # Writes $XIB_OUT/bench.tsv (CONFIG, TEST, SIZE, METRIC, VALUE per line),
 # bench.txt (the tables, also on stdout) and the plots bench-bw.png
@@ -44,6 +45,10 @@
 # figures mean nothing.
 # XIB_BENCH_TOOLS overrides the bandwidth and latency tool list;
 # XIB_BENCH_CM_CONNS the connections of each cmtime run (default 100).
+# XIB_BENCH_SECTIONS: the rows to run, a space-separated list of the row
+# names above (bw lat qps mtu limits loss syscalls idle cm; default all).
+# bw brings the plots, syscalls the in-tree floor; the tables show "-"
+# for what did not run.  E.g. XIB_BENCH_SECTIONS=loss for the loss rows.
 set -uo pipefail
 
 root=${XIB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -56,6 +61,17 @@ quick=${XIB_BENCH_QUICK:-0}
 . "$root/tests/bats/helpers.bash"
 # shellcheck source=tests/bats/xib-apps.bash
 . "$root/tests/bats/xib-apps.bash"
+
+all_sections="bw lat qps mtu limits loss syscalls idle cm profile"
+sections=${XIB_BENCH_SECTIONS:-$all_sections}
+for p in $sections; do
+	[[ " $all_sections " == *" $p "* ]] ||
+		{ echo "bench: unknown section $p (XIB_BENCH_SECTIONS: $all_sections)" >&2; exit 2; }
+done
+# want SECTION: is the section to run?
+want() {
+	[[ " $sections " == *" $1 "* ]]
+}
 
 for p in "$xibrun" "$memcpy_bw"; do
 	[ -x "$p" ] || { echo "bench: $p not built (make userspace)" >&2; exit 2; }
@@ -99,6 +115,14 @@ fi
 # keep only the tools of each kind from an override
 bw_tools=$(printf '%s\n' $bw_tools | grep '_bw$' | paste -sd' ')
 lat_tools=$(printf '%s\n' $lat_tools | grep '_lat$' | paste -sd' ')
+mtus="1500 9000"
+# the sections not asked for: nothing to run
+want bw || bw_tools=""
+want lat || lat_tools=""
+want qps || qp_counts=""
+want mtu || mtus=""
+want loss || loss_configs=""
+want syscalls || sc_rows=""
 
 tsv=$outdir/bench.tsv
 txt=$outdir/bench.txt
@@ -319,17 +343,19 @@ set_mtu() {
 	sleep 1
 }
 
-for m in 1500 9000; do
+for m in $mtus; do
 	set_mtu "$m"
 	tcp "$m"
 	pt_label="ib_write_bw mtu$m" pt xib-2ns ib_write_bw 65536 "$(bw_iters 65536)"
 done
-set_mtu 1500
+[ -z "$mtus" ] || set_mtu 1500
 
 # --- the guest's copy bandwidth -----------------------------------------
-v=$("$memcpy_bw" -s 65536 -t "$tcp_secs" | awk '{ print $3 }')
-put guest memcpy 65536 MBps "${v:-fail}"
-[ -n "$v" ] || fail_row "memcpy_bw"
+if want limits; then
+	v=$("$memcpy_bw" -s 65536 -t "$tcp_secs" | awk '{ print $3 }')
+	put guest memcpy 65536 MBps "${v:-fail}"
+	[ -n "$v" ] || fail_row "memcpy_bw"
+fi
 
 # --- goodput under loss -------------------------------------------------
 # netem_loss CONFIG add|del [LOSS]: netem loss on both ends of the
@@ -349,12 +375,31 @@ netem_loss() {
 	esac
 }
 
+# rtx_counters CONFIG: the retransmission counters of the config's xib
+# devices, summed: local_ack_timeouts tail_probes tail_probe_progress
+# seq_naks_rcvd retries (a counter the driver lacks reads 0).
+rtx_names="local_ack_timeouts tail_probes tail_probe_progress seq_naks_rcvd retries"
+rtx_counters() {
+	local devs d
+	case $1 in
+	xib-2ns) devs="xbA:xib0 xbB:xib1" ;;
+	*) devs="xbB:xib2" ;;
+	esac
+	for d in $devs; do
+		ip netns exec "${d%%:*}" xibctl -j statistic show dev "${d#*:}" |
+			jq -r '.[0] | [.local_ack_timeouts, .tail_probes, .tail_probe_progress,
+				.seq_naks_rcvd, .retries] | map(. // 0) | @tsv'
+	done | awk '{ for (i = 1; i <= 5; i++) s[i] += $i }
+		END { print s[1] + 0, s[2] + 0, s[3] + 0, s[4] + 0, s[5] + 0 }'
+}
+
 # pp CONFIG LOSS: validated ibv_rc_pingpong of pp_iters x 64 KiB under
 # netem loss on both ends of the config's veth; Mbit/s as the client
-# reports it.
+# reports it, and what xib's requesters did (rtx_counters, the run's).
 pp() {
-	local c=$1 loss=$2 out spid v
+	local c=$1 loss=$2 out spid v r0 r1 i n
 	[ "$loss" = 0 ] || netem_loss "$c" add "$loss"
+	read -ra r0 < <(rtx_counters "$c")
 	out=$(mktemp)
 	# shellcheck disable=SC2086
 	timeout 300 ${S_PRE[$c]} ibv_rc_pingpong -d "${S_DEV[$c]}" -g "${GID[${S_DEV[$c]}]}" -c -s 65536 \
@@ -372,6 +417,12 @@ pp() {
 		v=fail
 	fi
 	put "$c" ibv_rc_pingpong "loss$loss" Mbps "$v"
+	read -ra r1 < <(rtx_counters "$c")
+	i=0
+	for n in $rtx_names; do
+		put "$c" ibv_rc_pingpong "loss$loss" "$n" $((${r1[i]:-0} - ${r0[i]:-0}))
+		i=$((i + 1))
+	done
 	[ "$loss" = 0 ] || netem_loss "$c" del
 	rm -f "$out" "$out.srv"
 }
@@ -428,10 +479,12 @@ engine_ticks() {
 	done
 	echo "$s"
 }
-t0=$(engine_ticks)
-sleep "$idle_secs"
-t1=$(engine_ticks)
-put xib idle "${idle_secs}s" cpu_ms $(((t1 - t0) * 1000 / $(getconf CLK_TCK)))
+if want idle; then
+	t0=$(engine_ticks)
+	sleep "$idle_secs"
+	t1=$(engine_ticks)
+	put xib idle "${idle_secs}s" cpu_ms $(((t1 - t0) * 1000 / $(getconf CLK_TCK)))
+fi
 
 # --- RDMA CM connection setup -------------------------------------------
 # cm NAME SERVER-PREFIX CLIENT-PREFIX ADDR: stock cmtime, cm_conns
@@ -460,8 +513,8 @@ cm() {
 	rm -f "$out" "$out.srv"
 }
 
-cm xib-loop "ip netns exec xbA $xibrun" "ip netns exec xbA $xibrun" 10.212.0.1
-if [ "$quick" != 1 ]; then
+want cm && cm xib-loop "ip netns exec xbA $xibrun" "ip netns exec xbA $xibrun" 10.212.0.1
+if want cm && [ "$quick" != 1 ]; then
 	cm rxe-loop "" "" 10.213.0.1
 	cm xib-2ns "ip netns exec xbB $xibrun" "ip netns exec xbA $xibrun" 10.212.0.2
 	cm "rxe->xib" "ip netns exec xbB $xibrun" "" 10.213.0.2
@@ -529,7 +582,7 @@ done
 
 say ""
 say "xib-2ns ib_write_bw 64 KiB against TCP over the same veth (iperf3), MB/s"
-for m in 1500 9000; do
+for m in $mtus; do
 	a=$(get xib-2ns "ib_write_bw mtu$m" 65536 MBps) b=$(get tcp iperf3 "mtu$m" MBps)
 	r=$(ratio "$a" "$b" 1)
 	put ratio "tcp mtu$m" 65536 MBps "$r"
@@ -552,6 +605,16 @@ for c in $loss_configs; do
 		line+=$(printf '   %s%%: %s (%s)' "$l" "$a" "$p")
 	done
 	say "$line"
+done
+say "xib's requesters in those runs: $rtx_names"
+for c in $loss_configs; do
+	for l in $losses; do
+		line=$(printf '%-10s %3s%%:' "$c" "$l")
+		for n in $rtx_names; do
+			line+=" $(get "$c" ibv_rc_pingpong "loss$l" "$n")"
+		done
+		say "$line"
+	done
 done
 
 say ""
@@ -621,10 +684,11 @@ plot() {
 		plot "$rat" using 2:xtic(1), 1 with lines
 	EOF
 }
-if ! plot >"$outdir/gnuplot.log" 2>&1; then
+if want bw && ! plot >"$outdir/gnuplot.log" 2>&1; then
 	fail_row plot "$outdir/gnuplot.log"
 fi
-for f in bench-bw.png bench-ratio.png; do
+want bw || plots=""
+for f in ${plots-bench-bw.png bench-ratio.png}; do
 	# a PNG starts with \x89 "PNG" \r \n \x1a \n
 	if [ "$(head -c 8 "$outdir/$f" 2>/dev/null | od -An -tx1 | tr -d ' \n')" != 89504e470d0a1a0a ]; then
 		fail_row "plot $f is not a PNG" "$outdir/gnuplot.log"
@@ -641,10 +705,13 @@ if [ -n "$bad" ]; then
 fi
 
 # --- the in-module profile of three xib-loop runs (profile.sh) -----------
-XIB_PROFILE_NS=xbA XIB_PROFILE_DEV=xib0 XIB_PROFILE_ADDR=${ADDR[xib-loop]} \
-	XIB_OUT=$outdir XIB_BENCH_QUICK=$quick "$root/tests/bench/profile.sh" |
-	tee -a "$txt" || status=1
+if want profile; then
+	XIB_PROFILE_NS=xbA XIB_PROFILE_DEV=xib0 XIB_PROFILE_ADDR=${ADDR[xib-loop]} \
+		XIB_OUT=$outdir XIB_BENCH_QUICK=$quick "$root/tests/bench/profile.sh" |
+		tee -a "$txt" || status=1
+fi
 
+want syscalls || { say "results: $tsv, $txt"; exit $status; }
 say ""
 say "in-tree floor (one private program driving the rings, not perftest):"
 dev=$(ip netns exec xbA sh -c 'ls -d /sys/class/xib/xib0/uverbs* /sys/class/xib/xib0/*/uverbs* 2>/dev/null' | head -n1)

@@ -7,7 +7,8 @@
  * responder's PSN and message-sequence rules, the requester's retry
  * budget (IBTA 9.7.6.1: progress restores it, stale and duplicated
  * responses change nothing) and its timer (RFC 6298's estimator and
- * backoff, the values worked by hand from the RFC's formulas).
+ * backoff, the values worked by hand from the RFC's formulas) and the
+ * tail-loss probe (its timeout, and once per stall).
  *
  * The module includes the source under test, as xib_hca_wire_test does.
  */
@@ -441,6 +442,113 @@ static void xib_retx_rtt(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, e.srtt_us, 1U);
 }
 
+/*
+ * The tail-loss probe timeout: max(2 SRTT, SRTT + 4 RTTVAR, two ticks),
+ * none without a sample, none unless it comes before the regular timeout.
+ */
+static void xib_retx_pto(struct kunit *test)
+{
+	struct xib_hca_rtt e = {};
+	u64 rto = 67108;	/* timeout 14 */
+
+	/* no round-trip sample yet: no probe */
+	KUNIT_EXPECT_EQ(test, xib_hca_tlp_pto_us(&e, rto, 4000), 0ULL);
+	/* a steady 300 us path (RTTVAR small): two ticks of 4 ms win */
+	e.srtt_us = 300;
+	e.rttvar_us = 10;
+	KUNIT_EXPECT_EQ(test, xib_hca_tlp_pto_us(&e, rto, 4000), 8000ULL);
+	/* HZ 1000: still the two-tick floor */
+	KUNIT_EXPECT_EQ(test, xib_hca_tlp_pto_us(&e, rto, 1000), 2000ULL);
+	/* a fine clock: two round trips */
+	KUNIT_EXPECT_EQ(test, xib_hca_tlp_pto_us(&e, rto, 1), 600ULL);
+	/* the round trip varies more: SRTT + 4 RTTVAR = 300 + 800 */
+	e.rttvar_us = 200;
+	KUNIT_EXPECT_EQ(test, xib_hca_tlp_pto_us(&e, rto, 1), 1100ULL);
+	/* a 10 ms path: 2 * 10 ms + nothing (RTTVAR 1 ms: 14 ms < 20 ms) */
+	e.srtt_us = 10000;
+	e.rttvar_us = 1000;
+	KUNIT_EXPECT_EQ(test, xib_hca_tlp_pto_us(&e, rto, 4000), 20000ULL);
+	/* never as long as the regular timeout: then no probe */
+	e.srtt_us = 40000;
+	e.rttvar_us = 0;
+	KUNIT_EXPECT_EQ(test, xib_hca_tlp_pto_us(&e, rto, 4000), 0ULL);
+	e.srtt_us = 33554;	/* 2 SRTT = 67108 = the timeout */
+	KUNIT_EXPECT_EQ(test, xib_hca_tlp_pto_us(&e, rto, 4000), 0ULL);
+	e.srtt_us = 33553;
+	KUNIT_EXPECT_EQ(test, xib_hca_tlp_pto_us(&e, rto, 4000), 67106ULL);
+	/* a timeout shorter than the two-tick floor: no probe */
+	e.srtt_us = 100;
+	KUNIT_EXPECT_EQ(test, xib_hca_tlp_pto_us(&e, 8000, 4000), 0ULL);
+	KUNIT_EXPECT_EQ(test, xib_hca_tlp_pto_us(&e, 8001, 4000), 8000ULL);
+	/* timeout 0 (infinite): no timer, no probe */
+	KUNIT_EXPECT_EQ(test, xib_hca_tlp_pto_us(&e, 0, 4000), 0ULL);
+	/* the largest estimate does not overflow */
+	e.srtt_us = U32_MAX;
+	e.rttvar_us = U32_MAX;
+	KUNIT_EXPECT_EQ(test, xib_hca_tlp_pto_us(&e, U64_MAX, 1),
+			(u64)U32_MAX + 4ULL * U32_MAX);
+}
+
+/*
+ * When a probe is due: once per stall, again only after progress; never
+ * while the timer backs off; a probe spends no retry and does not back
+ * the timer off.
+ */
+static void xib_retx_probe_due(struct kunit *test)
+{
+	struct xib_hca_retx r;
+
+	xib_hca_retx_init(&r, 100, 7);
+	KUNIT_EXPECT_TRUE(test, xib_hca_retx_probe_due(&r));
+	KUNIT_EXPECT_TRUE(test, xib_hca_retx_probe(&r));
+	/* no retry spent, no backoff */
+	KUNIT_EXPECT_EQ(test, r.retry_left, 7);
+	KUNIT_EXPECT_EQ(test, r.backoff, 0);
+	/* one per stall */
+	KUNIT_EXPECT_FALSE(test, xib_hca_retx_probe_due(&r));
+	KUNIT_EXPECT_FALSE(test, xib_hca_retx_probe(&r));
+	/* a response that acknowledges nothing new: still none */
+	KUNIT_EXPECT_EQ(test, xib_hca_retx_ack(&r, 100), XIB_HCA_RETX_IGNORE);
+	KUNIT_EXPECT_EQ(test, xib_hca_retx_ack(&r, 90), XIB_HCA_RETX_IGNORE);
+	KUNIT_EXPECT_FALSE(test, xib_hca_retx_probe_due(&r));
+	/* the probe was lost: the regular timeout spends a retry */
+	KUNIT_EXPECT_EQ(test, xib_hca_retx_expiry(&r), XIB_HCA_RETX_RETRY);
+	KUNIT_EXPECT_EQ(test, r.retry_left, 6);
+	KUNIT_EXPECT_FALSE(test, xib_hca_retx_probe_due(&r));
+	/* progress: a probe may go again */
+	KUNIT_EXPECT_EQ(test, xib_hca_retx_ack(&r, 101), XIB_HCA_RETX_PROGRESS);
+	KUNIT_EXPECT_TRUE(test, xib_hca_retx_probe_due(&r));
+
+	/* after an expiry without a probe: none while the timer backs off */
+	xib_hca_retx_init(&r, 5, 3);
+	xib_hca_retx_expiry(&r);
+	KUNIT_EXPECT_FALSE(test, xib_hca_retx_probe_due(&r));
+	KUNIT_EXPECT_FALSE(test, xib_hca_retx_probe(&r));
+	KUNIT_EXPECT_EQ(test, r.retry_left, 2);
+	/* a sequence NAK that acknowledges something is progress */
+	KUNIT_EXPECT_EQ(test, xib_hca_retx_seq_nak(&r, 9), XIB_HCA_RETX_RETRY);
+	KUNIT_EXPECT_TRUE(test, xib_hca_retx_probe_due(&r));
+
+	/* the probe resends from @una: a NAK for the same PSN is new again */
+	xib_hca_retx_init(&r, 20, 7);
+	KUNIT_EXPECT_EQ(test, xib_hca_retx_seq_nak(&r, 20), XIB_HCA_RETX_RETRY);
+	KUNIT_EXPECT_EQ(test, xib_hca_retx_seq_nak(&r, 20), XIB_HCA_RETX_IGNORE);
+	KUNIT_EXPECT_TRUE(test, xib_hca_retx_probe(&r));
+	KUNIT_EXPECT_EQ(test, xib_hca_retx_seq_nak(&r, 20), XIB_HCA_RETX_RETRY);
+
+	/*
+	 * A dead peer: probes never shorten the budget.  With retry_cnt 2
+	 * the third expiry in a row without progress is the end, probe or
+	 * not before the first.
+	 */
+	xib_hca_retx_init(&r, 0, 2);
+	KUNIT_EXPECT_TRUE(test, xib_hca_retx_probe(&r));
+	KUNIT_EXPECT_EQ(test, xib_hca_retx_expiry(&r), XIB_HCA_RETX_RETRY);
+	KUNIT_EXPECT_FALSE(test, xib_hca_retx_probe(&r));
+	KUNIT_EXPECT_EQ(test, xib_hca_retx_expiry(&r), XIB_HCA_RETX_RETRY);
+	KUNIT_EXPECT_EQ(test, xib_hca_retx_expiry(&r), XIB_HCA_RETX_EXHAUSTED);
+}
+
 static struct kunit_case xib_retx_cases[] = {
 	KUNIT_CASE(xib_retx_timeout),
 	KUNIT_CASE(xib_retx_resume),
@@ -456,6 +564,8 @@ static struct kunit_case xib_retx_cases[] = {
 	KUNIT_CASE(xib_retx_budget_nak),
 	KUNIT_CASE(xib_retx_backoff),
 	KUNIT_CASE(xib_retx_rtt),
+	KUNIT_CASE(xib_retx_pto),
+	KUNIT_CASE(xib_retx_probe_due),
 	{}
 };
 
