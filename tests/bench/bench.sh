@@ -46,7 +46,8 @@
 # XIB_BENCH_TOOLS overrides the bandwidth and latency tool list;
 # XIB_BENCH_CM_CONNS the connections of each cmtime run (default 100).
 # XIB_BENCH_SECTIONS: the rows to run, a space-separated list of the row
-# names above (bw lat qps mtu limits loss syscalls idle cm; default all).
+# names above (bw lat qps mtu limits loss syscalls idle cm profile;
+# default all).
 # bw brings the plots, syscalls the in-tree floor; the tables show "-"
 # for what did not run.  E.g. XIB_BENCH_SECTIONS=loss for the loss rows.
 set -uo pipefail
