@@ -55,7 +55,7 @@ setup() {
 		   sed 's/getenv("\(.*\)")/\1/' | sort -u) XIB_LIBDIR; do
 		[[ "$page1" == *"$v"* ]] || { echo "xib-run(1) lacks $v"; return 1; }
 	done
-	for p in $(grep -rhoE 'module_param(_named)?\([a-z_]+' "$ROOT/core" "$ROOT/drivers" |
+	for p in $(grep -rhoE 'module_param(_named|_cb)?\([a-z_]+' "$ROOT/core" "$ROOT/drivers" |
 		   sed 's/.*(//' | sort -u); do
 		[[ "$page4" == *"$p="* ]] || { echo "xib_hca(4) lacks $p"; return 1; }
 	done
