@@ -113,7 +113,10 @@ TRACE_EVENT(xib_hca_cqe,
 		  __entry->status, __entry->opcode, __entry->byte_len)
 );
 
-/* The requester of QP @qpn goes back to @psn; @left retries remain. */
+/*
+ * The requester of QP @qpn goes back to @psn, for a retry or a tail-loss
+ * probe (which spends none); @left retries remain.
+ */
 TRACE_EVENT(xib_hca_retransmit,
 	TP_PROTO(u32 dev, u32 qpn, u32 psn, u32 left),
 	TP_ARGS(dev, qpn, psn, left),

@@ -786,8 +786,8 @@ static void xib_hca_get_qp_stats(struct xib_qp *ibqp, u64 *vals)
 	const struct xib_hca_rtx_stats *st = &qp->sq.st;
 
 	spin_lock_bh(&qp->sq.lock);
-	/* every retry is a retransmission: one count serves both names */
-	vals[XIB_HCA_QP_STAT_RETRANSMITS] = st->retries;
+	/* a retransmission: a retry, or a tail-loss probe (which is none) */
+	vals[XIB_HCA_QP_STAT_RETRANSMITS] = st->retries + st->probes;
 	vals[XIB_HCA_QP_STAT_RNR_NAKS_RCVD] = qp->sq.rnr_naks;
 	vals[XIB_HCA_QP_STAT_LOCAL_ACK_TIMEOUTS] = st->timeouts;
 	vals[XIB_HCA_QP_STAT_REWINDS] = st->rewinds;
@@ -811,7 +811,7 @@ static void xib_hca_query_qp_res(struct xib_qp *ibqp, struct xib_qp_res *res)
 	res->sq_psn = qp->sq.psn;
 	res->sq_outstanding = xib_hca_ring_outstanding(&qp->sq.ring,
 						       qp->sq.cons);
-	res->retransmits = qp->sq.st.retries;
+	res->retransmits = qp->sq.st.retries + qp->sq.st.probes;
 	res->rnr_naks = qp->sq.rnr_naks;
 	spin_unlock_bh(&qp->sq.lock);
 

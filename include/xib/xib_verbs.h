@@ -56,8 +56,8 @@ struct pid_namespace;
  * @rq_psn: the PSN the receive side expects next
  * @sq_outstanding: send WRs posted and not yet completed
  * @rq_outstanding: receive WRs posted and not yet consumed (0 on an SRQ)
- * @retransmits: times the send queue went back to resend (timeouts and
- *	sequence NAKs), since creation
+ * @retransmits: times the send queue went back to resend (timeouts,
+ *	sequence NAKs and tail-loss probes), since creation
  * @rnr_naks: RNR NAKs received, since creation
  */
 struct xib_qp_res {

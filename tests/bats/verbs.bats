@@ -415,10 +415,10 @@ uc_loss_msgs() {
 		"$(stat_of xibA xib0 tx_packets)" ]
 	[ "$(stat_of xibA xib0 cqe_error)" -eq 0 ]
 	[ "$(stat_of xibB xib1 cqe_error)" -eq 0 ]
-	# one xib_hca_retransmit event per retry of A's
+	# one xib_hca_retransmit event per retry and per tail-loss probe of A's
 	idx=$(inA xibctl -j dev show xib0 | jq -e '.[0].ifindex')
 	[ "$(grep -c " xib_hca_retransmit: dev $idx " "$t/trace")" -eq \
-		"$(stat_of xibA xib0 retries)" ]
+		$(($(stat_of xibA xib0 retries) + $(stat_of xibA xib0 tail_probes))) ]
 	echo 0 >"$t/events/xib_hca/xib_hca_retransmit/enable"
 	echo >"$t/trace"
 }
