@@ -529,6 +529,39 @@ static void xib_net_test_tx_clone(struct kunit *test)
 	kfree_skb(orig);
 }
 
+/*
+ * Packet buffers come from the page fragment cache while they fit in a
+ * page (head_frag), from kmalloc() beyond; either way linear, with the
+ * asked headroom, the transport bytes put and room for the ICRC.
+ */
+static void xib_net_alloc_check(struct kunit *test, unsigned int tlen,
+				bool frag)
+{
+	struct sk_buff *skb = __xib_hca_alloc_skb(XIB_HCA_NET_HLEN, tlen);
+
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	KUNIT_EXPECT_EQ(test, (bool)skb->head_frag, frag);
+	KUNIT_EXPECT_FALSE(test, skb_is_nonlinear(skb));
+	KUNIT_EXPECT_EQ(test, skb->len, tlen);
+	KUNIT_EXPECT_GE(test, skb_headroom(skb), XIB_HCA_NET_HLEN);
+	KUNIT_EXPECT_GE(test, skb_tailroom(skb), XIB_ICRC_LEN);
+	memset(skb->data, 0xa5, tlen);		/* all of it is ours */
+	kfree_skb(skb);
+}
+
+static void xib_net_test_alloc(struct kunit *test)
+{
+	int i;
+
+	xib_net_alloc_check(test, 28, true);		/* an ACK */
+	/* a 1 KiB-MTU WRITE, often enough to wrap the cache's page */
+	for (i = 0; i < 64; i++)
+		xib_net_alloc_check(test, 28 + 1024, true);
+	xib_net_alloc_check(test, 28 + 4096, false);	/* a 4 KiB MTU */
+	KUNIT_EXPECT_NULL(test, __xib_hca_alloc_skb(XIB_HCA_NET_HLEN,
+						    U16_MAX + 1));
+}
+
 static struct kunit_case xib_net_test_cases[] = {
 	KUNIT_CASE(xib_net_test_tx4_fixtures),
 	KUNIT_CASE(xib_net_test_rx4_fixtures),
@@ -537,13 +570,21 @@ static struct kunit_case xib_net_test_cases[] = {
 	KUNIT_CASE(xib_net_test_ipv6),
 	KUNIT_CASE(xib_net_test_rxe_ipv6),
 	KUNIT_CASE(xib_net_test_tx_clone),
+	KUNIT_CASE(xib_net_test_alloc),
 	{}
 };
+
+/* The fragment cache's pages go back, as the module's exit does. */
+static void xib_net_test_suite_exit(struct kunit_suite *suite)
+{
+	xib_hca_frags_drain();
+}
 
 static struct kunit_suite xib_net_test_suite = {
 	.name = "xib_hca_net",
 	.init = xib_net_test_init,
 	.exit = xib_net_test_exit,
+	.suite_exit = xib_net_test_suite_exit,
 	.test_cases = xib_net_test_cases,
 };
 
