@@ -39,9 +39,10 @@
  * a second NAK for the same PSN with no progress in between is the
  * network's duplicate, unless it comes half a re-NAK interval later:
  * then the responder NAKed the gap again because the retransmission was
- * lost, hca_retx.c's xib_hca_retx_seq_nak_at()), a stale RNR NAK.  Such a response used to rewind
- * the sender and spend a retry, which is how a network that reorders and
- * duplicates ran the budget out while data was flowing (issue 15).
+ * lost, hca_retx.c's xib_hca_retx_seq_nak_at()), a stale RNR NAK.  Such
+ * a response used to rewind the sender and spend a retry, which is how a
+ * network that reorders and duplicates ran the budget out while data was
+ * flowing (issue 15).
  *
  * The timer (RFC 6298, xib_hca_rto_us()): it runs for the QP's local ACK
  * timeout, 4.096 us * 2^timeout, or for SRTT + 4 * RTTVAR if that is
