@@ -382,6 +382,14 @@ struct xib_hca_swqe {
 #define XIB_HCA_RTO_MAX_US	(4 * USEC_PER_SEC)
 /* The tail-loss probe timeout is at least this many timer ticks. */
 #define XIB_HCA_PTO_MIN_TICKS	2
+/*
+ * A responder NAKs a gap still open again after this long (xib_hca_renak_us())
+ * before it has timed a NAK's round trip, never sooner than the minimum
+ * and never later than the maximum.
+ */
+#define XIB_HCA_RENAK_DEFAULT_US	4000
+#define XIB_HCA_RENAK_MIN_US		250
+#define XIB_HCA_RENAK_MAX_US		(100 * USEC_PER_MSEC)
 
 /**
  * struct xib_hca_retx - the requester's retry budget (hca_retx.c)
@@ -394,10 +402,12 @@ struct xib_hca_swqe {
  * @backoff: timer expiries in a row without progress
  * @probed: a tail-loss probe went out since the last progress; no other
  *	until the next (xib_hca_retx_probe_due())
+ * @nak_ns: when the sequence NAK @nak_psn was acted on (caller's clock, ns)
  */
 struct xib_hca_retx {
 	u32 una;
 	u32 nak_psn;
+	u64 nak_ns;
 	bool nak_valid;
 	u8 retry_cnt;
 	u8 retry_left;
@@ -603,6 +613,15 @@ struct xib_hca_rd_res {
  *	again, never executed again), since the last reset
  * @ahead: requests ahead of the expected PSN (dropped), since the last
  *	reset
+ * @nak_seq: the NAK @nak_sent stands for is a PSN sequence NAK (not an
+ *	RNR NAK): it may be sent again (xib_hca_renak_due())
+ * @nak_timed: the sequence NAK of the open gap went out once: the
+ *	arrival of the expected PSN times the NAK's round trip (Karn)
+ * @nak_ns: when the last sequence NAK went out (ktime, ns)
+ * @nak_rtt: the round trip from a sequence NAK to the retransmission it
+ *	asked for (RFC 6298 estimator): how long before NAKing a gap again
+ * @renaks: sequence NAKs sent again for a gap still open, since the last
+ *	reset
  */
 struct xib_hca_resp {
 	u32 epsn;
@@ -626,6 +645,11 @@ struct xib_hca_resp {
 	u64 seq_naks_sent;
 	u64 dup_reqs;
 	u64 ahead;
+	bool nak_seq;
+	bool nak_timed;
+	u64 nak_ns;
+	struct xib_hca_rtt nak_rtt;
+	u64 renaks;
 };
 
 /**
@@ -872,6 +896,11 @@ void xib_hca_retx_init(struct xib_hca_retx *r, u32 una, u8 retry_cnt);
 enum xib_hca_retx_verdict xib_hca_retx_ack(struct xib_hca_retx *r, u32 next);
 enum xib_hca_retx_verdict xib_hca_retx_seq_nak(struct xib_hca_retx *r,
 					       u32 psn);
+enum xib_hca_retx_verdict xib_hca_retx_seq_nak_at(struct xib_hca_retx *r,
+						  u32 psn, u64 now_ns,
+						  u64 renak_us);
+u64 xib_hca_renak_us(const struct xib_hca_rtt *e);
+bool xib_hca_renak_due(u64 last_ns, u64 now_ns, u64 interval_us);
 enum xib_hca_retx_verdict xib_hca_retx_read_gap(struct xib_hca_retx *r);
 enum xib_hca_retx_verdict xib_hca_retx_expiry(struct xib_hca_retx *r);
 void xib_hca_rtt_sample(struct xib_hca_rtt *e, u32 r_us);

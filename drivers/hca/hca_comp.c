@@ -37,9 +37,12 @@
  * a sequence NAK older than it (reordered behind later responses), a copy
  * of the sequence NAK already acted on (the responder NAKs a gap once;
  * a second NAK for the same PSN with no progress in between is the
- * network's duplicate), a stale RNR NAK.  Such a response used to rewind
- * the sender and spend a retry, which is how a network that reorders and
- * duplicates ran the budget out while data was flowing (issue 15).
+ * network's duplicate, unless it comes half a re-NAK interval later:
+ * then the responder NAKed the gap again because the retransmission was
+ * lost, hca_retx.c's xib_hca_retx_seq_nak_at()), a stale RNR NAK.  Such
+ * a response used to rewind the sender and spend a retry, which is how a
+ * network that reorders and duplicates ran the budget out while data was
+ * flowing (issue 15).
  *
  * The timer (RFC 6298, xib_hca_rto_us()): it runs for the QP's local ACK
  * timeout, 4.096 us * 2^timeout, or for SRTT + 4 * RTTVAR if that is
@@ -602,7 +605,8 @@ static void xib_hca_nak(struct xib_hca_qp *qp, u32 psn, u8 code)
 	case XIB_AETH_NAK_PSN_SEQ:
 		qp->sq.st.seq_naks++;
 		una = qp->sq.rx.una;
-		v = xib_hca_retx_seq_nak(&qp->sq.rx, psn);
+		v = xib_hca_retx_seq_nak_at(&qp->sq.rx, psn, ktime_get_ns(),
+					    xib_hca_renak_us(&qp->sq.rtt));
 		if (qp->sq.rx.una != una)
 			xib_hca_progress(qp);
 		else if (v == XIB_HCA_RETX_IGNORE && xib_psn_before(psn, una))

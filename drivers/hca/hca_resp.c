@@ -15,9 +15,10 @@
  * max_dest_rd_atomic of them); an atomic executes when it arrives, keeps
  * its original data in a responder resource and is answered from there,
  * then and for every duplicate of it (the replay cache: never executed
- * twice); the first packet ahead of the expected PSN draws one PSN
+ * twice); the first packet ahead of the expected PSN draws a PSN
  * sequence NAK, the rest of the burst is dropped until the expected PSN
- * comes.  A SEND without a posted receive WQE draws an
+ * comes, and NAKed again if it keeps coming a NAK round trip later
+ * (xib_hca_rc_seq_nak()).  A SEND without a posted receive WQE draws an
  * RNR NAK.  ACKs are coalesced: one per message (and on AckReq).  READ
  * responses are sent by the worker (xib_hca_resp_process()), never from
  * softirq, and an ACK decided while some are pending waits for them; so
@@ -225,6 +226,7 @@ static int xib_hca_resp_take_wqe(struct xib_hca_qp *qp, struct xib_hca_ack *ack,
 				psn, r->msn);
 		/* what follows is dropped silently until @psn comes again */
 		r->nak_sent = true;
+		r->nak_seq = false;
 		return -EAGAIN;
 	}
 	if (ret) {
@@ -798,6 +800,37 @@ static void xib_hca_rc_dup(struct xib_hca_qp *qp, const struct xib_hca_pkt *pkt,
 }
 
 /*
+ * A request past the expected PSN: a packet before it was lost or is late,
+ * and this one is dropped.  The gap is NAKed when it opens, and again when
+ * packets keep coming past it a NAK round trip later (hca_retx.c,
+ * "NAKing a gap again"): the NAK or the retransmission it asked for was
+ * lost.  Not after an RNR NAK: the requester waits for its RNR timer.
+ */
+static void xib_hca_rc_seq_nak(struct xib_hca_qp *qp, struct xib_hca_ack *ack)
+{
+	struct xib_hca_resp *r = &qp->rq.resp;
+	u64 now = ktime_get_ns();
+
+	lockdep_assert_held(&qp->rq.lock);
+	if (!r->nak_sent) {
+		r->nak_timed = true;
+	} else if (r->nak_seq &&
+		   xib_hca_renak_due(r->nak_ns, now,
+				     xib_hca_renak_us(&r->nak_rtt))) {
+		r->nak_timed = false;	/* Karn: whose retransmission? */
+		r->renaks++;
+		xib_hca_stat_inc(qp_hca(qp), XIB_HCA_STAT_SEQ_RENAKS_SENT);
+	} else {
+		return;
+	}
+	r->nak_sent = true;
+	r->nak_seq = true;
+	r->nak_ns = now;
+	r->seq_naks_sent++;
+	xib_hca_nak_set(qp, ack, XIB_AETH_NAK_PSN_SEQ, r->epsn);
+}
+
+/*
  * An RC (or XRC) request packet: checks the PSN, executes or acknowledges
  * again, and sends the ACK or NAK it decides on (unless it must wait
  * behind READ responses).  @srq: an XRC target's SRQ for the packet, with
@@ -811,6 +844,7 @@ static void xib_hca_rc_recv_srq(struct xib_hca_qp *qp,
 	struct xib_hca_resp *r = &qp->rq.resp;
 	u32 psn = xib_bth_psn(pkt->bth);
 	struct xib_hca_ack ack = {};
+	bool gap;
 	u32 npsn;
 
 	spin_lock_bh(&qp->rq.lock);
@@ -825,13 +859,8 @@ static void xib_hca_rc_recv_srq(struct xib_hca_qp *qp,
 		swap(qp->xsrq, *srq);
 	switch (xib_hca_psn_classify(psn, r->epsn)) {
 	case XIB_HCA_PSN_AHEAD:
-		/* one NAK per out-of-order burst, until @epsn arrives */
 		r->ahead++;
-		if (!r->nak_sent) {
-			r->nak_sent = true;
-			r->seq_naks_sent++;
-			xib_hca_nak_set(qp, &ack, XIB_AETH_NAK_PSN_SEQ, r->epsn);
-		}
+		xib_hca_rc_seq_nak(qp, &ack);
 		break;
 	case XIB_HCA_PSN_DUPLICATE:
 		r->dup_reqs++;
@@ -839,9 +868,29 @@ static void xib_hca_rc_recv_srq(struct xib_hca_qp *qp,
 		xib_hca_rc_dup(qp, pkt, &ack);
 		break;
 	case XIB_HCA_PSN_EXPECTED:
+		gap = r->nak_sent && r->nak_seq;
+		if (gap && r->nak_timed)
+			xib_hca_rtt_sample(&r->nak_rtt,
+					   min_t(u64, U32_MAX,
+						 div_u64(ktime_get_ns() - r->nak_ns,
+							 NSEC_PER_USEC)));
 		r->nak_sent = false;
 		npsn = xib_hca_rc_request(qp, pkt, &ack);
 		r->epsn = xib_psn_add(r->epsn, npsn);
+		/*
+		 * The gap a sequence NAK reported is closed: acknowledge it
+		 * at once rather than at the end of the message.  The
+		 * requester learns of the progress a round trip sooner, and
+		 * one that acts on a single NAK until an ACK comes (rdma_rxe)
+		 * acts on the NAK of the next gap.  Not for a READ: an ACK
+		 * past it would say that its responses were lost.
+		 */
+		if (gap && npsn && !ack.send &&
+		    (xib_bth_opcode(pkt->bth) & ~XIB_TRANSPORT_MASK) !=
+		    XIB_OP_RDMA_READ_REQUEST)
+			xib_hca_set_ack(&ack,
+					XIB_AETH_ACK | XIB_AETH_CREDIT_INVALID,
+					psn, r->msn);
 		break;
 	}
 	if (ack.send && xib_hca_hold_ack(qp, &ack))

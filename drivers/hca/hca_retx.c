@@ -323,6 +323,94 @@ enum xib_hca_retx_verdict xib_hca_retx_seq_nak(struct xib_hca_retx *r,
 	return xib_hca_retx_spend(r);
 }
 
+/*
+ * --- NAKing a gap again ------------------------------------------------------
+ *
+ * The responder NAKs a gap once (IBTA 9.7.5.2.2) and drops what follows
+ * it until the expected PSN arrives.  When that NAK, or the first packet
+ * of the retransmission it asked for, is lost, the responder keeps
+ * dropping the packets that still come and says nothing, and only the
+ * requester's timer (a probe, then the local ACK timeout, backed off)
+ * ends the stall: tens of milliseconds where a round trip takes one or
+ * two.  So a responder NAKs a gap still open again when a later packet
+ * arrives at least one NAK round trip (as it measured it: from the NAK to
+ * the arrival of the PSN it asked for) after the previous NAK; the
+ * retransmission should have come by then.  Sending the same NAK again is
+ * a responder's choice the IBTA leaves open; duplicates are still only
+ * re-ACKed.  The requester acts on a NAK for the PSN it already went back
+ * to only if it arrives at least half that interval after it acted on
+ * the previous one: a copy made by the network arrives within the path's
+ * jitter and is still ignored, a NAK sent again after a lost
+ * retransmission comes a round trip later.
+ */
+
+/**
+ * xib_hca_renak_us() - how long before a gap still open is NAKed again
+ * @e: the round trip from a NAK to the retransmission it asked for
+ *
+ * SRTT + 2 * RTTVAR of the samples, within XIB_HCA_RENAK_MIN_US and
+ * XIB_HCA_RENAK_MAX_US; XIB_HCA_RENAK_DEFAULT_US before the first sample.
+ *
+ * Return: microseconds.
+ */
+u64 xib_hca_renak_us(const struct xib_hca_rtt *e)
+{
+	u64 us;
+
+	if (!e->srtt_us)
+		return XIB_HCA_RENAK_DEFAULT_US;
+	us = (u64)e->srtt_us + 2ULL * e->rttvar_us;
+	return clamp_t(u64, us, XIB_HCA_RENAK_MIN_US, XIB_HCA_RENAK_MAX_US);
+}
+
+/**
+ * xib_hca_renak_due() - has a NAK been out long enough to be sent again?
+ * @last_ns: when it was sent (monotonic clock, ns)
+ * @now_ns: now, on the same clock
+ * @interval_us: the interval (xib_hca_renak_us()); 0 is never
+ *
+ * Return: true if at least @interval_us passed since @last_ns.  A @now_ns
+ * before @last_ns (a clock that went back) is not.
+ */
+bool xib_hca_renak_due(u64 last_ns, u64 now_ns, u64 interval_us)
+{
+	if (!interval_us || now_ns < last_ns)
+		return false;
+	return now_ns - last_ns >= interval_us * NSEC_PER_USEC;
+}
+
+/**
+ * xib_hca_retx_seq_nak_at() - a PSN sequence NAK for @psn arrived at @now_ns
+ * @r: the state
+ * @psn: the NAK's PSN
+ * @now_ns: now (monotonic clock, ns)
+ * @renak_us: the responder's re-NAK interval as the requester estimates
+ *	it (xib_hca_renak_us() of its own round trip); 0: a NAK for the
+ *	PSN already acted on is never acted on again before progress
+ *
+ * As xib_hca_retx_seq_nak(), except that a NAK for the PSN a NAK was
+ * already acted on for, with no progress since, is acted on again (a
+ * retry spent) if it comes at least half of @renak_us after that one:
+ * the responder NAKed the gap again because the retransmission was lost.
+ *
+ * Return: XIB_HCA_RETX_RETRY, XIB_HCA_RETX_EXHAUSTED or
+ * XIB_HCA_RETX_IGNORE.
+ */
+enum xib_hca_retx_verdict xib_hca_retx_seq_nak_at(struct xib_hca_retx *r,
+						  u32 psn, u64 now_ns,
+						  u64 renak_us)
+{
+	enum xib_hca_retx_verdict v;
+
+	if (r->nak_valid && r->nak_psn == (psn & XIB_PSN_MASK) &&
+	    xib_hca_renak_due(r->nak_ns, now_ns, renak_us / 2))
+		r->nak_valid = false;
+	v = xib_hca_retx_seq_nak(r, psn);
+	if (v != XIB_HCA_RETX_IGNORE)
+		r->nak_ns = now_ns;
+	return v;
+}
+
 /**
  * xib_hca_retx_read_gap() - RDMA READ responses went missing
  * @r: the state

@@ -374,6 +374,86 @@ static void xib_retx_budget_nak(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, xib_hca_retx_expiry(&r), XIB_HCA_RETX_EXHAUSTED);
 }
 
+/* How long a responder waits before NAKing a gap still open again. */
+static void xib_retx_renak_interval(struct kunit *test)
+{
+	struct xib_hca_rtt e = {};
+
+	/* no NAK timed yet: the default */
+	KUNIT_EXPECT_EQ(test, xib_hca_renak_us(&e), (u64)XIB_HCA_RENAK_DEFAULT_US);
+	/* SRTT + 2 * RTTVAR */
+	e.srtt_us = 2000;
+	e.rttvar_us = 500;
+	KUNIT_EXPECT_EQ(test, xib_hca_renak_us(&e), 3000ULL);
+	/* never below the minimum, never above the maximum */
+	e.srtt_us = 10;
+	e.rttvar_us = 5;
+	KUNIT_EXPECT_EQ(test, xib_hca_renak_us(&e), (u64)XIB_HCA_RENAK_MIN_US);
+	e.srtt_us = XIB_HCA_RTO_MAX_US;
+	e.rttvar_us = U32_MAX;
+	KUNIT_EXPECT_EQ(test, xib_hca_renak_us(&e), (u64)XIB_HCA_RENAK_MAX_US);
+	/* the estimator's samples move it */
+	e = (struct xib_hca_rtt){};
+	xib_hca_rtt_sample(&e, 1000);
+	KUNIT_EXPECT_EQ(test, xib_hca_renak_us(&e), 2000ULL);
+}
+
+static void xib_retx_renak_due(struct kunit *test)
+{
+	u64 t0 = 5ULL * NSEC_PER_SEC;
+
+	KUNIT_EXPECT_FALSE(test, xib_hca_renak_due(t0, t0, 1000));
+	KUNIT_EXPECT_FALSE(test, xib_hca_renak_due(t0, t0 + 999999, 1000));
+	KUNIT_EXPECT_TRUE(test, xib_hca_renak_due(t0, t0 + 1000000, 1000));
+	KUNIT_EXPECT_TRUE(test, xib_hca_renak_due(t0, t0 + NSEC_PER_SEC, 1000));
+	/* a clock that went back, an interval of 0: never */
+	KUNIT_EXPECT_FALSE(test, xib_hca_renak_due(t0, t0 - 1, 1000));
+	KUNIT_EXPECT_FALSE(test, xib_hca_renak_due(t0, U64_MAX, 0));
+}
+
+/* The requester and a NAK for the PSN it already went back to. */
+static void xib_retx_renak_requester(struct kunit *test)
+{
+	u64 t = NSEC_PER_SEC, iv = 4000;	/* re-NAK interval, us */
+	struct xib_hca_retx r;
+
+	xib_hca_retx_init(&r, 100, 7);
+	KUNIT_EXPECT_EQ(test, xib_hca_retx_seq_nak_at(&r, 110, t, iv),
+			XIB_HCA_RETX_RETRY);
+	KUNIT_EXPECT_EQ(test, r.retry_left, 6);
+	/* a copy within half the interval: the network's duplicate */
+	KUNIT_EXPECT_EQ(test, xib_hca_retx_seq_nak_at(&r, 110, t + 1999999, iv),
+			XIB_HCA_RETX_IGNORE);
+	KUNIT_EXPECT_EQ(test, r.retry_left, 6);
+	/* half the interval later: NAKed again, the resend was lost */
+	KUNIT_EXPECT_EQ(test, xib_hca_retx_seq_nak_at(&r, 110, t + 2000000, iv),
+			XIB_HCA_RETX_RETRY);
+	KUNIT_EXPECT_EQ(test, r.retry_left, 5);
+	KUNIT_EXPECT_EQ(test, r.una, 110U);
+	/* measured from the NAK acted on last, not the first */
+	KUNIT_EXPECT_EQ(test, xib_hca_retx_seq_nak_at(&r, 110, t + 3000000, iv),
+			XIB_HCA_RETX_IGNORE);
+	KUNIT_EXPECT_EQ(test, xib_hca_retx_seq_nak_at(&r, 110, t + 4000000, iv),
+			XIB_HCA_RETX_RETRY);
+	KUNIT_EXPECT_EQ(test, r.retry_left, 4);
+	/* a stale NAK stays stale however late */
+	KUNIT_EXPECT_EQ(test, xib_hca_retx_seq_nak_at(&r, 105, t + NSEC_PER_SEC,
+						      iv), XIB_HCA_RETX_IGNORE);
+	/* progress restores the budget; a new gap is a new NAK at once */
+	KUNIT_EXPECT_EQ(test, xib_hca_retx_seq_nak_at(&r, 120, t + 4000001, iv),
+			XIB_HCA_RETX_RETRY);
+	KUNIT_EXPECT_EQ(test, r.retry_left, 6);
+	/* interval 0: never again before progress (the old rule) */
+	KUNIT_EXPECT_EQ(test, xib_hca_retx_seq_nak_at(&r, 120, U64_MAX, 0),
+			XIB_HCA_RETX_IGNORE);
+	/* re-NAKs still spend retries: a gap that never closes runs out */
+	xib_hca_retx_init(&r, 7, 1);
+	KUNIT_EXPECT_EQ(test, xib_hca_retx_seq_nak_at(&r, 7, t, iv),
+			XIB_HCA_RETX_RETRY);
+	KUNIT_EXPECT_EQ(test, xib_hca_retx_seq_nak_at(&r, 7, t + 2000000, iv),
+			XIB_HCA_RETX_EXHAUSTED);
+}
+
 static void xib_retx_backoff(struct kunit *test)
 {
 	struct xib_hca_rtt e = {};
@@ -562,6 +642,9 @@ static struct kunit_case xib_retx_cases[] = {
 	KUNIT_CASE(xib_retx_budget_progress),
 	KUNIT_CASE(xib_retx_budget_stale),
 	KUNIT_CASE(xib_retx_budget_nak),
+	KUNIT_CASE(xib_retx_renak_interval),
+	KUNIT_CASE(xib_retx_renak_due),
+	KUNIT_CASE(xib_retx_renak_requester),
 	KUNIT_CASE(xib_retx_backoff),
 	KUNIT_CASE(xib_retx_rtt),
 	KUNIT_CASE(xib_retx_pto),
