@@ -15,11 +15,10 @@
 # Volumes (the gate's, chosen to fit its budget; make soak runs the
 # issue's full ones, see the Makefile):
 #   XIB_HOSTILE_PP_ITERS  ibv_rc_pingpong -s 65536 round trips (each moves
-#                         128 KiB): stock 512 (64 MiB); soak 2048 (256 MiB).
-#                         The loss-only case runs an eighth of it
-#   XIB_HOSTILE_RXE_ITERS the same against rdma_rxe, each way: a sixteenth
-#                         of XIB_HOSTILE_PP_ITERS (rxe's side is the slow
-#                         one); soak 512
+#                         128 KiB): stock 256 (32 MiB); soak 2048 (256 MiB)
+#   XIB_HOSTILE_RXE_ITERS the same against rdma_rxe, each way: an eighth of
+#                         XIB_HOSTILE_PP_ITERS (rxe's side is the slow one);
+#                         soak 512
 #   XIB_HOSTILE_BYTES     xib_rc_test bytes per opcode: stock 4M, debug 1M
 #   XIB_HOSTILE_BW_ITERS  perftest -s 65536 iterations: 100
 # The stock programs (ibv_rc_pingpong, perftest, rdma_rxe) run on the
@@ -58,7 +57,7 @@ impair() {	# impair NS IF: the combined impairment on IF ("" = initial ns)
 setup() {
 	xib_apps_require
 	bg_pid=
-	PP_ITERS=${XIB_HOSTILE_PP_ITERS:-512}
+	PP_ITERS=${XIB_HOSTILE_PP_ITERS:-256}
 	BW_ITERS=${XIB_HOSTILE_BW_ITERS:-100}
 	BYTES=${XIB_HOSTILE_BYTES:-4M}
 	QUICK=()
@@ -203,7 +202,7 @@ tail_probes() {
 # timeout, and every byte still arrives, checked.
 # bats test_tags=stock-only
 @test "ibv_rc_pingpong -c -s 65536 xib<->xib, loss 5% only: tail-loss probes sent, data intact" {
-	local a0 a1 a2 a3 b0 b1 b2 b3 iters=$((PP_ITERS / 8))
+	local a0 a1 a2 a3 b0 b1 b2 b3 iters=$((PP_ITERS / 4))
 	inA tc qdisc replace dev xv0 root netem loss 5%
 	inB tc qdisc replace dev xv1 root netem loss 5%
 	read -r a0 a1 < <(tail_probes xibA xib0)
@@ -232,7 +231,7 @@ tail_probes() {
 
 # bats test_tags=stock-only
 @test "ibv_rc_pingpong -c -s 65536 xib<->rxe, both directions" {
-	local n=${XIB_HOSTILE_RXE_ITERS:-$((PP_ITERS / 16))} t rxe_side
+	local n=${XIB_HOSTILE_RXE_ITERS:-$((PP_ITERS / 8))} t rxe_side
 	# what a side of rxe's that retries for ever costs (under the 300 s
 	# the guest's watchdog allows a run that prints nothing): 2 s per
 	# iteration, twice what one takes under the gate's load
