@@ -666,7 +666,8 @@ plot() {
 		set title "$t, MB/s over message size (stock perftest, TCG guest)"
 		set logscale x 2
 		set logscale y 10
-		set xlabel "message size, bytes"
+		set format x "%.0b%B"
+		set xlabel "message size, bytes (ki = 1024)"
 		set ylabel "MB/s"
 		set key top left
 		set grid
@@ -675,6 +676,7 @@ plot() {
 		set title "xib / reference: rxe on one device, TCP over the veth, memcpy (1 = parity; latency and CPU as reference / xib)"
 		unset logscale
 		unset xlabel
+		set format x "% h"
 		set logscale y 2
 		set style data histogram
 		set style fill solid 0.6
