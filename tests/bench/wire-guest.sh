@@ -39,6 +39,8 @@ esac
 root=${XIB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${XIB_BUILD:-$root/build}
 xibrun=$build/bin/xib-run
+# xibctl and xib-modules, as tests/vm/runner has them
+export PATH=$build/userspace:$root/tests/vm:$PATH
 q=${XIB_QUEUE:?XIB_QUEUE must name the queue shared with the other guest}
 outdir=${XIB_OUT:-$(mktemp -d)}
 # shellcheck source=tests/bats/helpers.bash
@@ -155,8 +157,11 @@ wait_listen() {
 	return 1
 }
 
+# netem add|del [ARGS...]: the root qdisc of this side's NIC
 netem() {
-	"${ns[@]}" tc qdisc "$@" dev "$nic" root
+	local op=$1
+	shift
+	"${ns[@]}" tc qdisc "$op" dev "$nic" root "$@"
 }
 
 # cmd CONFIG KIND ARG: the program of this step, server side (no peer
