@@ -24,9 +24,9 @@
 # WARNING, KASAN or lockdep report.  Under TCG both guests share the
 # host's CPUs: only the ratios of one run mean something.
 #
-# Take the VM lock around it (flock /tmp/xib-vm.lock ...): it boots two
-# guests.  XIB_WIRE_QUICK=1 runs few iterations; PORT (default 47910) and
-# PORT+1 are the wire's UDP ports on 127.0.0.1.
+# It takes the VM lock (/tmp/xib-vm.lock, XIB_VM_LOCK) around the two
+# guests' run itself.  XIB_WIRE_QUICK=1 runs few iterations; PORT
+# (default 47910) and PORT+1 are the wire's UDP ports on 127.0.0.1.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -115,13 +115,18 @@ fi
 . "$root/tests/vm/kernels.sh"
 xib_kernel_paths stock || exit 2
 moddir=$build/modules/$KREL
-for p in "$build/bin/xib-run" "$moddir/xib_hca.ko"; do
+for p in "$build/bin/xib-run" "$moddir/drivers/hca/xib_hca.ko"; do
 	[ -e "$p" ] || { echo "wire: $p not built (make userspace modules-vm KERNEL=stock)" >&2; exit 2; }
 done
 rm -rf "$out"
 mkdir -p "$out/queue"
 out=$(cd "$out" && pwd)
 
+# the VM lock of the test runs (the brief of every VM user), held until
+# both guests are down
+exec 9>"${XIB_VM_LOCK:-/tmp/xib-vm.lock}"
+echo "wire: waiting for the VM lock" >&2
+flock 9
 start=$(date +%s)
 pids=()
 for r in server:a client:b; do
