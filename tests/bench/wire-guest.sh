@@ -278,6 +278,7 @@ done < <(steps)
 if [ "$role" = client ] && grep -q $'\tfail$' "$tsv"; then
 	status=1
 fi
+ip netns exec xw xibctl link del xibw0 2>/dev/null
 ip netns del xw 2>/dev/null
 xib-modules unload >/dev/null 2>&1
 xib_unload_rxe
