@@ -184,10 +184,11 @@ iters() {
 
 # record CONFIG KIND ARG OUTPUT: the client's figures of one step.
 record() {
-	local c=$1 k=$2 a=$3 f=$4 line v
+	local c=$1 k=$2 a=$3 f=$4 line v rows
+	rows=$(wc -l <"$tsv")
 	case $k in
 	ping)
-		v=$(sed -n 's|^rtt .* = [0-9.]*/\([0-9.]*\)/.*|\1|p' "$f")
+		v=$(sed -n 's|^round-trip .* = [0-9.]*/\([0-9.]*\)/.*|\1|p' "$f")
 		put wire ping 64 rtt_ms "${v:-fail}"
 		;;
 	tcp)
@@ -215,7 +216,7 @@ record() {
 		put "$c" ibv_rc_pingpong "loss$a" Mbps "${v:-fail}"
 		;;
 	esac
-	if grep -q fail <(tail -n 2 "$tsv"); then
+	if tail -n +$((rows + 1)) "$tsv" | grep -q $'\tfail$'; then
 		log "$c $k $a: no figure; its output:"
 		tail -n 20 "$f"
 	fi
@@ -262,7 +263,8 @@ while read -r c k a; do
 	else
 		await "$q/ready.$n" 900 || abort "step $step: the server was not ready"
 		case $k in
-		ping) ping -c 5 -i 0.5 -W 5 "$peer" >"$out" 2>&1 ;;
+		# busybox's: the host root the guest runs on may have no ping
+		ping) busybox ping -c 5 -i 0.5 -W 5 "$peer" >"$out" 2>&1 ;;
 		tcp) timeout 120 iperf3 -c "$peer" -t "$tcp_secs" -J >"$out" 2>&1 ;;
 		*)
 			# shellcheck disable=SC2046
