@@ -189,5 +189,5 @@ if [ -s "$out/wire-ratio.dat" ] && command -v gnuplot >/dev/null; then
 		plot "$out/wire-ratio.dat" using 2:xtic(1), 1 with lines
 	EOF
 fi
-echo "results: $out/wire.txt, $out/wire.tsv${status:+}$( [ -f "$out/wire-ratio.png" ] && echo ", $out/wire-ratio.png")"
+echo "results: $out/wire.txt, $out/wire.tsv$( [ -f "$out/wire-ratio.png" ] && echo ", $out/wire-ratio.png")"
 exit $status
