@@ -34,7 +34,7 @@ mandir ?= $(prefix)/share/man
 bashcompdir ?= $(prefix)/share/bash-completion/completions
 
 .PHONY: all modules modules-vm userspace deps lint check check-harness \
-	vm-shell vm-test kunit bats check-pcie dkms-check install clean help bench demo soak
+	vm-shell vm-test kunit bats check-pcie dkms-check install clean help bench bench-wire demo soak
 
 all: modules userspace
 
@@ -50,6 +50,8 @@ help:
 	@echo "make check-pcie   the PCI front end's suites, stock and debug VMs"
 	@echo "make check-harness            prove the harness catches faults"
 	@echo "make bench        stock perftest etc. on xib vs rdma_rxe, ceilings, plots (stock VM)"
+	@echo "make bench-wire   the same on two stock VMs joined by an emulated wire:"
+	@echo "                  rxe<->rxe and xib<->xib, bw, rate, latency, loss goodput"
 	@echo "make soak         the data-path suite with 16x its volumes, long fuzzer runs (stock VM)"
 	@echo "make install      install modules (KDIR), xibctl and its manual page,"
 	@echo "                  xib-run and the drop-in libraries (under \$$(libdir)/xib)"
@@ -182,6 +184,13 @@ bench: userspace
 	$(MAKE) --no-print-directory modules-vm KERNEL=stock
 	$(VM)/vm-test --kernel stock --out $(BUILD)/bench --idle 1800 --timeout 3600 \
 		sh:tests/bench/bench.sh; st=$$?; cat $(BUILD)/bench/bench.out; exit $$st
+
+# Two stock VMs at once joined by an emulated wire (run-vm --wire): rdma_rxe
+# against rdma_rxe, then xib against xib (tests/bench/wire.sh); the table
+# and plot in build/bench-wire.  wire.sh takes the VM lock of the test runs.
+bench-wire: userspace
+	$(MAKE) --no-print-directory modules-vm KERNEL=stock
+	XIB_BUILD=$(BUILD) $(ROOT)/tests/bench/wire.sh --out $(BUILD)/bench-wire
 
 # Long runs, not part of the gate: the data-path suite with 16 times its
 # volumes and rsockets with every size, 64 times the gate's bytes, and the
