@@ -97,8 +97,10 @@ await() {
 
 tsv=$outdir/wire.tsv
 [ "$role" = server ] || : >"$tsv"
-put() {
-	printf '%s\t%s\t%s\t%s\t%s\n' "$@" >>"$tsv"
+put() {	# a figure that is not a number (perftest's "inf") is a failure
+	local v=$5
+	[[ $v =~ ^-?[0-9]+(\.[0-9]+)?$ ]] || v=fail
+	printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$v" >>"$tsv"
 }
 
 # --- the NIC ------------------------------------------------------------
