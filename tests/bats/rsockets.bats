@@ -73,8 +73,11 @@ xib_cm_probe() {
 	[ -e /dev/xib/rdma_cm ] || { echo "# no /dev/xib/rdma_cm" >&3; return 1; }
 	ip netns exec xibA "$XR" rdma_server -s 10.211.0.1 -p 7399 >"$out" 2>&1 &
 	pid=$!
-	sleep 1
-	ip netns exec xibB timeout 30 "$XR" rdma_client -s 10.211.0.1 -p 7399 >>"$out" 2>&1 || st=$?
+	if wait_cm_listen "$pid" 30 >>"$out" 2>&1; then
+		ip netns exec xibB timeout 30 "$XR" rdma_client -s 10.211.0.1 -p 7399 >>"$out" 2>&1 || st=$?
+	else
+		st=listen
+	fi
 	kill -9 "$pid" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || true
 	if [ "$st" != 0 ]; then
@@ -369,7 +372,10 @@ xib_pair_rs() {
 	cli=("$@")
 	srv_out=$BATS_TEST_TMPDIR/server.out
 	xib_bg xibA "$srv_out" "$XR" "${srv[@]}"
-	sleep 1
+	if ! wait_cm_listen "$bg_pid" 30; then
+		cat "$srv_out"
+		return 1
+	fi
 	cli_status=0
 	cli_out=$(ip netns exec xibB timeout "$t" "$XR" "${cli[@]}" 2>&1) || cli_status=$?
 	srv_status=
@@ -399,7 +405,7 @@ xib_pair_rs() {
 	xib_cm_require
 	head -c $((RS_FILE_KB * 1024 + 7)) /dev/urandom >"$src"
 	xib_bg xibA "$BATS_TEST_TMPDIR/server.out" "$XR" rcopy -p "$RS_PORT"
-	sleep 1
+	wait_cm_listen "$bg_pid" 30 || { cat "$BATS_TEST_TMPDIR/server.out"; return 1; }
 	run ip netns exec xibB timeout 120 "$XR" rcopy "$src" "10.211.0.1:$dst" -p "$RS_PORT"
 	echo "$output"
 	[ "$status" -eq 0 ]
