@@ -52,8 +52,14 @@ done
 # behaviour, user-space protocols and the wire against rdma_rxe, does
 # not depend on KASAN, lockdep or kmemleak, and at half a second per
 # process there they would double the gate.  bench.bats is make bench's
-# smoke: stock programs too.
-debug_skip=(ibverbs-utils perftest rxe-interop rsockets rdmacm-rxe bench)
+# smoke: stock programs too.  modules.bats checks what user space sees
+# of loading and unloading (order, classes, the netlink family), while
+# every debug item loads and unloads the modules under kmemleak anyway;
+# mcast.bats' attach, IGMP and MLD paths are driven there by
+# rdmacm.bats' mckey cases over IPv4 and IPv6, and mw.bats' windows by
+# ibverbs-ex.bats, res.bats and the xib_mw_test KUnit suite (the gate
+# ran over its time budget).
+debug_skip=(ibverbs-utils perftest rxe-interop rsockets rdmacm-rxe bench modules mcast mw)
 stock_items=("${bats_items[@]}")
 debug_items=("${kunit_items[@]}")
 for i in "${bats_items[@]}"; do

@@ -340,6 +340,10 @@ client_fails() {
 	bound
 }
 
+# stock only: stock programs (tests/check.sh's debug_skip reasoning); in
+# the debug kernel the function's data path, doorbells and vectors are
+# driven by the hot-removal-under-traffic and event tests below.
+# bats test_tags=stock-only
 @test "link add binds an xib device to the function; stock pingpongs run on it, doorbells by its UAR" {
 	xib_apps_require
 	pci_topology

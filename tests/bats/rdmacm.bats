@@ -222,6 +222,11 @@ mads_are_cm() {
 		. as $o | ($m | stderr) | $o | .mad_tx == $cm + .mad_retries'
 }
 
+# stock only: a stock program; in the debug kernel the checklist's
+# connection scenarios (tests/c/rdmacm_checklist.c: RC connect, data,
+# disconnect, reject, UD) and the connect/disconnect cycles drive the
+# same CM paths.
+# bats test_tags=stock-only
 @test "ucmatose: RC connections, data and disconnect, xib <-> xib" {
 	inA xibctl statistic reset dev xib0
 	inB xibctl statistic reset dev xib1
@@ -260,6 +265,9 @@ mads_are_cm() {
 	[ "$(grep -c '^server ping data: rdma-ping-' "$srv_out")" -eq 10 ]
 }
 
+# stock only: a stock program; in the debug kernel the checklist's UD
+# scenario drives the same SIDR exchange and UD QP setup.
+# bats test_tags=stock-only
 @test "udaddy: UD lookup (SIDR) and datagrams, xib <-> xib" {
 	inA xibctl statistic reset dev xib0
 	inB xibctl statistic reset dev xib1
