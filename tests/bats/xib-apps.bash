@@ -121,16 +121,16 @@ xib_bg_stop() {
 }
 
 # Wait (at most $3 s) until TCP port $2 listens in namespace $1 ("" = the
-# initial one), or the server died.
+# initial one), or the server died: process $4, by default $bg_pid.
 xib_wait_listen() {
-	local ns=$1 port=$2 t=$3 i
+	local ns=$1 port=$2 t=$3 pid=${4:-${bg_pid:-}} i
 	for ((i = 0; i < t * 10; i++)); do
 		if [ -n "$ns" ]; then
 			ip netns exec "$ns" ss -ltnH "sport = :$port" | grep -q . && return 0
 		else
 			ss -ltnH "sport = :$port" | grep -q . && return 0
 		fi
-		kill -0 "$bg_pid" 2>/dev/null || { echo "server exited before listening" >&2; return 1; }
+		kill -0 "$pid" 2>/dev/null || { echo "server exited before listening" >&2; return 1; }
 		sleep 0.1
 	done
 	echo "nothing listens on port $port in ${ns:-the initial namespace} after $t s" >&2

@@ -209,18 +209,6 @@ cfg xib-2ns "ip netns exec xbB $xibrun" xib1 "ip netns exec xbA $xibrun" xib0 10
 cfg "rxe->xib" "ip netns exec xbB $xibrun" xib2 "" rxeb0 10.213.0.2 xbB
 configs=$run_configs
 
-# wait_listen NS PORT PID: until a TCP socket listens on PORT in NS (""
-# for the initial namespace), at most 20 s, while PID lives.
-wait_listen() {
-	local i ns=(${1:+ip netns exec $1})
-	for ((i = 0; i < 200; i++)); do
-		[ -n "$("${ns[@]}" ss -Hltn "sport = :$2" 2>/dev/null)" ] && return 0
-		kill -0 "$3" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
-
 # busy_jiffies: the guest's non-idle CPU time so far, in USER_HZ ticks.
 busy_jiffies() {
 	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8; exit }' /proc/stat
@@ -240,7 +228,7 @@ pt() {
 	timeout 300 ${S_PRE[$c]} "$tool" -d "${S_DEV[$c]}" -F -s "$size" -n "$iters" "$@" \
 		>"$out.srv" 2>&1 &
 	spid=$!
-	if ! wait_listen "${S_NS[$c]}" 18515 "$spid"; then
+	if ! xib_wait_listen "${S_NS[$c]}" 18515 20 "$spid"; then
 		kill "$spid" 2>/dev/null
 		wait "$spid" 2>/dev/null
 		fail_row "$c $test -s $size (server)" "$out.srv"
@@ -325,7 +313,7 @@ tcp() {
 	out=$(mktemp)
 	ip netns exec xbB iperf3 -s -1 >/dev/null 2>&1 &
 	local spid=$!
-	wait_listen xbB 5201 "$spid" &&
+	xib_wait_listen xbB 5201 20 "$spid" &&
 		ip netns exec xbA iperf3 -c 10.212.0.2 -t "$tcp_secs" -J >"$out" 2>&1
 	wait "$spid"
 	v=$(jq -er '.end.sum_received.bits_per_second / 8e6 | . * 10 | round / 10' "$out" 2>/dev/null)
@@ -406,7 +394,7 @@ pp() {
 	timeout 300 ${S_PRE[$c]} ibv_rc_pingpong -d "${S_DEV[$c]}" -g "${GID[${S_DEV[$c]}]}" -c -s 65536 \
 		-n "$pp_iters" >"$out.srv" 2>&1 &
 	spid=$!
-	if wait_listen "${S_NS[$c]}" 18515 "$spid"; then
+	if xib_wait_listen "${S_NS[$c]}" 18515 20 "$spid"; then
 		# shellcheck disable=SC2086
 		timeout 300 ${C_PRE[$c]} ibv_rc_pingpong -d "${C_DEV[$c]}" -g "${GID[${C_DEV[$c]}]}" -c -s 65536 \
 			-n "$pp_iters" "${ADDR[$c]}" >"$out" 2>&1
@@ -443,7 +431,7 @@ sc() {
 	timeout 300 ip netns exec xbB "$xibrun" "$tool" -d xib1 -F -s "$size" -n "$iters" \
 		>"$out.srv" 2>&1 &
 	spid=$!
-	if wait_listen xbB 18515 "$spid"; then
+	if xib_wait_listen xbB 18515 20 "$spid"; then
 		timeout 300 ip netns exec xbA strace -f -c -o "$out.trace" "$xibrun" "$tool" -d xib0 \
 			-F -s "$size" -n "$iters" 10.212.0.2 >"$out" 2>&1
 	fi

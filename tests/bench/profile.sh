@@ -68,17 +68,6 @@ prof=/sys/kernel/debug/xib_hca/$dev/profile
 was=$(cat "$param")
 echo on >"$prof" || exit 1
 
-# wait_listen PORT PID: until a TCP socket listens on PORT in $ns (20 s).
-wait_listen() {
-	local i
-	for ((i = 0; i < 200; i++)); do
-		[ -n "$(ip netns exec "$ns" ss -Hltn "sport = :$1" 2>/dev/null)" ] && return 0
-		kill -0 "$2" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
-
 # pair TOOL SIZE ITERS OUT: one server/client pair on $dev; the client's
 # output in OUT.cli, the server's in OUT.srv.
 pair() {
@@ -86,7 +75,7 @@ pair() {
 	timeout 300 ip netns exec "$ns" "$xibrun" "$1" -d "$dev" -F -s "$2" -n "$3" \
 		>"$4.srv" 2>&1 &
 	spid=$!
-	if wait_listen 18515 "$spid"; then
+	if xib_wait_listen "$ns" 18515 20 "$spid"; then
 		timeout 300 ip netns exec "$ns" "$xibrun" "$1" -d "$dev" -F -s "$2" \
 			-n "$3" "$addr" >"$4.cli" 2>&1
 	fi

@@ -124,7 +124,7 @@ xib-modules load || abort "cannot load xib"
 xib_load_rxe || abort "cannot load rdma_rxe"
 
 # The configuration's namespace prefix, library prefix and device.
-ns=() lib=() dev='' gid=''
+ns=() nsname='' lib=() dev='' gid=''
 
 setup() {
 	case $1 in
@@ -140,23 +140,11 @@ setup() {
 		ip -n xw addr add "$me/24" dev "$nic" &&
 			ip -n xw link set lo up && ip -n xw link set "$nic" up || return 1
 		ip netns exec xw xibctl link add xibw0 netdev "$nic" || return 1
-		dev=xibw0 ns=(ip netns exec xw) lib=("$xibrun")
+		dev=xibw0 ns=(ip netns exec xw) nsname=xw lib=("$xibrun")
 		gid=$(xib_gid_index xw xibw0 "$me") || return 1
 		;;
 	esac
 	log "$1: device $dev, GID index $gid"
-}
-
-# wait_listen PORT PID: until a TCP socket listens on PORT in this
-# configuration's namespace, at most 30 s, while PID lives.
-wait_listen() {
-	local i
-	for ((i = 0; i < 300; i++)); do
-		[ -n "$("${ns[@]}" ss -Hltn "sport = :$1" 2>/dev/null)" ] && return 0
-		kill -0 "$2" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
 }
 
 # netem add|del [ARGS...]: the root qdisc of this side's NIC
@@ -247,7 +235,7 @@ while read -r c k a; do
 			spid=$!
 			port=18515
 			[ "$k" != tcp ] || port=5201
-			wait_listen "$port" "$spid" || abort "step $step: the server does not listen"
+			xib_wait_listen "$nsname" "$port" 30 "$spid" || abort "step $step: the server does not listen"
 			touch "$q/ready.$n"
 			;;
 		esac
