@@ -55,10 +55,15 @@ ex() {
 	! grep -q '^not ok' <<<"$output"
 }
 
+# stock only: the comparison is the library's; every suite queries the device.
+# bats test_tags=stock-only
 @test "ibv_query_device_ex and ibv_query_device are truthful" {
 	ex devex
 }
 
+# stock only: the extended CQ's flags and read functions are the library's;
+# the kernel creates a CQ as for ibv_create_cq.
+# bats test_tags=stock-only
 @test "ibv_create_cq_ex: refused wc_flags, read functions, start/next/end poll" {
 	ex cqex
 }
@@ -67,6 +72,9 @@ ex() {
 	ex qpex
 }
 
+# stock only: thread and parent domains are the library's objects; the
+# kernel sees PDs and QPs as everywhere else.
+# bats test_tags=stock-only
 @test "thread and parent domains: PD semantics, traffic, destroy order" {
 	ex td
 }
@@ -104,6 +112,9 @@ ex() {
 	ex xrc
 }
 
+# stock only: the new post-send API is the library's; the kernel's data
+# path is the one ibv_create_qp_ex's test above drives.
+# bats test_tags=stock-only
 @test "ibv_rc_pingpong -N: the stock program's new post-send API path" {
 	local gid
 	gid=$(xib_gid_index xibA xib0 10.211.0.1)
