@@ -34,7 +34,7 @@ mandir ?= $(prefix)/share/man
 bashcompdir ?= $(prefix)/share/bash-completion/completions
 
 .PHONY: all modules modules-vm userspace deps lint check check-harness \
-	vm-shell vm-test kunit bats check-pcie dkms-check install clean help bench bench-wire demo soak
+	vm-shell vm-test kunit bats check-pcie dkms-check install clean help bench bench-wire demo soak soak-debug
 
 all: modules userspace
 
@@ -52,7 +52,9 @@ help:
 	@echo "make bench        stock perftest etc. on xib vs rdma_rxe, ceilings, plots (stock VM)"
 	@echo "make bench-wire   the same on two stock VMs joined by an emulated wire:"
 	@echo "                  rxe<->rxe and xib<->xib, bw, rate, latency, loss goodput"
-	@echo "make soak         the data-path suite with 16x its volumes, long fuzzer runs (stock VM)"
+	@echo "make soak         the data-path suite with 16x its volumes, long fuzzer runs (stock VM),"
+	@echo "                  then make soak-debug"
+	@echo "make soak-debug   the hostile-network suite, all of it, 32 MiB, debug VM"
 	@echo "make install      install modules (KDIR), xibctl and its manual page,"
 	@echo "                  xib-run and the drop-in libraries (under \$$(libdir)/xib)"
 	@echo "make demo         stock verbs tools on xib and against rdma_rxe (VM)"
@@ -210,6 +212,16 @@ soak: userspace
 		$(VM)/vm-test --kernel stock --out $(BUILD)/soak --idle 1800 --timeout 7200 \
 		bats:tests/bats/verbs.bats bats:tests/bats/rsockets.bats bats:tests/bats/hostile.bats \
 		bats:tests/bats/fuzz.bats bats:tests/bats/rdmacm.bats
+	$(MAKE) --no-print-directory soak-debug
+
+# The hostile network on the debug kernel (KASAN, lockdep, kmemleak) with
+# every test, the stock programs and rdma_rxe included (XIB_ALL_TESTS=1),
+# and 32 MiB of validated ibv_rc_pingpong between two xib devices.
+soak-debug: userspace
+	$(MAKE) --no-print-directory modules-vm KERNEL=debug
+	XIB_ALL_TESTS=1 XIB_HOSTILE_PP_ITERS=$${XIB_HOSTILE_PP_ITERS:-256} \
+		$(VM)/vm-test --kernel debug --out $(BUILD)/soak-debug --idle 1800 --timeout 7200 \
+		bats:tests/bats/hostile.bats
 
 XIB_MODULES := core/xib_core core/uverbs/xib_uverbs core/cma/xib_cma \
 	core/ucma/xib_ucma drivers/hca/xib_hca

@@ -19,11 +19,13 @@
 #   XIB_HOSTILE_RXE_ITERS the same against rdma_rxe, each way: an eighth of
 #                         XIB_HOSTILE_PP_ITERS (rxe's side is the slow one);
 #                         soak 512
-#   XIB_HOSTILE_BYTES     xib_rc_test bytes per opcode: stock 4M, debug 1M
+#   XIB_HOSTILE_BYTES     xib_rc_test bytes per opcode: stock 4M, debug 512K
+#   XIB_HOSTILE_ATOMICS   xib_atomic_test iterations: stock 100, debug 50
 #   XIB_HOSTILE_BW_ITERS  perftest -s 65536 iterations: 100
 # The stock programs (ibv_rc_pingpong, perftest, rdma_rxe) run on the
 # stock kernel only (tagged stock-only, as in tests/check.sh's debug_skip);
-# the C tests run on both.
+# the C tests run on both.  make soak runs all of them on the debug kernel
+# too (XIB_ALL_TESTS=1) with the issue's debug volume.
 
 load helpers
 load xib-apps
@@ -31,12 +33,17 @@ load xib-apps
 IMPAIR=(loss 5% reorder 25% 50% duplicate 1% corrupt 0.1% delay 1ms)
 C=$XIB_BUILD/tests/c
 
+# with_rxe: whether the rdma_rxe tests run here (all but the debug gate)
+with_rxe() {
+	[ "${XIB_KERNEL:-}" != debug ] || [ "${XIB_ALL_TESTS:-0}" = 1 ]
+}
+
 setup_file() {
 	xib_apps_require
 	modprobe sch_netem 2>/dev/null || true
 	xib_apps_topology
 	export GIDA GIDB
-	if [ "${XIB_KERNEL:-}" != debug ]; then
+	if with_rxe; then
 		xib_apps_rxe_topology
 		export GIDX GIDR XIB_LOADED_RXE
 	fi
@@ -60,14 +67,16 @@ setup() {
 	PP_ITERS=${XIB_HOSTILE_PP_ITERS:-256}
 	BW_ITERS=${XIB_HOSTILE_BW_ITERS:-100}
 	BYTES=${XIB_HOSTILE_BYTES:-4M}
+	ATOMICS=${XIB_HOSTILE_ATOMICS:-100}
 	QUICK=()
 	if [ "${XIB_KERNEL:-}" = debug ]; then
-		BYTES=${XIB_HOSTILE_BYTES:-1M}
+		BYTES=${XIB_HOSTILE_BYTES:-512K}
+		ATOMICS=${XIB_HOSTILE_ATOMICS:-50}
 		QUICK=(-q)
 	fi
 	impair xibA xv0
 	impair xibB xv1
-	if [ "${XIB_KERNEL:-}" != debug ]; then
+	if with_rxe; then
 		impair "" xr0
 		impair xibB xr1
 	fi
@@ -257,7 +266,7 @@ tail_probes() {
 	[ "$status" -eq 0 ] || { klog_tail; false; }
 	[[ "$output" == *PASS* ]]
 	grep 'bytes in .* cycles verified' <<<"$output" | sed 's/^.*: */# /' >&3
-	run timeout 600 ip netns exec xibA "$C/xib_atomic_test" -d "$d0" -D "$d1" -c -n 2 -i 100
+	run timeout 600 ip netns exec xibA "$C/xib_atomic_test" -d "$d0" -D "$d1" -c -n 2 -i "$ATOMICS"
 	echo "$output"
 	[ "$status" -eq 0 ] || { klog_tail; false; }
 	[[ "$output" == *PASS* ]]
