@@ -117,6 +117,7 @@
 #ifndef _XIB_HCA_H
 #define _XIB_HCA_H
 
+#include <linux/hrtimer.h>
 #include <linux/list.h>
 #include <linux/netdevice.h>
 #include <linux/spinlock.h>
@@ -175,6 +176,8 @@
  * @qps_lock: protects @qps
  * @qps: every QP of the device (struct xib_hca_qp.engine_node)
  * @nqps: entries of @qps
+ * @ooo_held: requests kept out of order by the device's QPs
+ *	(struct xib_hca_resp @ooo), at most XIB_HCA_OOO_DEV_MAX
  * @stats: the device's counters (hca_stats.h), per CPU; allocated before
  *	the device can count and freed with its memory (xib_hca_dealloc())
  * @prof: the device's profile (hca_prof.h), per CPU; allocated and freed
@@ -203,6 +206,7 @@ struct xib_hca_dev {
 	struct list_head qps;
 	unsigned int nqps;
 
+	atomic_t ooo_held;
 	struct xib_hca_stats __percpu *stats;
 	struct xib_hca_prof __percpu *prof;
 	struct dentry *prof_dir;
@@ -390,6 +394,15 @@ struct xib_hca_swqe {
 #define XIB_HCA_RENAK_DEFAULT_US	4000
 #define XIB_HCA_RENAK_MIN_US		250
 #define XIB_HCA_RENAK_MAX_US		(100 * USEC_PER_MSEC)
+/*
+ * Out-of-order requests a responder keeps while a gap may still be
+ * closed by the network's reordering (hca_retx.c, "Keeping what arrives
+ * early"): a window of this many PSNs past the expected one (a power of
+ * two: a packet's slot is its PSN modulo it), and at most this many
+ * packets per device.
+ */
+#define XIB_HCA_OOO_SLOTS	32
+#define XIB_HCA_OOO_DEV_MAX	4096
 
 /**
  * struct xib_hca_retx - the requester's retry budget (hca_retx.c)
@@ -622,6 +635,11 @@ struct xib_hca_rd_res {
  *	asked for (RFC 6298 estimator): how long before NAKing a gap again
  * @renaks: sequence NAKs sent again for a gap still open, since the last
  *	reset
+ * @ooo: requests that arrived ahead of @epsn, kept for when the gap
+ *	closes: slot PSN % XIB_HCA_OOO_SLOTS, each with a reference; counted
+ *	in the device's ooo_held
+ * @nooo: the packets in @ooo
+ * @gap_ns: when the open gap was first seen (ktime, ns); 0: no gap
  */
 struct xib_hca_resp {
 	u32 epsn;
@@ -650,6 +668,9 @@ struct xib_hca_resp {
 	u64 nak_ns;
 	struct xib_hca_rtt nak_rtt;
 	u64 renaks;
+	struct sk_buff *ooo[XIB_HCA_OOO_SLOTS];
+	unsigned int nooo;
+	u64 gap_ns;
 };
 
 /**
@@ -664,6 +685,12 @@ struct xib_hca_rq {
 	struct xib_hca_ring ring;
 	u32 cons;
 	struct xib_hca_resp resp;
+	/**
+	 * @ooo_timer: NAKs a gap whose packets stopped coming (soft
+	 * hrtimer, armed under @lock while the QP is not dead; cancelled
+	 * at destroy)
+	 */
+	struct hrtimer ooo_timer;
 };
 
 /**
@@ -900,6 +927,9 @@ enum xib_hca_retx_verdict xib_hca_retx_seq_nak_at(struct xib_hca_retx *r,
 						  u32 psn, u64 now_ns,
 						  u64 renak_us);
 u64 xib_hca_renak_us(const struct xib_hca_rtt *e);
+u64 xib_hca_ooo_wait_us(const struct xib_hca_rtt *e, u64 max_us);
+bool xib_hca_ooo_keep(u32 psn, u32 epsn, unsigned int dev_held,
+		      unsigned int dev_max);
 bool xib_hca_renak_due(u64 last_ns, u64 now_ns, u64 interval_us);
 enum xib_hca_retx_verdict xib_hca_retx_read_gap(struct xib_hca_retx *r);
 enum xib_hca_retx_verdict xib_hca_retx_expiry(struct xib_hca_retx *r);
@@ -1012,7 +1042,10 @@ void xib_hca_comp_recv(struct xib_hca_qp *qp, struct sk_buff *skb,
 void xib_hca_send_ack(struct xib_hca_qp *qp, u8 syndrome, u32 psn, u32 msn);
 void xib_hca_ud_recv(struct xib_hca_qp *qp, struct sk_buff *skb,
 		     const struct xib_hca_pkt *pkt);
-void xib_hca_rc_recv(struct xib_hca_qp *qp, const struct xib_hca_pkt *pkt);
+void xib_hca_rc_recv(struct xib_hca_qp *qp, struct sk_buff *skb,
+		     const struct xib_hca_pkt *pkt);
+enum hrtimer_restart xib_hca_ooo_timer(struct hrtimer *t);
+void xib_hca_ooo_purge(struct xib_hca_qp *qp);
 void xib_hca_xrc_recv(struct xib_hca_qp *qp, const struct xib_hca_pkt *pkt);
 void xib_hca_uc_recv(struct xib_hca_qp *qp, const struct xib_hca_pkt *pkt);
 int xib_hca_resp_process(struct xib_hca_qp *qp, int budget);

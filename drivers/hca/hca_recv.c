@@ -91,7 +91,7 @@ void xib_hca_dispatch(struct xib_hca_qp *qp, struct sk_buff *skb,
 		xib_hca_ud_recv(qp, skb, pkt);
 		break;
 	case XIB_QPT_RC:
-		xib_hca_rc_recv(qp, pkt);
+		xib_hca_rc_recv(qp, skb, pkt);
 		break;
 	case XIB_QPT_UC:
 		xib_hca_uc_recv(qp, pkt);

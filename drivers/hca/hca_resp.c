@@ -18,7 +18,10 @@
  * twice); the first packet ahead of the expected PSN draws a PSN
  * sequence NAK, the rest of the burst is dropped until the expected PSN
  * comes, and NAKed again if it keeps coming a NAK round trip later
- * (xib_hca_rc_seq_nak()).  A SEND without a posted receive WQE draws an
+ * (xib_hca_rc_seq_nak()).  Before that NAK, an RC responder keeps what
+ * arrives early for a while, in case the gap is the network's reordering
+ * (xib_hca_ooo_hold(), hca_retx.c "Keeping what arrives early"); the NAK
+ * goes out only if the gap outlives that wait.  A SEND without a posted receive WQE draws an
  * RNR NAK.  ACKs are coalesced: one per message (and on AckReq).  READ
  * responses are sent by the worker (xib_hca_resp_process()), never from
  * softirq, and an ACK decided while some are pending waits for them; so
@@ -64,6 +67,11 @@
 
 #include "hca.h"
 #include "hca_trace.h"
+
+static unsigned int reorder_wait_us = 2000;
+module_param(reorder_wait_us, uint, 0644);
+MODULE_PARM_DESC(reorder_wait_us,
+		 "longest wait (us) for a late RC request before its gap is NAKed, keeping what came early meanwhile (default 2000; 0: NAK at once)");
 
 /* An ACK, NAK or ATOMIC ACKNOWLEDGE (@atomic: with @orig). */
 static void xib_hca_xmit_ack(struct xib_hca_qp *qp, bool atomic, u8 syndrome,
@@ -830,6 +838,186 @@ static void xib_hca_rc_seq_nak(struct xib_hca_qp *qp, struct xib_hca_ack *ack)
 	xib_hca_nak_set(qp, ack, XIB_AETH_NAK_PSN_SEQ, r->epsn);
 }
 
+/* How long the open gap may wait for a late packet (us). */
+static u64 xib_hca_ooo_wait(struct xib_hca_qp *qp)
+{
+	return xib_hca_ooo_wait_us(&qp->rq.resp.nak_rtt,
+				   READ_ONCE(reorder_wait_us));
+}
+
+/* The NAK of the open gap when its wait is over; rq.lock held, not dead. */
+static void xib_hca_ooo_arm(struct xib_hca_qp *qp)
+{
+	lockdep_assert_held(&qp->rq.lock);
+	hrtimer_start(&qp->rq.ooo_timer,
+		      ns_to_ktime(qp->rq.resp.gap_ns +
+				  xib_hca_ooo_wait(qp) * NSEC_PER_USEC),
+		      HRTIMER_MODE_ABS_SOFT);
+}
+
+/* A kept packet is given up (freed, uncounted in the device). */
+static void xib_hca_ooo_free(struct xib_hca_qp *qp, struct sk_buff *skb)
+{
+	atomic_dec(&qp_hca(qp)->ooo_held);
+	kfree_skb(skb);
+}
+
+/**
+ * xib_hca_ooo_purge() - free the requests @qp keeps out of order
+ * @qp: the QP; rq.lock held
+ *
+ * And forget the gap.  At RESET, at destroy (after @dead is set) and when
+ * a packet finds the QP in ERR.
+ */
+void xib_hca_ooo_purge(struct xib_hca_qp *qp)
+{
+	struct xib_hca_resp *r = &qp->rq.resp;
+	unsigned int i;
+
+	lockdep_assert_held(&qp->rq.lock);
+	for (i = 0; r->nooo && i < XIB_HCA_OOO_SLOTS; i++) {
+		if (!r->ooo[i])
+			continue;
+		xib_hca_ooo_free(qp, r->ooo[i]);
+		r->ooo[i] = NULL;
+		r->nooo--;
+	}
+	r->gap_ns = 0;
+}
+
+/*
+ * Keep @skb, a request @psn ahead of the expected PSN, for when the gap
+ * closes (RC only).  A copy of a packet kept already is dropped (the
+ * first one stays kept); so is a packet too far ahead or beyond the
+ * device's room.  rq.lock held.
+ * Return: true if the packet of @psn is kept.
+ */
+static bool xib_hca_ooo_hold(struct xib_hca_qp *qp, struct sk_buff *skb,
+			     u32 psn)
+{
+	struct xib_hca_resp *r = &qp->rq.resp;
+	struct xib_hca_dev *hca = qp_hca(qp);
+	unsigned int slot = psn & (XIB_HCA_OOO_SLOTS - 1);
+	struct sk_buff *old = r->ooo[slot];
+
+	lockdep_assert_held(&qp->rq.lock);
+	if (!skb || !READ_ONCE(reorder_wait_us) ||
+	    !xib_hca_ooo_keep(psn, r->epsn, atomic_read(&hca->ooo_held),
+			      XIB_HCA_OOO_DEV_MAX))
+		return false;
+	if (old) {
+		if (xib_bth_psn((const struct xib_bth *)old->data) == psn)
+			return true;	/* a copy: the first one is kept */
+		/* a packet the expected PSN passed (a READ's span): stale */
+		xib_hca_ooo_free(qp, old);
+		r->nooo--;
+	}
+	atomic_inc(&hca->ooo_held);
+	r->ooo[slot] = skb_get(skb);
+	r->nooo++;
+	xib_hca_stat_inc(hca, XIB_HCA_STAT_RX_OOO_HELD);
+	return true;
+}
+
+/*
+ * The kept packet of the expected PSN, if any, taken out (its reference
+ * goes to the caller); kept packets the expected PSN passed are freed.
+ */
+static struct sk_buff *xib_hca_ooo_next(struct xib_hca_qp *qp)
+{
+	struct xib_hca_resp *r = &qp->rq.resp;
+	struct sk_buff *skb = NULL;
+	unsigned int slot;
+
+	/*
+	 * Without the lock: a packet kept by another CPU before this one's
+	 * packet was executed is seen (the lock ordered them); one kept
+	 * after is behind a new gap.
+	 */
+	if (!READ_ONCE(r->nooo))
+		return NULL;
+	spin_lock_bh(&qp->rq.lock);
+	if (!r->nooo)
+		goto out;
+	if (qp->dead || READ_ONCE(qp->hstate) == XIB_QPS_ERR) {
+		xib_hca_ooo_purge(qp);
+		goto out;
+	}
+	slot = r->epsn & (XIB_HCA_OOO_SLOTS - 1);
+	skb = r->ooo[slot];
+	if (!skb)
+		goto out;
+	r->ooo[slot] = NULL;
+	r->nooo--;
+	if (xib_bth_psn((const struct xib_bth *)skb->data) != r->epsn) {
+		xib_hca_ooo_free(qp, skb);
+		skb = NULL;
+		goto out;
+	}
+	atomic_dec(&qp_hca(qp)->ooo_held);
+out:
+	/* what is still kept stands behind a new gap from now on */
+	if (r->nooo && !skb && !r->gap_ns) {
+		r->gap_ns = ktime_get_ns() ?: 1;
+		xib_hca_ooo_arm(qp);
+	}
+	spin_unlock_bh(&qp->rq.lock);
+	return skb;
+}
+
+/*
+ * A request ahead of the expected PSN: kept if it may be (and, if kept,
+ * the gap's NAK waits until the gap is xib_hca_ooo_wait_us() old: the
+ * timer sends it if no later packet does), else dropped; the gap is NAKed
+ * once that wait is over, or at once when the packet could not be kept.
+ */
+static void xib_hca_rc_ahead(struct xib_hca_qp *qp, struct sk_buff *skb,
+			     u32 psn, struct xib_hca_ack *ack)
+{
+	struct xib_hca_resp *r = &qp->rq.resp;
+	u64 now = ktime_get_ns();
+
+	lockdep_assert_held(&qp->rq.lock);
+	if (!r->gap_ns)
+		r->gap_ns = now ?: 1;
+	if (xib_hca_ooo_hold(qp, skb, psn) && !r->nak_sent &&
+	    !xib_hca_renak_due(r->gap_ns, now, xib_hca_ooo_wait(qp))) {
+		xib_hca_ooo_arm(qp);
+		return;
+	}
+	xib_hca_rc_seq_nak(qp, ack);
+}
+
+/**
+ * xib_hca_ooo_timer() - the wait for a late request is over
+ * @t: the QP's ooo_timer
+ *
+ * The gap is NAKed if it is still open and nothing NAKed it meanwhile.
+ * Softirq context (a soft hrtimer).
+ *
+ * Return: HRTIMER_NORESTART.
+ */
+enum hrtimer_restart xib_hca_ooo_timer(struct hrtimer *t)
+{
+	struct xib_hca_qp *qp = container_of(t, struct xib_hca_qp,
+					     rq.ooo_timer);
+	struct xib_hca_resp *r = &qp->rq.resp;
+	struct xib_hca_ack ack = {};
+
+	spin_lock_bh(&qp->rq.lock);
+	if (!qp->dead && READ_ONCE(qp->hstate) != XIB_QPS_ERR &&
+	    r->nooo && r->gap_ns && !r->nak_sent) {
+		xib_hca_rc_seq_nak(qp, &ack);
+		if (ack.send && xib_hca_hold_ack(qp, &ack))
+			ack.send = false;
+	}
+	spin_unlock_bh(&qp->rq.lock);
+	if (ack.send)
+		xib_hca_xmit_ack(qp, ack.atomic, ack.syndrome, ack.psn, ack.msn,
+				 ack.orig);
+	return HRTIMER_NORESTART;
+}
+
 /*
  * An RC (or XRC) request packet: checks the PSN, executes or acknowledges
  * again, and sends the ACK or NAK it decides on (unless it must wait
@@ -837,7 +1025,7 @@ static void xib_hca_rc_seq_nak(struct xib_hca_qp *qp, struct xib_hca_ack *ack)
  * a reference, which it swaps with @qp->xsrq between messages (the caller
  * drops what *@srq holds then); for other QPs NULL.
  */
-static void xib_hca_rc_recv_srq(struct xib_hca_qp *qp,
+static void xib_hca_rc_recv_srq(struct xib_hca_qp *qp, struct sk_buff *skb,
 				const struct xib_hca_pkt *pkt,
 				struct xib_srq **srq)
 {
@@ -860,7 +1048,7 @@ static void xib_hca_rc_recv_srq(struct xib_hca_qp *qp,
 	switch (xib_hca_psn_classify(psn, r->epsn)) {
 	case XIB_HCA_PSN_AHEAD:
 		r->ahead++;
-		xib_hca_rc_seq_nak(qp, &ack);
+		xib_hca_rc_ahead(qp, skb, psn, &ack);
 		break;
 	case XIB_HCA_PSN_DUPLICATE:
 		r->dup_reqs++;
@@ -875,6 +1063,7 @@ static void xib_hca_rc_recv_srq(struct xib_hca_qp *qp,
 						 div_u64(ktime_get_ns() - r->nak_ns,
 							 NSEC_PER_USEC)));
 		r->nak_sent = false;
+		r->gap_ns = 0;
 		npsn = xib_hca_rc_request(qp, pkt, &ack);
 		r->epsn = xib_psn_add(r->epsn, npsn);
 		/*
@@ -905,15 +1094,26 @@ out:
 /**
  * xib_hca_rc_recv() - an RC request packet for @qp
  * @qp: the RC QP, in RTR or a later state
+ * @skb: the packet (the caller's reference stays the caller's; one
+ *	kept out of order takes its own)
  * @pkt: its parsed headers
  *
- * Softirq context.
+ * Then the packets kept out of order that it made the expected ones, in
+ * PSN order.  Softirq context.
  */
-void xib_hca_rc_recv(struct xib_hca_qp *qp, const struct xib_hca_pkt *pkt)
+void xib_hca_rc_recv(struct xib_hca_qp *qp, struct sk_buff *skb,
+		     const struct xib_hca_pkt *pkt)
 {
 	struct xib_srq *none = NULL;
+	struct xib_hca_pkt next;
 
-	xib_hca_rc_recv_srq(qp, pkt, &none);
+	xib_hca_rc_recv_srq(qp, skb, pkt, &none);
+	while ((skb = xib_hca_ooo_next(qp))) {
+		/* parsed once already: a kept packet is well formed */
+		if (!xib_hca_parse(skb->data, skb->len + XIB_ICRC_LEN, &next))
+			xib_hca_rc_recv_srq(qp, NULL, &next, &none);
+		consume_skb(skb);
+	}
 }
 
 /**
@@ -945,7 +1145,7 @@ void xib_hca_xrc_recv(struct xib_hca_qp *qp, const struct xib_hca_pkt *pkt)
 		srq = xib_srq_get_by_num(qp->ibqp.device, xib_xrceth_srqn(x));
 	if (srq && srq->srq_type == XIB_SRQT_XRC &&
 	    srq->xrcd == qp->ibqp.xrcd) {
-		xib_hca_rc_recv_srq(qp, pkt, &srq);
+		xib_hca_rc_recv_srq(qp, NULL, pkt, &srq);
 		if (srq)	/* the reference swapped out, or unused */
 			xib_srq_put(srq);
 		return;
@@ -1372,5 +1572,6 @@ void xib_hca_resp_reset(struct xib_hca_qp *qp)
 {
 	lockdep_assert_held(&qp->rq.lock);
 	xib_hca_resp_release(qp);
+	xib_hca_ooo_purge(qp);
 	memset(&qp->rq.resp, 0, sizeof(qp->rq.resp));
 }

@@ -379,6 +379,58 @@ bool xib_hca_renak_due(u64 last_ns, u64 now_ns, u64 interval_us)
 	return now_ns - last_ns >= interval_us * NSEC_PER_USEC;
 }
 
+/*
+ * Keeping what arrives early.  A network that reorders (several paths,
+ * queues of different depth, netem's reorder) delivers a packet ahead of
+ * ones sent before it, and these arrive a little later.  An IBTA
+ * responder drops the early packet and NAKs the gap, and the requester
+ * goes back and sends everything again from the NAKed PSN, the packets
+ * still on their way included: one reordered packet costs a round trip
+ * and a window of duplicates.  So a responder keeps a request that
+ * arrives ahead, within XIB_HCA_OOO_SLOTS PSNs of the expected one, and
+ * NAKs the gap only if it is still open after a wait of about half a NAK
+ * round trip (a packet that was merely late has come by then; one that
+ * was lost has not); the kept packets are executed in PSN order when the
+ * gap closes, whether by the late packet or by the retransmission.  To
+ * the requester this is the network having delivered in order; a lost
+ * packet is NAKed that wait later than before.  Only packets from the
+ * QP's peer are kept, at most XIB_HCA_OOO_DEV_MAX per device.
+ */
+
+/**
+ * xib_hca_ooo_wait_us() - how long a gap may stay open before its NAK
+ * @e: the responder's round trip from a NAK to the retransmission
+ * @max_us: the longest wait (the reorder_wait_us parameter); 0 turns
+ *	keeping off: a gap is NAKed at once
+ *
+ * Half of xib_hca_renak_us() (SRTT + 2 RTTVAR, or its default before a
+ * sample), at most @max_us.
+ *
+ * Return: microseconds; 0 is at once.
+ */
+u64 xib_hca_ooo_wait_us(const struct xib_hca_rtt *e, u64 max_us)
+{
+	return min(xib_hca_renak_us(e) / 2, max_us);
+}
+
+/**
+ * xib_hca_ooo_keep() - may a request that arrived ahead of the expected PSN be kept?
+ * @psn: its PSN
+ * @epsn: the expected PSN
+ * @dev_held: packets the device keeps already
+ * @dev_max: at most this many
+ *
+ * Return: true if @psn is 1 .. XIB_HCA_OOO_SLOTS - 1 PSNs ahead of @epsn
+ * (modulo 2^24) and the device has room.
+ */
+bool xib_hca_ooo_keep(u32 psn, u32 epsn, unsigned int dev_held,
+		      unsigned int dev_max)
+{
+	u32 d = (psn - epsn) & XIB_PSN_MASK;
+
+	return d && d < XIB_HCA_OOO_SLOTS && dev_held < dev_max;
+}
+
 /**
  * xib_hca_retx_seq_nak_at() - a PSN sequence NAK for @psn arrived at @now_ns
  * @r: the state

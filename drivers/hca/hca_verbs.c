@@ -450,6 +450,8 @@ static int xib_hca_create_qp(struct xib_qp *ibqp,
 	spin_lock_init(&qp->state_lock);
 	INIT_LIST_HEAD(&qp->engine_node);
 	timer_setup(&qp->timer, xib_hca_qp_timer, 0);
+	hrtimer_init(&qp->rq.ooo_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
+	qp->rq.ooo_timer.function = xib_hca_ooo_timer;
 	qp->hstate = XIB_QPS_RESET;
 	qp->mtu = 256;
 	qp->sq.cwnd = XIB_HCA_SEND_WINDOW;
@@ -711,8 +713,11 @@ static void xib_hca_destroy_qp(struct xib_qp *ibqp)
 	spin_unlock_bh(&qp->sq.lock);
 	spin_lock_bh(&qp->rq.lock);
 	qp->dead = true;
+	xib_hca_ooo_purge(qp);
 	spin_unlock_bh(&qp->rq.lock);
 	del_timer_sync(&qp->timer);
+	/* armed only under rq.lock while not dead */
+	hrtimer_cancel(&qp->rq.ooo_timer);
 	/* dead: no more events; one not yet delivered by the PCI function is dropped */
 	if (qp_hca(qp)->pci)
 		xib_hca_pci_async_gone(qp_hca(qp)->pci, ibqp);

@@ -411,6 +411,48 @@ static void xib_retx_renak_due(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, xib_hca_renak_due(t0, U64_MAX, 0));
 }
 
+/* How long a gap waits for a late packet before it is NAKed. */
+static void xib_retx_ooo_wait(struct kunit *test)
+{
+	struct xib_hca_rtt e = {};
+
+	/* before a NAK was timed: half the default re-NAK interval */
+	KUNIT_EXPECT_EQ(test, xib_hca_ooo_wait_us(&e, 1000000),
+			(u64)XIB_HCA_RENAK_DEFAULT_US / 2);
+	/* half of SRTT + 2 RTTVAR: 3000 us -> 1500 */
+	e.srtt_us = 2000;
+	e.rttvar_us = 500;
+	KUNIT_EXPECT_EQ(test, xib_hca_ooo_wait_us(&e, 1000000), 1500ULL);
+	/* at most the parameter; 0 turns the wait off */
+	KUNIT_EXPECT_EQ(test, xib_hca_ooo_wait_us(&e, 700), 700ULL);
+	KUNIT_EXPECT_EQ(test, xib_hca_ooo_wait_us(&e, 0), 0ULL);
+	/* a fast path: half the minimum re-NAK interval */
+	e.srtt_us = 10;
+	e.rttvar_us = 1;
+	KUNIT_EXPECT_EQ(test, xib_hca_ooo_wait_us(&e, 1000000),
+			(u64)XIB_HCA_RENAK_MIN_US / 2);
+}
+
+/* Which early packets a responder keeps. */
+static void xib_retx_ooo_keep(struct kunit *test)
+{
+	/* 1 .. SLOTS - 1 ahead, with room */
+	KUNIT_EXPECT_FALSE(test, xib_hca_ooo_keep(100, 100, 0, 10));
+	KUNIT_EXPECT_TRUE(test, xib_hca_ooo_keep(101, 100, 0, 10));
+	KUNIT_EXPECT_TRUE(test, xib_hca_ooo_keep(100 + XIB_HCA_OOO_SLOTS - 1,
+						 100, 0, 10));
+	KUNIT_EXPECT_FALSE(test, xib_hca_ooo_keep(100 + XIB_HCA_OOO_SLOTS,
+						  100, 0, 10));
+	/* behind (a duplicate) is never kept */
+	KUNIT_EXPECT_FALSE(test, xib_hca_ooo_keep(99, 100, 0, 10));
+	/* across the 24-bit wrap */
+	KUNIT_EXPECT_TRUE(test, xib_hca_ooo_keep(2, XIB_PSN_MASK - 1, 0, 10));
+	KUNIT_EXPECT_FALSE(test, xib_hca_ooo_keep(XIB_PSN_MASK, 3, 0, 10));
+	/* the device is full */
+	KUNIT_EXPECT_TRUE(test, xib_hca_ooo_keep(101, 100, 9, 10));
+	KUNIT_EXPECT_FALSE(test, xib_hca_ooo_keep(101, 100, 10, 10));
+}
+
 /* The requester and a NAK for the PSN it already went back to. */
 static void xib_retx_renak_requester(struct kunit *test)
 {
@@ -645,6 +687,8 @@ static struct kunit_case xib_retx_cases[] = {
 	KUNIT_CASE(xib_retx_renak_interval),
 	KUNIT_CASE(xib_retx_renak_due),
 	KUNIT_CASE(xib_retx_renak_requester),
+	KUNIT_CASE(xib_retx_ooo_wait),
+	KUNIT_CASE(xib_retx_ooo_keep),
 	KUNIT_CASE(xib_retx_backoff),
 	KUNIT_CASE(xib_retx_rtt),
 	KUNIT_CASE(xib_retx_pto),
