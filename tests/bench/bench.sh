@@ -20,7 +20,8 @@
 #             run moves 256 to 320 MiB)
 #   qpmem     kernel memory per xib QP (xib_qpmem_test in a memory cgroup
 #             of its own: bytes charged per RC QP) at perftest's default
-#             sizes (128 send, 512 receive WRs, 1 SGE) and at the
+#             sizes (128 send, 512 receive WRs, 1 SGE; 256 of them,
+#             averaged) and at the
 #             device's largest (max_qp_wr WRs, max_sge SGEs, max_inline
 #             bytes); and 16384 small QPs (16 WRs) created at once on one
 #             device, with the bytes each cost
@@ -230,8 +231,13 @@ busy_jiffies() {
 # and ARGS).  bw: MB/s and Mpps (and CPU s/GB at 64 KiB);
 # lat: typical and 99th percentile.
 pt() {
-	local c=$1 tool=$2 size=$3 iters=$4 test=$2 out spid line j0 j1 v
+	local c=$1 tool=$2 size=$3 iters=$4 test=$2 out spid line j0 j1 v a prev= nq=1
 	shift 4
+	# with -q N perftest posts ITERS on each of N QPs
+	for a in "$@"; do
+		[ "$prev" = -q ] && nq=$a
+		prev=$a
+	done
 	[ $# -eq 0 ] || test="$tool $*"
 	test=${pt_label:-$test}
 	out=$(mktemp)
@@ -268,7 +274,7 @@ pt() {
 			put "$c" "$test" "$size" MBps "$4"
 			put "$c" "$test" "$size" Mpps "$5"
 			# CPU seconds of the whole guest per GB moved
-			v=$(awk -v j=$((j1 - j0)) -v hz="$(getconf CLK_TCK)" -v b="$((size * iters))" \
+			v=$(awk -v j=$((j1 - j0)) -v hz="$(getconf CLK_TCK)" -v b="$((size * iters * nq))" \
 				'BEGIN { if (b > 0) printf "%.2f", j / hz / (b / 1e9) }')
 			put "$c" "$test" "$size" cpu_s_per_GB "$v"
 			;;
@@ -343,7 +349,7 @@ qpmem() {
 		v=fail
 	fi
 	put xib qpmem "$name" bytes_per_qp "$v"
-	if [ "$name" = many ]; then
+	if [ "$name" != max ]; then
 		put xib qpmem "$name" created "$(awk '$1 == "created" { print $2 }' "$out")"
 	fi
 	rm -f "$out"
@@ -358,7 +364,9 @@ if want qpmem; then
 	echo +memory >/sys/fs/cgroup/cgroup.subtree_control
 	rmdir "$qpmem_cg" 2>/dev/null
 	mkdir "$qpmem_cg"
-	qpmem default -w 128 -r 512 -s 1 -i 0
+	# small QPs: the average of 256 (memory.current moves in the
+	# per-CPU charge batches of the memory controller, 256 KiB)
+	qpmem default -n 256 -w 128 -r 512 -s 1 -i 0
 	# max_inline is not in ibv_devinfo: the device's 512 bytes
 	qpmem max -w "${qp_max:-16384}" -r "${qp_max:-16384}" -s "${sge_max:-32}" -i 512
 	[ "$qpmem_many" = 0 ] || qpmem many -n "$qpmem_many" -w 16 -r 16 -s 1 -i 0
