@@ -72,8 +72,8 @@
 static unsigned int xib_ctx_max[XIB_RES_MAX] = {
 	[XIB_RES_PD]	= 1024,
 	[XIB_RES_MR]	= 8192,
-	[XIB_RES_CQ]	= 2048,
-	[XIB_RES_QP]	= 2048,
+	[XIB_RES_CQ]	= 16384,
+	[XIB_RES_QP]	= 16384,
 	[XIB_RES_SRQ]	= 512,
 	[XIB_RES_AH]	= 8192,
 	[XIB_RES_MW]	= 8192,
@@ -84,9 +84,9 @@ MODULE_PARM_DESC(max_pd_per_context, "PDs one user context may allocate (1024)")
 module_param_named(max_mr_per_context, xib_ctx_max[XIB_RES_MR], uint, 0644);
 MODULE_PARM_DESC(max_mr_per_context, "MRs one user context may register (8192)");
 module_param_named(max_cq_per_context, xib_ctx_max[XIB_RES_CQ], uint, 0644);
-MODULE_PARM_DESC(max_cq_per_context, "CQs one user context may create (2048)");
+MODULE_PARM_DESC(max_cq_per_context, "CQs one user context may create (16384)");
 module_param_named(max_qp_per_context, xib_ctx_max[XIB_RES_QP], uint, 0644);
-MODULE_PARM_DESC(max_qp_per_context, "QPs one user context may create (2048)");
+MODULE_PARM_DESC(max_qp_per_context, "QPs one user context may create (16384)");
 module_param_named(max_srq_per_context, xib_ctx_max[XIB_RES_SRQ], uint, 0644);
 MODULE_PARM_DESC(max_srq_per_context, "SRQs one user context may create (512)");
 module_param_named(max_ah_per_context, xib_ctx_max[XIB_RES_AH], uint, 0644);

@@ -135,6 +135,7 @@
 #define XIB_HCA_MAX_SGE		32
 #define XIB_HCA_MAX_INLINE	512
 #define XIB_HCA_MAX_RD_ATOM	16
+#define XIB_HCA_MAX_QP		16384	/* QPs (and CQs) of one device */
 #define XIB_HCA_MAX_MSG		BIT_ULL(31)	/* largest message a WQE may name */
 #define XIB_HCA_DEFAULT_PKEY	0xffff
 

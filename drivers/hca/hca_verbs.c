@@ -52,25 +52,31 @@ void xib_hca_set_attrs(struct xib_hca_dev *hca)
 	a->device_cap_flags = XIB_DEVICE_RC_RNR_NAK_GEN | XIB_DEVICE_SRQ_RESIZE |
 			      XIB_DEVICE_MEM_WINDOW |
 			      XIB_DEVICE_MEM_WINDOW_TYPE_2B | XIB_DEVICE_XRC;
-	a->max_qp = 4096;
+	/*
+	 * Nothing is sized by these: QPNs and CQNs are xarray entries,
+	 * the doorbell page has no per-QP slot, and rings are charged to
+	 * their creator's memory cgroup; only the engine's pass visits
+	 * each QP (hca_engine.c).
+	 */
+	a->max_qp = XIB_HCA_MAX_QP;
 	a->max_qp_wr = 16384;
 	a->max_sge = XIB_HCA_MAX_SGE;
 	a->max_sge_rd = XIB_HCA_MAX_SGE;
-	a->max_cq = 4096;
+	a->max_cq = XIB_HCA_MAX_QP;
 	a->max_cqe = 65536;
 	a->max_mr = 16384;
 	a->max_mw = 16384;
 	a->max_pd = 4096;
 	a->max_qp_rd_atom = XIB_HCA_MAX_RD_ATOM;
 	a->max_qp_init_rd_atom = XIB_HCA_MAX_RD_ATOM;
-	a->max_res_rd_atom = XIB_HCA_MAX_RD_ATOM * 4096;
+	a->max_res_rd_atom = XIB_HCA_MAX_RD_ATOM * XIB_HCA_MAX_QP;
 	/* CMP_SWAP and FETCH_ADD; hca_atomic.c says why HCA, not GLOB */
 	a->atomic_cap = XIB_ATOMIC_HCA;
 	a->max_ah = 16384;
 	a->max_mcast_grp = XIB_HCA_MAX_MCAST_GRP;
 	a->max_mcast_qp_attach = XIB_HCA_MAX_MCAST_QP_ATTACH;
 	a->max_total_mcast_qp_attach = XIB_HCA_MAX_TOTAL_MCAST_QP;
-	a->max_srq = 1024;
+	a->max_srq = XIB_HCA_MAX_QP / 4;
 	a->max_srq_wr = 16384;
 	a->max_srq_sge = XIB_HCA_MAX_SGE;
 	a->max_inline_data = XIB_HCA_MAX_INLINE;

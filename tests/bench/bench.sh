@@ -15,7 +15,16 @@
 #             (Mpps) at 64 B, CPU seconds per GB moved at 64 KiB
 #   lat       ib_write_lat, ib_send_lat, ib_read_lat at 2 B: typical and
 #             99th percentile (usec)
-#   qps       ib_write_bw 64 KiB with 1, 16 and 64 QPs (aggregate MB/s)
+#   qps       ib_write_bw 64 KiB with 1, 16, 64 and 256 QPs (aggregate
+#             MB/s; from 16 QPs on, fewer iterations per QP so that each
+#             run moves 256 to 320 MiB)
+#   qpmem     kernel memory per xib QP (xib_qpmem_test in a memory cgroup
+#             of its own: bytes charged per RC QP) at perftest's default
+#             sizes (128 send, 512 receive WRs, 1 SGE; 256 of them,
+#             averaged) and at the
+#             device's largest (max_qp_wr WRs, max_sge SGEs, max_inline
+#             bytes); and 16384 small QPs (16 WRs) created at once on one
+#             device, with the bytes each cost
 #   mtu       xib-2ns ib_write_bw 64 KiB and TCP (iperf3) over the same
 #             veth at MTU 1500 and 9000
 #   limits    the guest's memcpy bandwidth (memcpy_bw, 64 KiB copies)
@@ -46,7 +55,7 @@
 # XIB_BENCH_TOOLS overrides the bandwidth and latency tool list;
 # XIB_BENCH_CM_CONNS the connections of each cmtime run (default 100).
 # XIB_BENCH_SECTIONS: the rows to run, a space-separated list of the row
-# names above (bw lat qps mtu limits loss syscalls idle cm profile;
+# names above (bw lat qps qpmem mtu limits loss syscalls idle cm profile;
 # default all).
 # bw brings the plots, syscalls the in-tree floor; the tables show "-"
 # for what did not run.  E.g. XIB_BENCH_SECTIONS=loss for the loss rows.
@@ -63,7 +72,7 @@ quick=${XIB_BENCH_QUICK:-0}
 # shellcheck source=tests/bats/xib-apps.bash
 . "$root/tests/bats/xib-apps.bash"
 
-all_sections="bw lat qps mtu limits loss syscalls idle cm profile"
+all_sections="bw lat qps qpmem mtu limits loss syscalls idle cm profile"
 sections=${XIB_BENCH_SECTIONS:-$all_sections}
 for p in $sections; do
 	[[ " $all_sections " == *" $p "* ]] ||
@@ -92,6 +101,7 @@ if [ "$quick" = 1 ]; then
 	# one configuration of each kind where the full run has several
 	run_configs="xib-loop rxe-loop"
 	qp_configs="xib-loop"
+	qpmem_many=0
 	loss_configs="xib-2ns"
 	sc_rows="ib_send_bw"
 	idle_secs=2
@@ -101,7 +111,7 @@ else
 	bw_tools=${XIB_BENCH_TOOLS:-ib_write_bw ib_read_bw ib_send_bw}
 	lat_tools=${XIB_BENCH_TOOLS:-ib_write_lat ib_send_lat ib_read_lat}
 	sizes="2 64 1024 4096 65536 1048576"
-	qp_counts="1 16 64"
+	qp_counts="1 16 64 256"
 	losses="0 1 5"
 	pp_iters=300
 	sc_wrs=100000
@@ -110,6 +120,7 @@ else
 	cm_conns=${XIB_BENCH_CM_CONNS:-100}
 	run_configs="xib-loop rxe-loop xib-2ns rxe->xib"
 	qp_configs="xib-loop rxe-loop xib-2ns"
+	qpmem_many=16384
 	loss_configs="xib-2ns rxe->xib"
 	sc_rows="ib_send_bw ib_write_bw ib_send_lat"
 fi
@@ -163,6 +174,7 @@ cleanup() {
 	ip netns del xbB 2>/dev/null
 	ip link del xbr0 2>/dev/null
 	rdma link del rxeb0 2>/dev/null
+	rmdir /sys/fs/cgroup/xib-bench-qpmem 2>/dev/null
 	xib_unload_rxe
 	xib-modules unload >/dev/null 2>&1
 }
@@ -219,8 +231,13 @@ busy_jiffies() {
 # and ARGS).  bw: MB/s and Mpps (and CPU s/GB at 64 KiB);
 # lat: typical and 99th percentile.
 pt() {
-	local c=$1 tool=$2 size=$3 iters=$4 test=$2 out spid line j0 j1 v
+	local c=$1 tool=$2 size=$3 iters=$4 test=$2 out spid line j0 j1 v a prev= nq=1
 	shift 4
+	# with -q N perftest posts ITERS on each of N QPs
+	for a in "$@"; do
+		[ "$prev" = -q ] && nq=$a
+		prev=$a
+	done
 	[ $# -eq 0 ] || test="$tool $*"
 	test=${pt_label:-$test}
 	out=$(mktemp)
@@ -257,7 +274,7 @@ pt() {
 			put "$c" "$test" "$size" MBps "$4"
 			put "$c" "$test" "$size" Mpps "$5"
 			# CPU seconds of the whole guest per GB moved
-			v=$(awk -v j=$((j1 - j0)) -v hz="$(getconf CLK_TCK)" -v b="$((size * iters))" \
+			v=$(awk -v j=$((j1 - j0)) -v hz="$(getconf CLK_TCK)" -v b="$((size * iters * nq))" \
 				'BEGIN { if (b > 0) printf "%.2f", j / hz / (b / 1e9) }')
 			put "$c" "$test" "$size" cpu_s_per_GB "$v"
 			;;
@@ -300,11 +317,61 @@ for t in $lat_tools; do
 done
 
 # --- QPs ----------------------------------------------------------------
+# perftest posts the iterations on each QP: from 16 QPs on, 4 times one
+# QP's volume in all (20 iterations per QP at least)
 for q in $qp_counts; do
+	n=$(bw_iters 65536)
+	if [ "$q" -ge 16 ]; then
+		n=$((4 * n / q))
+		[ "$n" -lt 20 ] && n=20
+	fi
 	for c in $qp_configs; do
-		pt "$c" ib_write_bw 65536 "$(bw_iters 65536)" -q "$q"
+		pt "$c" ib_write_bw 65536 "$n" -q "$q"
 	done
 done
+
+# --- kernel memory per QP -----------------------------------------------
+# qpmem NAME ARGS...: xib_qpmem_test -d xib0's node ARGS in the memory
+# cgroup $qpmem_cg (the initial namespace: ip netns exec mounts a sysfs
+# without /sys/fs/cgroup); puts its qp_bytes (and, with -n, the QPs
+# created) under NAME.
+qpmem_cg=/sys/fs/cgroup/xib-bench-qpmem
+qpmem() {
+	local name=$1 out v
+	shift
+	out=$(mktemp)
+	# shellcheck disable=SC2016
+	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$qpmem_cg" \
+		"$build/tests/c/xib_qpmem_test" -d "$qpmem_dev" "$@" >"$out" 2>&1
+	v=$(awk '$1 == "qp_bytes" { print $2 }' "$out")
+	if [ -z "$v" ] || grep -q FAIL "$out"; then
+		fail_row "qpmem $name" "$out"
+		v=fail
+	fi
+	put xib qpmem "$name" bytes_per_qp "$v"
+	if [ "$name" != max ]; then
+		put xib qpmem "$name" created "$(awk '$1 == "created" { print $2 }' "$out")"
+	fi
+	rm -f "$out"
+}
+if want qpmem; then
+	qpmem_dev=$(ip netns exec xbA sh -c 'ls -d /sys/class/xib/xib0/uverbs* /sys/class/xib/xib0/*/uverbs* 2>/dev/null' | head -n1)
+	qpmem_dev=/dev/xib/${qpmem_dev##*/}
+	qp_max=$(ip netns exec xbA "$xibrun" ibv_devinfo -v -d xib0 2>/dev/null |
+		awk -F: '$1 ~ /^[ \t]*max_qp_wr$/ { print $2 + 0 }')
+	sge_max=$(ip netns exec xbA "$xibrun" ibv_devinfo -v -d xib0 2>/dev/null |
+		awk -F: '$1 ~ /^[ \t]*max_sge$/ { print $2 + 0 }')
+	echo +memory >/sys/fs/cgroup/cgroup.subtree_control
+	rmdir "$qpmem_cg" 2>/dev/null
+	mkdir "$qpmem_cg"
+	# small QPs: the average of 256 (memory.current moves in the
+	# per-CPU charge batches of the memory controller, 256 KiB)
+	qpmem default -n 256 -w 128 -r 512 -s 1 -i 0
+	# max_inline is not in ibv_devinfo: the device's 512 bytes
+	qpmem max -w "${qp_max:-16384}" -r "${qp_max:-16384}" -s "${sge_max:-32}" -i 512
+	[ "$qpmem_many" = 0 ] || qpmem many -n "$qpmem_many" -w 16 -r 16 -s 1 -i 0
+	rmdir "$qpmem_cg"
+fi
 
 # --- MTU and the TCP ceiling over the same veth -------------------------
 # tcp MTU: iperf3 from xbA to xbB, MB/s received
@@ -568,6 +635,22 @@ for q in $qp_counts; do
 	done
 	say "$line"
 done
+
+if want qpmem; then
+	say ""
+	say "kernel memory per xib QP (memory cgroup charge of one RC QP, KiB)"
+	kib() {
+		awk -v b="$1" 'BEGIN { if (b ~ /^[0-9]+$/) printf "%.1f", b / 1024; else print "-" }'
+	}
+	say "$(printf 'default (128 send / 512 receive WRs, 1 SGE)            %10s' \
+		"$(kib "$(get xib qpmem default bytes_per_qp)")")"
+	say "$(printf 'largest (%s WRs each way, %s SGEs, 512 B inline)  %10s' "${qp_max:-16384}" \
+		"${sge_max:-32}" "$(kib "$(get xib qpmem max bytes_per_qp)")")"
+	[ "$qpmem_many" = 0 ] ||
+		say "$(printf '%s of %s QPs of 16 WRs created at once on one device, %s KiB each' \
+			"$(get xib qpmem many created)" "$qpmem_many" \
+			"$(kib "$(get xib qpmem many bytes_per_qp)")")"
+fi
 
 say ""
 say "xib-2ns ib_write_bw 64 KiB against TCP over the same veth (iperf3), MB/s"
