@@ -185,11 +185,7 @@ teardown() {
 	ip netns exec xibns xibctl link add xib1 netdev xv1
 	ip netns del xibns
 	# Namespace cleanup is asynchronous; the veth pair goes with it.
-	for _ in $(seq 150); do
-		[ ! -e /sys/class/xib/xib1 ] && break
-		sleep 0.2
-	done
-	[ ! -e /sys/class/xib/xib1 ]
+	xib_wait_gone xib1
 }
 
 @test "link add and del need CAP_NET_ADMIN" {

@@ -581,7 +581,7 @@ client_fails() {
 	dma_mapped
 	echo 1 >"$dev/remove"
 	[ ! -e "$dev" ]
-	[ ! -e /sys/class/xib/xibp ]
+	inA test ! -e /sys/class/xib/xibp
 	# the mappings went with the device, before the function (the
 	# device's detach WARNs otherwise: the log check), and its counters
 	# with the function
@@ -597,6 +597,6 @@ client_fails() {
 	watch_stop
 	inA xibctl link add xibp netdev xv0 pci "$bdf"
 	xib-modules unload
-	[ ! -e /sys/class/xib/xibp ]
+	[ ! -e /sys/class/xib/xibp ]	# and the class with the module
 	! bound
 }
