@@ -131,6 +131,20 @@ xib_device_anywhere() {
 	[ -L "/sys/class/xib/$1" ] || xib_devices_all | grep -qxF "$1"
 }
 
+# The debugfs profile of xib_hca device $2 of namespace $1 ("" for the
+# initial one): xib_hca/NAME/profile in the initial namespace,
+# xib_hca/NAME:INDEX/profile in the others (debugfs is global, names are
+# per namespace).
+xib_prof_file() {
+	local idx
+	if [ -z "$1" ]; then
+		echo "/sys/kernel/debug/xib_hca/$2/profile"
+		return
+	fi
+	idx=$(ip netns exec "$1" cat "/sys/class/xib/$2/index") || return 1
+	echo "/sys/kernel/debug/xib_hca/$2:$idx/profile"
+}
+
 # xib_wait_gone DEV...: wait (at most xib_gone_timeout) until no device of
 # these names is left in any namespace.
 xib_wait_gone() {
