@@ -348,7 +348,7 @@ client_fails() {
 	xib_apps_require
 	pci_topology
 	# the device is the function's child, named by the device side's serial
-	[ "$(basename "$(readlink -f /sys/class/xib/xibp/device)")" = "$bdf" ]
+	[ "$(basename "$(inA readlink -f /sys/class/xib/xibp/device)")" = "$bdf" ]
 	run inA xibctl dev show xibp
 	echo "$output"
 	[[ $output == *"0200:0000:0000:00aa"* ]]
