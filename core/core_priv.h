@@ -51,8 +51,8 @@ int xib_verbs_init(void);
 void xib_verbs_exit(void);
 
 /* user.c */
-int xib_user_ctx_charge(kuid_t uid);
-void xib_user_ctx_uncharge(kuid_t uid);
+int xib_user_ctx_charge(struct user_namespace *ns, kuid_t uid);
+void xib_user_ctx_uncharge(struct user_namespace *ns, kuid_t uid);
 void xib_user_init(void);
 void xib_user_exit(void);
 

@@ -23,9 +23,12 @@
  */
 
 #include <linux/ctype.h>
+#include <linux/debugfs.h>
 #include <linux/idr.h>
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/netdevice.h>
+#include <linux/seq_file.h>
 
 #include "core_priv.h"
 
@@ -57,8 +60,41 @@ static LIST_HEAD(xib_link_types);
 
 static struct lock_class_key xib_res_lock_key;
 
+/*
+ * The class is tagged by network namespace, as ib_core's: a sysfs mount
+ * shows under /sys/class/xib the devices of the namespace that mounted
+ * it (ip netns exec remounts /sys), and names are unique per namespace.
+ * A device's namespace is set before device_add() and never changes (an
+ * interface leaving its namespace takes its device with it).
+ */
+static const void *xib_class_namespace(struct device *device)
+{
+	return xib_device_net(to_xib_device(device));
+}
+
+/*
+ * The device's index, unique across namespaces: user space checks with it
+ * that /sys/class/xib/NAME is the device netlink listed as NAME, not a
+ * namespace's of the same name seen through another namespace's sysfs.
+ */
+static ssize_t index_show(struct device *device, struct device_attribute *attr,
+			  char *buf)
+{
+	return sysfs_emit(buf, "%u\n", to_xib_device(device)->index);
+}
+static DEVICE_ATTR_RO(index);
+
+static struct attribute *xib_class_attrs[] = {
+	&dev_attr_index.attr,
+	NULL
+};
+ATTRIBUTE_GROUPS(xib_class);
+
 static struct class xib_class = {
 	.name = "xib",
+	.dev_groups = xib_class_groups,
+	.ns_type = &net_ns_type_operations,
+	.namespace = xib_class_namespace,
 };
 
 static void xib_device_release(struct device *device)
@@ -175,14 +211,19 @@ static bool xib_name_valid(const char *name)
 	return true;
 }
 
-static struct xib_device *xib_find_name_locked(const char *name)
+/*
+ * The device named @name in @net, registered or being removed (its name
+ * is taken until its removal ends), or NULL.
+ */
+static struct xib_device *xib_find_name_locked(struct net *net,
+					       const char *name)
 {
 	struct xib_device *dev;
 	unsigned long index;
 
 	lockdep_assert_held(&xib_reg_mutex);
 	xa_for_each(&xib_devices, index, dev)
-		if (!strcmp(dev->name, name))
+		if (net_eq(xib_device_net(dev), net) && !strcmp(dev->name, name))
 			return dev;
 	return NULL;
 }
@@ -239,11 +280,13 @@ static void xib_client_remove_one(struct xib_client *client,
 /**
  * xib_register_device() - make a device visible to clients and user space
  * @dev: from xib_alloc_device(), with node_guid and phys_port_cnt set
- * @name: unique device name (letters, digits, punctuation but '/' and ':')
- * @net: namespace the device belongs to
+ * @name: device name unique in @net (letters, digits, punctuation but '/'
+ *	and ':')
+ * @net: namespace the device belongs to; names are per namespace
  *
- * Returns 0, -EINVAL for a bad name, -EEXIST if the name is taken, or
- * another negative errno.  On failure the device is still allocated.
+ * Returns 0, -EINVAL for a bad name, -EEXIST if the name is taken in
+ * @net, or another negative errno.  On failure the device is still
+ * allocated.
  */
 int xib_register_device(struct xib_device *dev, const char *name,
 			struct net *net)
@@ -263,7 +306,7 @@ int xib_register_device(struct xib_device *dev, const char *name,
 	/* No client comes or goes until every client is attached. */
 	down_read(&xib_clients_rwsem);
 	mutex_lock(&xib_reg_mutex);
-	if (xib_find_name_locked(name)) {
+	if (xib_find_name_locked(net, name)) {
 		ret = -EEXIST;
 		goto out_unlock;
 	}
@@ -426,7 +469,7 @@ struct xib_device *xib_device_get_by_name(struct net *net, const char *name)
 	struct xib_device *dev;
 
 	mutex_lock(&xib_reg_mutex);
-	dev = xib_try_use(xib_find_name_locked(name), net);
+	dev = xib_try_use(xib_find_name_locked(net, name), net);
 	mutex_unlock(&xib_reg_mutex);
 	return dev;
 }
@@ -666,14 +709,49 @@ void xib_link_unregister(struct xib_link_ops *ops)
 }
 EXPORT_SYMBOL_GPL(xib_link_unregister);
 
+/*
+ * debugfs xib/devices: every device of every namespace, one a line,
+ * "INDEX NAME NETNS registered|removing" (NETNS: the namespace's inode
+ * number, as in /proc/PID/ns/net).  Names are per namespace and sysfs
+ * shows each namespace its own: this is the one global view, for the
+ * host's administrator (and the tests, which wait here for devices of a
+ * namespace being destroyed to be gone).
+ */
+static int xib_devices_show(struct seq_file *m, void *unused)
+{
+	struct xib_device *dev;
+	unsigned long index;
+
+	mutex_lock(&xib_reg_mutex);
+	xa_for_each(&xib_devices, index, dev)
+		seq_printf(m, "%u %s %u %s\n", dev->index, dev->name,
+			   xib_device_net(dev)->ns.inum,
+			   dev->registered ? "registered" : "removing");
+	mutex_unlock(&xib_reg_mutex);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(xib_devices);
+
+static struct dentry *xib_debugfs;
+
 int xib_device_init(void)
 {
+	int ret;
+
 	xib_set_netns_shared(netns_shared);
-	return class_register(&xib_class);
+	ret = class_register(&xib_class);
+	if (ret)
+		return ret;
+	/* without debugfs, nothing; it is not an error */
+	xib_debugfs = debugfs_create_dir("xib", NULL);
+	debugfs_create_file("devices", 0400, xib_debugfs, NULL,
+			    &xib_devices_fops);
+	return 0;
 }
 
 void xib_device_exit(void)
 {
+	debugfs_remove(xib_debugfs);
 	WARN_ON(!xa_empty(&xib_devices));
 	WARN_ON(!list_empty(&xib_clients));
 	class_unregister(&xib_class);

@@ -280,7 +280,8 @@ int xib_ucontext_init(struct xib_ucontext *uctx, struct xib_device *dev)
 	for (i = 0; i < XIB_RES_MAX; i++)
 		atomic_set(&uctx->res_count[i], 0);
 	uctx->owner_euid = current_euid();
-	ret = xib_user_ctx_charge(uctx->owner_euid);
+	uctx->owner_ns = current_user_ns();
+	ret = xib_user_ctx_charge(uctx->owner_ns, uctx->owner_euid);
 	if (ret)
 		return ret;
 	uctx->owner_pid = get_task_pid(current, PIDTYPE_TGID);
@@ -294,7 +295,7 @@ int xib_ucontext_init(struct xib_ucontext *uctx, struct xib_device *dev)
 
 err_put_pid:
 	put_pid(uctx->owner_pid);
-	xib_user_ctx_uncharge(uctx->owner_euid);
+	xib_user_ctx_uncharge(uctx->owner_ns, uctx->owner_euid);
 	return ret == -EBUSY ? -ENOMEM : ret;
 }
 EXPORT_SYMBOL_GPL(xib_ucontext_init);
@@ -319,6 +320,6 @@ void xib_ucontext_cleanup(struct xib_ucontext *uctx)
 	xa_erase_irq(&dev->res[XIB_RES_UCONTEXT], uctx->id);
 	atomic_dec(&dev->res_count[XIB_RES_UCONTEXT]);
 	put_pid(uctx->owner_pid);
-	xib_user_ctx_uncharge(uctx->owner_euid);
+	xib_user_ctx_uncharge(uctx->owner_ns, uctx->owner_euid);
 }
 EXPORT_SYMBOL_GPL(xib_ucontext_cleanup);

@@ -13,8 +13,9 @@
  * parameters max_ids_per_file and max_events_per_file) and charged to the
  * opener's memory cgroup, including what the RDMA CM's handlers allocate
  * for the file on another thread; the files themselves are bounded per
- * user (max_channels_per_user, counted by the opener's euid until the
- * file's release).
+ * user (max_channels_per_user, counted by the opener's euid in its user
+ * namespace, and by each owner of that namespace's ancestors, until the
+ * file's release: core/user.c).
  */
 
 #include <linux/miscdevice.h>
@@ -46,7 +47,7 @@ static unsigned int xib_ucma_max_files_per_user = 256;
 module_param_named(max_channels_per_user, xib_ucma_max_files_per_user, uint,
 		   0644);
 MODULE_PARM_DESC(max_channels_per_user,
-		 "Opens of /dev/xib/rdma_cm (event channels) one uid may hold; beyond, open() fails with EMFILE unless CAP_SYS_RESOURCE (256)");
+		 "Opens of /dev/xib/rdma_cm (event channels) one user may hold, per user namespace level (a container also counts against its owner); beyond, open() fails with EMFILE unless CAP_SYS_RESOURCE (256)");
 
 /* The open files of each user (their opener's euid), for the above. */
 static struct xib_uid_count xib_ucma_files_per_user;
@@ -479,19 +480,21 @@ out:
 static int xib_ucma_open(struct inode *inode, struct file *filp)
 {
 	struct xib_ucma_file *file;
+	struct user_namespace *ns = current_user_ns();
 	kuid_t uid = current_euid();
 	int ret;
 
-	ret = xib_uid_charge_capable(&xib_ucma_files_per_user, uid,
+	ret = xib_uid_charge_capable(&xib_ucma_files_per_user, ns, uid,
 				     READ_ONCE(xib_ucma_max_files_per_user));
 	if (ret)
 		return ret;
 	file = kzalloc(sizeof(*file), GFP_KERNEL_ACCOUNT);
 	if (!file) {
-		xib_uid_uncharge(&xib_ucma_files_per_user, uid);
+		xib_uid_uncharge(&xib_ucma_files_per_user, ns, uid);
 		return -ENOMEM;
 	}
 	file->uid = uid;
+	file->user_ns = ns;
 	mutex_init(&file->mutex);
 	INIT_LIST_HEAD(&file->ctxs);
 	xa_init_flags(&file->handles, XA_FLAGS_ALLOC);
@@ -530,7 +533,7 @@ static int xib_ucma_release(struct inode *inode, struct file *filp)
 	mem_cgroup_put(file->memcg);
 	mutex_destroy(&file->read_mutex);
 	mutex_destroy(&file->mutex);
-	xib_uid_uncharge(&xib_ucma_files_per_user, file->uid);
+	xib_uid_uncharge(&xib_ucma_files_per_user, file->user_ns, file->uid);
 	kfree(file);
 	return 0;
 }

@@ -34,7 +34,8 @@
 
 /**
  * struct xib_ucma_file - an open /dev/xib/rdma_cm: one event channel
- * @mutex: protects every field below it but @wait, @memcg and @uid, and the
+ * @mutex: protects every field below it but @wait, @memcg, @uid and
+ *	@user_ns, and the
  *	@file, @list, @handle, @visible, @listening and @events_reported
  *	of the ids on @ctxs
  * @ctxs: every id of the file (struct xib_ucma_ctx.list), those whose
@@ -51,6 +52,8 @@
  *	the RDMA CM's handlers allocate for this file
  * @uid: the opener's effective uid, charged one channel of
  *	max_channels_per_user until the release; fixed at open
+ * @user_ns: the opener's user namespace (a reference until the release),
+ *	with @uid the (namespace, uid) charged
  */
 struct xib_ucma_file {
 	struct mutex mutex;		/* protects the fields below */
@@ -65,6 +68,7 @@ struct xib_ucma_file {
 	wait_queue_head_t wait;
 	struct mem_cgroup *memcg;
 	kuid_t uid;
+	struct user_namespace *user_ns;
 };
 
 /**

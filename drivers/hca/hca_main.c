@@ -280,7 +280,8 @@ static int xib_hca_newlink(const char *name, struct net_device *ndev,
 	ret = xib_register_device(&hca->xdev, name, dev_net(ndev));
 	if (ret) {
 		if (ret == -EEXIST)
-			NL_SET_ERR_MSG(extack, "an xib device with this name exists");
+			NL_SET_ERR_MSG(extack,
+				       "an xib device with this name exists in this namespace");
 		else if (ret == -EINVAL)
 			NL_SET_ERR_MSG(extack, "invalid xib device name");
 		goto err_net_detach;

@@ -13,6 +13,7 @@
 #include <linux/seq_file.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <net/net_namespace.h>
 
 #include "hca.h"
 
@@ -189,16 +190,25 @@ static const struct file_operations xib_hca_prof_fops = {
 
 /**
  * xib_hca_prof_debugfs_add() - create xib_hca/<device>/profile
- * @hca: the device, registered: its name is final (xib devices are never
- *	renamed, and a name is unique until the device is unregistered)
+ * @hca: the device, registered: its name and index are final (xib devices
+ *	are never renamed nor moved)
  *
- * Without debugfs, or if the name is taken there, the file is absent.
+ * Debugfs is global but names are per network namespace: a device of the
+ * initial namespace has its name, one of another namespace its name and
+ * its (global, unique) index, "xib0:3" (':' is in no device name, so
+ * the two never meet).  Without debugfs the file is absent.
  */
 void xib_hca_prof_debugfs_add(struct xib_hca_dev *hca)
 {
+	struct xib_device *xdev = &hca->xdev;
+	char name[XIB_DEVICE_NAME_MAX + 12];
 	struct dentry *dir;
 
-	dir = debugfs_create_dir(dev_name(&hca->xdev.dev), xib_hca_debugfs);
+	if (net_eq(xib_device_net(xdev), &init_net))
+		strscpy(name, xdev->name, sizeof(name));
+	else
+		snprintf(name, sizeof(name), "%s:%u", xdev->name, xdev->index);
+	dir = debugfs_create_dir(name, xib_hca_debugfs);
 	if (IS_ERR(dir))
 		return;
 	hca->prof_dir = dir;

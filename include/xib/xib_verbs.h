@@ -10,6 +10,7 @@
 #define _XIB_VERBS_H
 
 #include <linux/device.h>
+#include <linux/hashtable.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -671,6 +672,8 @@ struct xib_mmap_entry *xib_mmap_lookup(struct xib_ucontext *uctx, u64 offset);
  *	put by xib_ucontext_cleanup()); for resource dumps
  * @owner_euid: the creator's effective user id, which owns the context
  *	and its objects in resource dumps
+ * @owner_ns: the creator's user namespace (a reference, put by
+ *	xib_ucontext_cleanup()), with @owner_euid the per-user count charged
  * @owner_comm: the creator's command name at creation
  *
  * The owner fields are fixed by xib_ucontext_init().  A dump reads them
@@ -686,6 +689,7 @@ struct xib_ucontext {
 	atomic_t res_count[XIB_RES_MAX];
 	struct pid *owner_pid;
 	kuid_t owner_euid;
+	struct user_namespace *owner_ns;
 	char owner_comm[TASK_COMM_LEN];
 };
 
@@ -694,27 +698,54 @@ void xib_ucontext_cleanup(struct xib_ucontext *uctx);
 
 /**
  * struct xib_uid_count - how many objects of a kind each user holds
- * @lock: serialises every change and read of @counts
- * @counts: per uid (its value in the initial user namespace) the count,
- *	as a value entry; a uid holding none has no entry
+ * @lock: serialises every change and read of @table and @entries
+ * @table: struct xib_uid_entry (core/user.c) per (user namespace, uid)
+ *	holding something; one holding none has no entry
+ * @entries: how many entries @table has
  *
  * Set up by xib_uid_count_init(); charged by xib_uid_charge() or
- * xib_uid_charge_capable() when an object is created, uncharged by
- * xib_uid_uncharge() with the same uid when it goes (core/user.c);
- * xib_uid_count_destroy() once nothing is charged.
+ * xib_uid_charge_capable() when an object is created, which counts the
+ * user and each owner of its namespaces up to the initial one (as the
+ * kernel's ucounts), uncharged by xib_uid_uncharge() with the same
+ * namespace and uid when it goes (core/user.c); xib_uid_count_destroy()
+ * once nothing is charged.
  */
 struct xib_uid_count {
-	struct mutex lock;	/* protects @counts */
-	struct xarray counts;
+	struct mutex lock;	/* protects @table, @entries */
+	DECLARE_HASHTABLE(table, 6);
+	unsigned long entries;
+};
+
+/* Levels of a chain: the user and 32 nested namespaces' owners at most. */
+#define XIB_UID_LEVELS	33
+
+/**
+ * struct xib_uid_level - one level of a charge
+ * @ns: the user namespace (compared only)
+ * @uid: the uid, as its value in the initial user namespace
+ */
+struct xib_uid_level {
+	const void *ns;
+	u32 uid;
 };
 
 void xib_uid_count_init(struct xib_uid_count *uc);
 void xib_uid_count_destroy(struct xib_uid_count *uc);
-int xib_uid_charge(struct xib_uid_count *uc, kuid_t uid, unsigned int max);
-int xib_uid_charge_capable(struct xib_uid_count *uc, kuid_t uid,
-			   unsigned int max);
-void xib_uid_uncharge(struct xib_uid_count *uc, kuid_t uid);
-unsigned long xib_uid_read(struct xib_uid_count *uc, kuid_t uid);
+int xib_uid_charge_levels(struct xib_uid_count *uc,
+			  const struct xib_uid_level *lv, unsigned int n,
+			  unsigned int max);
+void xib_uid_uncharge_levels(struct xib_uid_count *uc,
+			     const struct xib_uid_level *lv, unsigned int n);
+unsigned long xib_uid_read_level(struct xib_uid_count *uc,
+				 const struct xib_uid_level *lv);
+int xib_uid_charge(struct xib_uid_count *uc, struct user_namespace *ns,
+		   kuid_t uid, unsigned int max);
+int xib_uid_charge_capable(struct xib_uid_count *uc, struct user_namespace *ns,
+			   kuid_t uid, unsigned int max);
+void xib_uid_uncharge(struct xib_uid_count *uc, struct user_namespace *ns,
+		      kuid_t uid);
+unsigned long xib_uid_read(struct xib_uid_count *uc, struct user_namespace *ns,
+			   kuid_t uid);
 bool xib_uid_count_empty(struct xib_uid_count *uc);
 
 /**

@@ -106,20 +106,56 @@ xib_gone_timeout() {
 	fi
 }
 
-# xib_wait_gone DEV...: wait (at most xib_gone_timeout) until the xib
-# devices are gone.  The class's link is tested, not what it points to:
-# an interface's removal first moves the device out from under the
-# interface's sysfs directory, and a path resolved through the link
-# during the move does not exist for a moment.
+# The names of the xib devices of every network namespace, one a line
+# (debugfs xib/devices: sysfs shows a namespace only its own devices, and
+# names are per namespace, so a name may be listed more than once).
+# Without debugfs, those /sys/class/xib shows.
+XIB_DEVICES_ALL=/sys/kernel/debug/xib/devices
+xib_devices_all() {
+	local d
+	if [ -r "$XIB_DEVICES_ALL" ]; then
+		awk '{ print $2 }' "$XIB_DEVICES_ALL"
+		return
+	fi
+	for d in /sys/class/xib/*; do
+		[ -L "$d" ] && echo "${d##*/}"
+	done
+}
+
+# Whether an xib device named $1 exists in any namespace.  The class's
+# link is tested, not what it points to: an interface's removal first
+# moves the device out from under the interface's sysfs directory, and a
+# path resolved through the link during the move does not exist for a
+# moment.
+xib_device_anywhere() {
+	[ -L "/sys/class/xib/$1" ] || xib_devices_all | grep -qxF "$1"
+}
+
+# The debugfs profile of xib_hca device $2 of namespace $1 ("" for the
+# initial one): xib_hca/NAME/profile in the initial namespace,
+# xib_hca/NAME:INDEX/profile in the others (debugfs is global, names are
+# per namespace).
+xib_prof_file() {
+	local idx
+	if [ -z "$1" ]; then
+		echo "/sys/kernel/debug/xib_hca/$2/profile"
+		return
+	fi
+	idx=$(ip netns exec "$1" cat "/sys/class/xib/$2/index") || return 1
+	echo "/sys/kernel/debug/xib_hca/$2:$idx/profile"
+}
+
+# xib_wait_gone DEV...: wait (at most xib_gone_timeout) until no device of
+# these names is left in any namespace.
 xib_wait_gone() {
 	local d i t
 	t=$(xib_gone_timeout)
 	for d in "$@"; do
 		for ((i = 0; i < t * 10; i++)); do
-			[ ! -L "/sys/class/xib/$d" ] && break
+			xib_device_anywhere "$d" || break
 			sleep 0.1
 		done
-		[ ! -L "/sys/class/xib/$d" ] || { echo "xib device $d still there after $t s" >&2; return 1; }
+		! xib_device_anywhere "$d" || { echo "xib device $d still there after $t s" >&2; return 1; }
 	done
 }
 
@@ -130,11 +166,11 @@ xib_wait_no_devices() {
 	local i left t
 	t=$(xib_gone_timeout)
 	for ((i = 0; i < t * 10; i++)); do
-		left=(/sys/class/xib/*)
-		[ -L "${left[0]}" ] || return 0
+		left=$(xib_devices_all)
+		[ -z "$left" ] && return 0
 		sleep 0.1
 	done
-	echo "xib devices left after $t s: ${left[*]##*/}" >&2
+	echo "xib devices left after $t s:" $left >&2
 	return 1
 }
 

@@ -34,10 +34,7 @@ setup_file() {
 
 teardown_file() {
 	ip netns del xibA 2>/dev/null || true
-	for _ in $(seq 150); do
-		[ ! -e /sys/class/xib/xib0 ] && break
-		sleep 0.2
-	done
+	xib_wait_gone xib0 || true
 	xib-modules unload
 }
 

@@ -254,11 +254,19 @@ starve_stop() {
 	grep -Eq '^[0-9]+ bytes in [0-9.]+ seconds = [0-9.]+ Mbit/sec' <<<"$cli_out"
 }
 
+# The debugfs profile of xib0 (in xibA) or xib1 (in xibB).
+prof_file() {
+	case $1 in
+	xib0) xib_prof_file xibA xib0 ;;
+	xib1) xib_prof_file xibB xib1 ;;
+	esac
+}
+
 # Profile column $3 (count) of stage $2 in device $1's profile; "all":
 # the sum of every stage's count.
 prof_count() {
 	awk -v s="$2" 'NR > 2 && (s == "all" || $1 == s) { n += $3 } END { print n + 0 }' \
-		"/sys/kernel/debug/xib_hca/$1/profile"
+		"$(prof_file "$1")"
 }
 
 # A short validated exchange: $1 iterations of 4 KiB messages each way
@@ -270,28 +278,30 @@ prof_pingpong() {
 }
 
 @test "xib_hca profile (debugfs): off counts nothing, on counts the traffic, reset zeroes" {
-	local d n=20 dev
+	local d n=20 dev P0 P1
 	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+	P0=$(prof_file xib0)
+	P1=$(prof_file xib1)
 	for d in xib0 xib1; do
-		[ -f "/sys/kernel/debug/xib_hca/$d/profile" ]
+		[ -f "$(prof_file $d)" ]
 	done
 	# off by default: traffic counts nothing
 	[ "$(cat /sys/module/xib_hca/parameters/profile)" = N ]
-	echo 0 >/sys/kernel/debug/xib_hca/xib0/profile
-	echo 0 >/sys/kernel/debug/xib_hca/xib1/profile
+	echo 0 >"$P0"
+	echo 0 >"$P1"
 	prof_pingpong "$n"
 	[ "$(prof_count xib0 all)" -eq 0 ]
 	[ "$(prof_count xib1 all)" -eq 0 ]
-	grep -q '^# profile off' /sys/kernel/debug/xib_hca/xib0/profile
+	grep -q '^# profile off' "$P0"
 
 	# on (through either device's file: the switch is the module's)
-	echo on >/sys/kernel/debug/xib_hca/xib0/profile
+	echo on >"$P0"
 	[ "$(cat /sys/module/xib_hca/parameters/profile)" = Y ]
-	echo reset >/sys/kernel/debug/xib_hca/xib1/profile
-	echo 0 >/sys/kernel/debug/xib_hca/xib0/profile
+	echo reset >"$P1"
+	echo 0 >"$P0"
 	prof_pingpong "$n"
-	cat /sys/kernel/debug/xib_hca/xib0/profile /sys/kernel/debug/xib_hca/xib1/profile
-	grep -q '^# profile on' /sys/kernel/debug/xib_hca/xib0/profile
+	cat "$P0" "$P1"
+	grep -q '^# profile on' "$P0"
 	for dev in xib0 xib1; do
 		# n messages of 4 packets sent, n received, over the veth
 		[ "$(prof_count $dev req)" -ge 1 ]
@@ -318,15 +328,15 @@ prof_pingpong() {
 	[ "$(prof_count xib0 rx.pkt)" -le "$(prof_count xib0 rx.wire)" ]
 
 	# off, then reset: zero, and it stays zero with traffic
-	echo off >/sys/kernel/debug/xib_hca/xib1/profile
+	echo off >"$P1"
 	[ "$(cat /sys/module/xib_hca/parameters/profile)" = N ]
-	echo 0 >/sys/kernel/debug/xib_hca/xib0/profile
-	echo 0 >/sys/kernel/debug/xib_hca/xib1/profile
+	echo 0 >"$P0"
+	echo 0 >"$P1"
 	[ "$(prof_count xib0 all)" -eq 0 ]
 	prof_pingpong "$n"
 	[ "$(prof_count xib0 all)" -eq 0 ]
 	[ "$(prof_count xib1 all)" -eq 0 ]
 	# anything else is refused
-	run sh -c 'echo bogus >/sys/kernel/debug/xib_hca/xib0/profile'
+	run sh -c 'echo bogus >"$1"' _ "$P0"
 	[ "$status" -ne 0 ]
 }

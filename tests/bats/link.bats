@@ -165,18 +165,22 @@ teardown() {
 	ip link set xv1 netns xibns
 	ip netns exec xibns ip link set xv1 up
 	xibctl link add xib0 netdev xv0
-	# Names are global, like sysfs: the child cannot reuse xib0.
-	xib_refute_with 'File exists' ip netns exec xibns xibctl link add xib0 netdev xv1
-	ip netns exec xibns xibctl link add xib1 netdev xv1
+	# Names are per namespace, like sysfs: the child has its own xib0.
+	ip netns exec xibns xibctl link add xib0 netdev xv1
 	run xibctl dev show
 	[ "${#lines[@]}" -eq 1 ]
-	[[ "${lines[0]}" == *" xib0: "* ]]
+	[[ "${lines[0]}" == *" xib0: "*" netdev xv0" ]]
 	run ip netns exec xibns xibctl dev show
 	[ "${#lines[@]}" -eq 1 ]
-	[[ "${lines[0]}" == *" xib1: "* ]]
-	# Not visible, so not deletable, from the other namespace.
-	xib_refute_with 'No such device' xibctl link del xib1
-	ip netns exec xibns xibctl link del xib1
+	[[ "${lines[0]}" == *" xib0: "*" netdev xv1" ]]
+	[ "$(ls /sys/class/xib)" = xib0 ]
+	[ "$(ip netns exec xibns ls /sys/class/xib)" = xib0 ]
+	# Each namespace's xib0 is its own: deleting one leaves the other.
+	xibctl link del xib0
+	run ip netns exec xibns xibctl dev show
+	[[ "${lines[0]}" == *" xib0: "*" netdev xv1" ]]
+	xib_refute_with 'No such device' xibctl link del xib0
+	ip netns exec xibns xibctl link del xib0
 }
 
 @test "destroying a namespace removes the devices on its interfaces" {
@@ -185,11 +189,7 @@ teardown() {
 	ip netns exec xibns xibctl link add xib1 netdev xv1
 	ip netns del xibns
 	# Namespace cleanup is asynchronous; the veth pair goes with it.
-	for _ in $(seq 150); do
-		[ ! -e /sys/class/xib/xib1 ] && break
-		sleep 0.2
-	done
-	[ ! -e /sys/class/xib/xib1 ]
+	xib_wait_gone xib1
 }
 
 # stock only: on the debug kernel security.bats' user-namespace case drives the

@@ -3,10 +3,13 @@
 #
 # xib_hca across network namespaces: two namespaces joined by a veth pair
 # with an HCA in each, the RoCEv2 UDP port (4791) each namespace opens
-# for its HCAs, and the clash with rdma_rxe, which holds that port in the
-# initial namespace.
+# for its HCAs, the clash with rdma_rxe, which holds that port in the
+# initial namespace, and device names, which are per namespace (sysfs
+# shows a namespace its own devices; stock verbs programs through
+# xib-run see and use theirs).
 
 load helpers
+load xib-apps
 
 # The modules stay loaded for the whole file (loading and unloading them
 # for every test costs most of a minute in the debug guest); a test that
@@ -25,9 +28,12 @@ setup() {
 	xib_require_vm
 	xib_modules_loaded || xib-modules load
 	xib_ns_pair xibA xibB xv0 xv1 10.77.0.1/24 10.77.0.2/24
+	bg_pid=
 }
 
 teardown() {
+	xib_bg_stop
+	xibctl link del xib0 2>/dev/null || true
 	rdma link delete rxe0 2>/dev/null || true
 	ip link del xv9 2>/dev/null || true
 	xib_ns_del xibA xibB
@@ -115,7 +121,7 @@ xib_wait_roce_socks() {
 		ip netns exec xibA xibctl link add xibA1 netdev xv0
 	run ip netns exec xibA xibctl dev show
 	[ "${#lines[@]}" -eq 1 ]
-	[ ! -e /sys/class/xib/xibA1 ]
+	inA test ! -e /sys/class/xib/xibA1
 	[ "$(xib_roce_socks xibA)" -eq 2 ]
 }
 
@@ -136,8 +142,8 @@ xib_wait_roce_socks() {
 	ip netns exec xibB xibctl link add xibB0 netdev xv1
 	ip netns del xibA
 	xib_wait_gone xibA0 xibB0	# the veth peer goes too
-	[ ! -e /sys/class/xib/xibA0 ]
-	[ ! -e /sys/class/xib/xibB0 ]
+	! xib_device_anywhere xibA0
+	! xib_device_anywhere xibB0
 	xib_wait_roce_socks xibB 0 10
 }
 
@@ -157,4 +163,85 @@ xib_wait_roce_socks() {
 	# rdma_rxe only holds the initial namespace's port.
 	ip netns exec xibA xibctl link add xibA0 netdev xv0
 	[ "$(xib_roce_socks xibA)" -eq 2 ]
+}
+
+# ibv_devices' line for device $1 with node GUID $2 (xibctl's form).
+devices_line() {
+	grep -Eq "^[[:space:]]+$1[[:space:]]+${2//:/}\$"
+}
+
+@test "names are per namespace: each of two namespaces has its xib0, in sysfs, for verbs programs and traffic" {
+	local ia ib ga gb gida gidb ih
+	xib_apps_require
+	inA xibctl link add xib0 netdev xv0
+	inB xibctl link add xib0 netdev xv1
+	# the same name twice in one namespace is still refused
+	ip link add xv8 netns xibA type veth peer name xv9
+	xib_refute_with 'File exists.*an xib device with this name exists in this' \
+		inA xibctl link add xib0 netdev xv8
+	run inA xibctl dev show
+	[ "${#lines[@]}" -eq 1 ]
+	# each namespace's sysfs shows its own device only, the initial none
+	[ "$(inA ls /sys/class/xib)" = xib0 ]
+	[ "$(inB ls /sys/class/xib)" = xib0 ]
+	[ ! -e /sys/class/xib/xib0 ]
+	ia=$(inA xibctl -j dev show xib0 | jq '.[0].ifindex')
+	ib=$(inB xibctl -j dev show xib0 | jq '.[0].ifindex')
+	[ "$ia" != "$ib" ]
+	[ "$(inA cat /sys/class/xib/xib0/index)" = "$ia" ]
+	[ "$(inB cat /sys/class/xib/xib0/index)" = "$ib" ]
+	# the global views: debugfs lists both; the profiles, global too,
+	# are named with the index outside the initial namespace
+	[ "$(awk '$2 == "xib0"' "$XIB_DEVICES_ALL" | wc -l)" -eq 2 ]
+	[ -f "/sys/kernel/debug/xib_hca/xib0:$ia/profile" ]
+	[ -f "/sys/kernel/debug/xib_hca/xib0:$ib/profile" ]
+	# stock programs see their namespace's device
+	ga=$(inA xibctl dev show xib0 | sed -n 's/.*node_guid \([0-9a-f:]*\) .*/\1/p')
+	gb=$(inB xibctl dev show xib0 | sed -n 's/.*node_guid \([0-9a-f:]*\) .*/\1/p')
+	[ -n "$ga" ] && [ -n "$gb" ] && [ "$ga" != "$gb" ]
+	run inA "$XR" ibv_devices
+	echo "$output"
+	[ "$status" -eq 0 ]
+	devices_line xib0 "$ga" <<<"$output"
+	[ "$(grep -c xib0 <<<"$output")" -eq 1 ]
+	run inB "$XR" ibv_devices
+	echo "$output"
+	devices_line xib0 "$gb" <<<"$output"
+	[ "$(grep -c xib0 <<<"$output")" -eq 1 ]
+	run inA "$XR" ibv_devinfo -d xib0
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"node_guid:"*"$ga"* && "$output" != *"$gb"* ]]
+	run inB "$XR" ibv_devinfo -d xib0
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"node_guid:"*"$gb"* && "$output" != *"$ga"* ]]
+	# RC traffic between the two xib0s
+	gida=$(xib_gid_index xibA xib0 10.77.0.1)
+	gidb=$(xib_gid_index xibB xib0 10.77.0.2)
+	xib_pair 120 xibB xibA -- "$XR" ibv_rc_pingpong -d xib0 -g "$gidb" -n 100 \
+		-- "$XR" ibv_rc_pingpong -d xib0 -g "$gida" -n 100 10.77.0.2
+	[ "$cli_status" -eq 0 ]
+	[ "$srv_status" = 0 ]
+	grep -Eq '^[0-9]+ bytes in [0-9.]+ seconds' <<<"$cli_out"
+	# a process of xibA with the initial namespace's sysfs (nsenter
+	# enters the network namespace only) finds the initial xib0 under
+	# /sys/class/xib/xib0: the library sees the index differ and lists
+	# no xib0 rather than the wrong device
+	xibctl link add xib0 netdev xv9
+	ih=$(cat /sys/class/xib/xib0/index)
+	[ "$ih" != "$ia" ]
+	run nsenter --net=/run/netns/xibA "$XR" ibv_devices
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *xib0* ]]
+	run "$XR" ibv_devices
+	[ "$(grep -c xib0 <<<"$output")" -eq 1 ]
+	xibctl link del xib0
+	# deleting one namespace's xib0 leaves the other's
+	inA xibctl link del xib0
+	[ -z "$(inA ls /sys/class/xib)" ]
+	[ "$(inB ls /sys/class/xib)" = xib0 ]
+	run inB "$XR" ibv_devices
+	devices_line xib0 "$gb" <<<"$output"
+	[ "$(inB xibctl -j dev show xib0 | jq '.[0].ifindex')" = "$ib" ]
 }

@@ -348,7 +348,7 @@ client_fails() {
 	xib_apps_require
 	pci_topology
 	# the device is the function's child, named by the device side's serial
-	[ "$(basename "$(readlink -f /sys/class/xib/xibp/device)")" = "$bdf" ]
+	[ "$(basename "$(inA readlink -f /sys/class/xib/xibp/device)")" = "$bdf" ]
 	run inA xibctl dev show xibp
 	echo "$output"
 	[[ $output == *"0200:0000:0000:00aa"* ]]
@@ -584,7 +584,7 @@ client_fails() {
 	dma_mapped
 	echo 1 >"$dev/remove"
 	[ ! -e "$dev" ]
-	[ ! -e /sys/class/xib/xibp ]
+	inA test ! -e /sys/class/xib/xibp
 	# the mappings went with the device, before the function (the
 	# device's detach WARNs otherwise: the log check), and its counters
 	# with the function
@@ -600,6 +600,6 @@ client_fails() {
 	watch_stop
 	inA xibctl link add xibp netdev xv0 pci "$bdf"
 	xib-modules unload
-	[ ! -e /sys/class/xib/xibp ]
+	[ ! -e /sys/class/xib/xibp ]	# and the class with the module
 	! bound
 }

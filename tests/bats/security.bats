@@ -22,7 +22,9 @@
 # - per-user limits: one uid's user contexts (every device together) and
 #   RDMA CM channels stop at max_contexts_per_user / max_channels_per_user
 #   with EMFILE, other uids and CAP_SYS_RESOURCE are not held back, and a
-#   dead holder's count returns.
+#   dead holder's count returns; in user namespaces a container's uids
+#   together stop at its owner's limit, another owner's container is not
+#   affected, and the counts return.
 #
 # Topology, made once for the file: namespaces xibA (xv0 10.211.0.1, xib0)
 # and xibB (xv1 10.211.0.2, xib1); 10.211.0.3 is nobody's.
@@ -50,6 +52,7 @@ teardown() {
 	xibctl system set netns shared 2>/dev/null || true
 	# nor a failed per-user test its holder and lowered limits
 	[ -z "${hold_job:-}" ] || hold_end
+	userns_end
 	echo 256 >/sys/module/xib_core/parameters/max_contexts_per_user 2>/dev/null || true
 	echo 256 >/sys/module/xib_ucma/parameters/max_channels_per_user 2>/dev/null || true
 }
@@ -281,12 +284,31 @@ as_uid_open() {
 		echo "READY $$"; exec sleep 120' _ "$mode" "$@" 2>&1
 }
 
+# As uid $2 of user namespace $1 (the pid of a process in it), the rest
+# as as_uid_open's.  nsenter enters the user namespace only and takes the
+# uid and gid; the capabilities go with the change from root.
+as_ns_open() {
+	local pid=$1 uid=$2 mode=$3
+	shift 3
+	nsenter --target "$pid" --user --setuid "$uid" --setgid "$uid" \
+		bash -c '
+		mode=$1; shift
+		for f; do exec {fd}<>"$f" || exit 1; done
+		[ "$mode" = hold ] || exit 0
+		echo "READY $$"; exec sleep 120' _ "$mode" "$@" 2>&1
+}
+
 # Start as_uid_open UID hold FILES... in the background, its output in
 # $hold_out; wait until it holds them all.  Sets hold_pid (the holder)
-# and hold_job (the background shell, its parent).
+# and hold_job (the background shell, its parent).  hold_with FUNC ARGS:
+# the same with another opener (as_ns_open).
 hold_as() {
+	hold_with as_uid_open "$@"
+}
+
+hold_with() {
 	hold_out=$(mktemp /tmp/xib-hold.XXXXXX)
-	as_uid_open "$@" >"$hold_out" &
+	"$@" >"$hold_out" &
 	hold_job=$!
 	for ((i = 0; i < 100; i++)); do
 		hold_pid=$(sed -n 's/^READY \([0-9]*\)$/\1/p' "$hold_out")
@@ -354,6 +376,88 @@ hold_end() {
 	echo 256 >"$pm"
 	# every context is gone (none of xib0 is left)
 	inA xibctl res show xib0 | grep -qE ' ctx 0( |$)'
+}
+
+# userns_start OWNER FIRST: a user namespace made by uid OWNER (as an
+# unprivileged container is), its uids 0-9 mapped by root to FIRST..FIRST+9
+# (as newuidmap would from /etc/subuid).  Appends the pid of the process
+# that keeps it to userns_pids and sets userns_pid.
+userns_pids=()
+userns_start() {
+	local owner=$1 first=$2 pid i
+	setpriv --reuid="$owner" --regid="$owner" --clear-groups --inh-caps=-all \
+		unshare --user sleep 300 &
+	pid=$!
+	userns_pids+=("$pid")
+	for ((i = 0; i < 100; i++)); do
+		[ "$(readlink "/proc/$pid/ns/user")" != "$(readlink /proc/self/ns/user)" ] &&
+			[ "$(readlink "/proc/$pid/exe")" = "$(readlink -f "$(command -v sleep)")" ] && break
+		kill -0 "$pid" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	echo "0 $first 10" >"/proc/$pid/uid_map"
+	echo "0 $first 10" >"/proc/$pid/gid_map"
+	userns_pid=$pid
+}
+
+userns_end() {
+	local p
+	for p in "${userns_pids[@]}"; do
+		kill "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
+	userns_pids=()
+}
+
+@test "per-user limits in user namespaces: a container's uids together stop at its owner's limit; another owner's container is not affected; the counts return" {
+	local pc=/sys/module/xib_core/parameters/max_contexts_per_user
+	local pm=/sys/module/xib_ucma/parameters/max_channels_per_user
+	local cm=/dev/xib/rdma_cm c1 c2
+	command -v nsenter >/dev/null || skip "nsenter not installed"
+	# an unprivileged user may make a user namespace (Debian's default)
+	[ "$(cat /proc/sys/kernel/unprivileged_userns_clone 2>/dev/null || echo 1)" = 1 ]
+	echo 3 >"$pc"
+	echo 2 >"$pm"
+	# container c1 of uid 65534 (uids 200000-200009), c2 of uid 1
+	userns_start 65534 200000
+	c1=$userns_pid
+	userns_start 1 300000
+	c2=$userns_pid
+	[ "$(nsenter --target "$c1" --user --setuid 1 --setgid 1 id -u)" = 1 ]
+	# c1's uid 1 holds two contexts and a channel
+	hold_with as_ns_open "$c1" 1 hold "$dev0" "$dev1" "$cm"
+	# c1's uid 2, which holds nothing, gets one more, not two: the
+	# owner's count (65534 in the initial namespace) is at the limit
+	as_ns_open "$c1" 2 once "$dev0"
+	as_ns_open "$c1" 2 once "$cm"
+	run as_ns_open "$c1" 2 once "$dev0" "$dev0"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"$dev0: Too many open files"* ]]
+	run as_ns_open "$c1" 2 once "$cm" "$cm"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"$cm: Too many open files"* ]]
+	# the owner itself shares that count
+	as_uid_open 65534 once "$dev0"
+	run as_uid_open 65534 once "$dev0" "$dev1"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"Too many open files"* ]]
+	# c2 (another owner) and its owner are not affected, up to the limit
+	as_ns_open "$c2" 1 once "$dev0" "$dev0" "$dev1" "$cm" "$cm"
+	run as_ns_open "$c2" 1 once "$dev0" "$dev0" "$dev1" "$dev1"
+	[ "$status" -eq 1 ]
+	as_uid_open 1 once "$dev0" "$dev0" "$dev1" "$cm" "$cm"
+	# the holder's death returns its counts at both levels
+	hold_end
+	as_ns_open "$c1" 2 once "$dev0" "$dev0" "$dev1" "$cm" "$cm"
+	as_uid_open 65534 once "$dev0" "$dev0" "$dev1" "$cm" "$cm"
+	# the namespaces go with their charges dropped; nothing is left
+	userns_end
+	echo 256 >"$pc"
+	echo 256 >"$pm"
+	inA xibctl res show xib0 | grep -qE ' ctx 0( |$)'
+	inB xibctl res show xib1 | grep -qE ' ctx 0( |$)'
 }
 
 @test "a user namespace's root cannot create or delete devices" {

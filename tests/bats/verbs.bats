@@ -756,7 +756,7 @@ tracing_dir() {
 	cat "$BATS_TEST_TMPDIR/out"
 	[ "$bg_status" -eq 0 ]
 	grep -q DEVICE_FATAL "$BATS_TEST_TMPDIR/out"
-	[ ! -e /sys/class/xib/xib0 ]
+	ip netns exec xibA test ! -e /sys/class/xib/xib0
 }
 
 @test "rmmod xib_hca while a process holds the device: DEVICE_FATAL, no hang" {

@@ -4,7 +4,7 @@
 # profile.sh   (runs inside the stock test VM: from bench.sh, or alone:
 #               tests/vm/vm-test --kernel stock sh:tests/bench/profile.sh)
 #
-# xib_hca's in-module profile (debugfs xib_hca/<device>/profile,
+# xib_hca's in-module profile (debugfs xib_hca/<device>[:<index>]/profile,
 # Documentation/counters.rst) of three stock perftest runs with server and
 # client on one xib device, through xib-run:
 #   ib_write_bw -s 65536, ib_send_bw -s 64, ib_send_lat -s 2
@@ -63,7 +63,7 @@ if [ -z "$ns" ]; then
 fi
 
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
-prof=/sys/kernel/debug/xib_hca/$dev/profile
+prof=$(xib_prof_file "$ns" "$dev")
 [ -w "$prof" ] || { echo "profile: no $prof" >&2; exit 1; }
 was=$(cat "$param")
 echo on >"$prof" || exit 1

@@ -9,6 +9,7 @@
 #include <linux/kthread.h>
 #include <linux/etherdevice.h>
 #include <linux/rtnetlink.h>
+#include <linux/user_namespace.h>
 #include <xib/xib_verbs.h>
 
 static int xib_test_releases;
@@ -558,44 +559,109 @@ static void xib_core_test_uid_count(struct kunit *test)
 
 	xib_uid_count_init(&uc);
 	KUNIT_EXPECT_TRUE(test, xib_uid_count_empty(&uc));
-	KUNIT_EXPECT_EQ(test, xib_uid_charge(&uc, a, 0), -EMFILE);
+	KUNIT_EXPECT_EQ(test, xib_uid_charge(&uc, &init_user_ns, a, 0), -EMFILE);
 	KUNIT_EXPECT_TRUE(test, xib_uid_count_empty(&uc));
 
 	for (i = 0; i < 3; i++)
-		KUNIT_EXPECT_EQ(test, xib_uid_charge(&uc, a, 3), 0);
-	KUNIT_EXPECT_EQ(test, xib_uid_charge(&uc, a, 3), -EMFILE);
-	KUNIT_EXPECT_EQ(test, xib_uid_read(&uc, a), 3UL);
+		KUNIT_EXPECT_EQ(test, xib_uid_charge(&uc, &init_user_ns, a, 3), 0);
+	KUNIT_EXPECT_EQ(test, xib_uid_charge(&uc, &init_user_ns, a, 3), -EMFILE);
+	KUNIT_EXPECT_EQ(test, xib_uid_read(&uc, &init_user_ns, a), 3UL);
 	/* another user is not affected */
-	KUNIT_EXPECT_EQ(test, xib_uid_charge(&uc, b, 3), 0);
-	KUNIT_EXPECT_EQ(test, xib_uid_charge(&uc, big, 1), 0);
-	KUNIT_EXPECT_EQ(test, xib_uid_charge(&uc, big, 1), -EMFILE);
-	KUNIT_EXPECT_EQ(test, xib_uid_read(&uc, b), 1UL);
-	KUNIT_EXPECT_EQ(test, xib_uid_read(&uc, big), 1UL);
+	KUNIT_EXPECT_EQ(test, xib_uid_charge(&uc, &init_user_ns, b, 3), 0);
+	KUNIT_EXPECT_EQ(test, xib_uid_charge(&uc, &init_user_ns, big, 1), 0);
+	KUNIT_EXPECT_EQ(test, xib_uid_charge(&uc, &init_user_ns, big, 1), -EMFILE);
+	KUNIT_EXPECT_EQ(test, xib_uid_read(&uc, &init_user_ns, b), 1UL);
+	KUNIT_EXPECT_EQ(test, xib_uid_read(&uc, &init_user_ns, big), 1UL);
 
 	/* a lowered limit keeps what is held and refuses more */
-	KUNIT_EXPECT_EQ(test, xib_uid_charge(&uc, a, 2), -EMFILE);
-	KUNIT_EXPECT_EQ(test, xib_uid_read(&uc, a), 3UL);
-	xib_uid_uncharge(&uc, a);
-	KUNIT_EXPECT_EQ(test, xib_uid_charge(&uc, a, 2), -EMFILE);
-	xib_uid_uncharge(&uc, a);
-	KUNIT_EXPECT_EQ(test, xib_uid_charge(&uc, a, 2), 0);
-	KUNIT_EXPECT_EQ(test, xib_uid_read(&uc, a), 2UL);
+	KUNIT_EXPECT_EQ(test, xib_uid_charge(&uc, &init_user_ns, a, 2), -EMFILE);
+	KUNIT_EXPECT_EQ(test, xib_uid_read(&uc, &init_user_ns, a), 3UL);
+	xib_uid_uncharge(&uc, &init_user_ns, a);
+	KUNIT_EXPECT_EQ(test, xib_uid_charge(&uc, &init_user_ns, a, 2), -EMFILE);
+	xib_uid_uncharge(&uc, &init_user_ns, a);
+	KUNIT_EXPECT_EQ(test, xib_uid_charge(&uc, &init_user_ns, a, 2), 0);
+	KUNIT_EXPECT_EQ(test, xib_uid_read(&uc, &init_user_ns, a), 2UL);
 	/* a raised one (what the CAP_SYS_RESOURCE path asks) goes past */
-	KUNIT_EXPECT_EQ(test, xib_uid_charge(&uc, a, UINT_MAX), 0);
-	KUNIT_EXPECT_EQ(test, xib_uid_read(&uc, a), 3UL);
+	KUNIT_EXPECT_EQ(test, xib_uid_charge(&uc, &init_user_ns, a, UINT_MAX), 0);
+	KUNIT_EXPECT_EQ(test, xib_uid_read(&uc, &init_user_ns, a), 3UL);
 
 	for (i = 0; i < 3; i++)
-		xib_uid_uncharge(&uc, a);
-	KUNIT_EXPECT_EQ(test, xib_uid_read(&uc, a), 0UL);
-	KUNIT_EXPECT_NULL(test, xa_load(&uc.counts, 65534));
+		xib_uid_uncharge(&uc, &init_user_ns, a);
+	KUNIT_EXPECT_EQ(test, xib_uid_read(&uc, &init_user_ns, a), 0UL);
+	KUNIT_EXPECT_EQ(test, uc.entries, 2UL);
 	KUNIT_EXPECT_FALSE(test, xib_uid_count_empty(&uc));
-	xib_uid_uncharge(&uc, b);
-	xib_uid_uncharge(&uc, big);
+	xib_uid_uncharge(&uc, &init_user_ns, b);
+	xib_uid_uncharge(&uc, &init_user_ns, big);
 	KUNIT_EXPECT_TRUE(test, xib_uid_count_empty(&uc));
 	/* a freed entry starts again from zero */
-	KUNIT_EXPECT_EQ(test, xib_uid_charge(&uc, b, 1), 0);
-	KUNIT_EXPECT_EQ(test, xib_uid_charge(&uc, b, 1), -EMFILE);
-	xib_uid_uncharge(&uc, b);
+	KUNIT_EXPECT_EQ(test, xib_uid_charge(&uc, &init_user_ns, b, 1), 0);
+	KUNIT_EXPECT_EQ(test, xib_uid_charge(&uc, &init_user_ns, b, 1), -EMFILE);
+	xib_uid_uncharge(&uc, &init_user_ns, b);
+	KUNIT_EXPECT_TRUE(test, xib_uid_count_empty(&uc));
+	xib_uid_count_destroy(&uc);
+}
+
+/*
+ * Chains (core/user.c): a charge counts at every level, the limit holds
+ * at every level, so a container's uids together stop at its owner's
+ * limit while each has its own too; a refused charge leaves nothing, and
+ * uncharges along the same chains bring every count back to nothing.
+ * The namespaces are fake: levels are compared by pointer only.
+ */
+static void xib_core_test_uid_chain(struct kunit *test)
+{
+	static char host, c1, c2, nested;
+	/* container c1 of host uid 1000, nested in it one of c1's uid 100001 */
+	const struct xib_uid_level u1[] = {
+		{ &c1, 100001 }, { &host, 1000 } };
+	const struct xib_uid_level u2[] = {
+		{ &c1, 100002 }, { &host, 1000 } };
+	const struct xib_uid_level n1[] = {
+		{ &nested, 200000 }, { &c1, 100001 }, { &host, 1000 } };
+	/* another owner's container, and the owner itself on the host */
+	const struct xib_uid_level o1[] = {
+		{ &c2, 300000 }, { &host, 2000 } };
+	const struct xib_uid_level h1000[] = { { &host, 1000 } };
+	struct xib_uid_count uc;
+	int i;
+
+	xib_uid_count_init(&uc);
+	KUNIT_EXPECT_EQ(test, xib_uid_charge_levels(&uc, u1, 2, 3), 0);
+	KUNIT_EXPECT_EQ(test, xib_uid_charge_levels(&uc, u1, 2, 3), 0);
+	KUNIT_EXPECT_EQ(test, xib_uid_charge_levels(&uc, u2, 2, 3), 0);
+	KUNIT_EXPECT_EQ(test, xib_uid_read_level(&uc, &u1[0]), 2UL);
+	KUNIT_EXPECT_EQ(test, xib_uid_read_level(&uc, &u2[0]), 1UL);
+	KUNIT_EXPECT_EQ(test, xib_uid_read_level(&uc, h1000), 3UL);
+	/* u2 has room of its own, the owner has none: refused, nothing kept */
+	KUNIT_EXPECT_EQ(test, xib_uid_charge_levels(&uc, u2, 2, 3), -EMFILE);
+	KUNIT_EXPECT_EQ(test, xib_uid_read_level(&uc, &u2[0]), 1UL);
+	KUNIT_EXPECT_EQ(test, xib_uid_charge_levels(&uc, n1, 3, 3), -EMFILE);
+	KUNIT_EXPECT_EQ(test, xib_uid_read_level(&uc, &n1[0]), 0UL);
+	KUNIT_EXPECT_EQ(test, xib_uid_charge_levels(&uc, h1000, 1, 3), -EMFILE);
+	KUNIT_EXPECT_EQ(test, uc.entries, 3UL);
+	/* another owner's container is not affected */
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, xib_uid_charge_levels(&uc, o1, 2, 3), 0);
+	KUNIT_EXPECT_EQ(test, xib_uid_charge_levels(&uc, o1, 2, 3), -EMFILE);
+	/* the limit per level: the nested one fits once the owner has room */
+	xib_uid_uncharge_levels(&uc, u2, 2);
+	KUNIT_EXPECT_EQ(test, xib_uid_read_level(&uc, &u2[0]), 0UL);
+	KUNIT_EXPECT_EQ(test, xib_uid_charge_levels(&uc, n1, 3, 3), 0);
+	KUNIT_EXPECT_EQ(test, xib_uid_read_level(&uc, &u1[0]), 3UL);
+	KUNIT_EXPECT_EQ(test, xib_uid_read_level(&uc, h1000), 3UL);
+	/* u1 is full in c1 itself now, whatever the owner has */
+	xib_uid_uncharge_levels(&uc, n1, 3);
+	xib_uid_uncharge_levels(&uc, u1, 2);
+	KUNIT_EXPECT_EQ(test, xib_uid_charge_levels(&uc, u1, 2, 1), -EMFILE);
+	KUNIT_EXPECT_EQ(test, xib_uid_charge_levels(&uc, u2, 2, 1), -EMFILE);
+	KUNIT_EXPECT_EQ(test, xib_uid_charge_levels(&uc, u2, 2, 0), -EMFILE);
+	KUNIT_EXPECT_EQ(test, xib_uid_charge_levels(&uc, u2, 2, 2), 0);
+	xib_uid_uncharge_levels(&uc, u2, 2);
+	/* everything back: no entry left */
+	xib_uid_uncharge_levels(&uc, u1, 2);
+	for (i = 0; i < 3; i++)
+		xib_uid_uncharge_levels(&uc, o1, 2);
+	KUNIT_EXPECT_EQ(test, xib_uid_read_level(&uc, h1000), 0UL);
 	KUNIT_EXPECT_TRUE(test, xib_uid_count_empty(&uc));
 	xib_uid_count_destroy(&uc);
 }
@@ -609,6 +675,7 @@ static struct kunit_case xib_core_test_cases[] = {
 	KUNIT_CASE(xib_core_test_ib_mtu),
 	KUNIT_CASE(xib_core_test_port_follows_netdev),
 	KUNIT_CASE(xib_core_test_uid_count),
+	KUNIT_CASE(xib_core_test_uid_chain),
 	{}
 };
 

@@ -280,8 +280,35 @@ out:
 	return ret;
 }
 
-/* "uverbsN" under /sys/class/xib/NAME (or one directory further down). */
-static int find_uverbs(const char *name, char *out, size_t outlen)
+/*
+ * Whether /sys/class/xib/NAME is the device of @index.  Names are per
+ * network namespace: a process whose /sys was mounted by another
+ * namespace (nsenter --net without remounting it) may see that
+ * namespace's device of the same name there; it must not use it.
+ * Modules without the attribute had global names: trusted.
+ */
+static int sysfs_index_matches(const char *path, uint32_t index)
+{
+	char file[300];
+	unsigned int v;
+	FILE *f;
+	int ok;
+
+	snprintf(file, sizeof(file), "%s/index", path);
+	f = fopen(file, "re");
+	if (!f)
+		return errno == ENOENT;
+	ok = fscanf(f, "%u", &v) == 1 && v == index;
+	fclose(f);
+	return ok;
+}
+
+/*
+ * "uverbsN" under /sys/class/xib/NAME (or one directory further down), if
+ * that is the device of @index.
+ */
+static int find_uverbs(const char *name, uint32_t index, char *out,
+		       size_t outlen)
 {
 	char path[256];
 	struct dirent *de;
@@ -289,6 +316,8 @@ static int find_uverbs(const char *name, char *out, size_t outlen)
 	int found = 0;
 
 	snprintf(path, sizeof(path), "/sys/class/xib/%s", name);
+	if (!sysfs_index_matches(path, index))
+		return 0;
 	dir = opendir(path);
 	if (!dir)
 		return 0;
@@ -367,8 +396,10 @@ XV_EXPORT struct ibv_device **ibv_get_device_list(int *num_devices)
 	for (i = 0; i < s.n; i++) {
 		char uverbs[64];
 
-		if (!find_uverbs(s.devs[i].name, uverbs, sizeof(uverbs)))
-			continue;	/* no verbs node (yet): not a verbs device */
+		/* no verbs node (yet), or not ours: not a verbs device */
+		if (!find_uverbs(s.devs[i].name, s.devs[i].index, uverbs,
+				 sizeof(uverbs)))
+			continue;
 		for (d = xv_devices; d; d = d->next)
 			if (d->index == s.devs[i].index &&
 			    !strcmp(d->dev.name, s.devs[i].name) &&
