@@ -855,11 +855,23 @@ static void xib_hca_ooo_arm(struct xib_hca_qp *qp)
 		      HRTIMER_MODE_ABS_SOFT);
 }
 
-/* A kept packet is given up (freed, uncounted in the device). */
-static void xib_hca_ooo_free(struct xib_hca_qp *qp, struct sk_buff *skb)
+/*
+ * Take the packet kept in @slot out (NULL if none): its reference goes to
+ * the caller, the device counts it no more.  rq.lock held.
+ */
+static struct sk_buff *xib_hca_ooo_take(struct xib_hca_qp *qp,
+					unsigned int slot)
 {
-	atomic_dec(&qp_hca(qp)->ooo_held);
-	kfree_skb(skb);
+	struct xib_hca_resp *r = &qp->rq.resp;
+	struct sk_buff *skb = r->ooo[slot];
+
+	lockdep_assert_held(&qp->rq.lock);
+	if (skb) {
+		r->ooo[slot] = NULL;
+		r->nooo--;
+		atomic_dec(&qp_hca(qp)->ooo_held);
+	}
+	return skb;
 }
 
 /**
@@ -875,13 +887,8 @@ void xib_hca_ooo_purge(struct xib_hca_qp *qp)
 	unsigned int i;
 
 	lockdep_assert_held(&qp->rq.lock);
-	for (i = 0; r->nooo && i < XIB_HCA_OOO_SLOTS; i++) {
-		if (!r->ooo[i])
-			continue;
-		xib_hca_ooo_free(qp, r->ooo[i]);
-		r->ooo[i] = NULL;
-		r->nooo--;
-	}
+	for (i = 0; r->nooo && i < XIB_HCA_OOO_SLOTS; i++)
+		kfree_skb(xib_hca_ooo_take(qp, i));
 	r->gap_ns = 0;
 }
 
@@ -909,8 +916,7 @@ static bool xib_hca_ooo_hold(struct xib_hca_qp *qp, struct sk_buff *skb,
 		if (xib_bth_psn((const struct xib_bth *)old->data) == psn)
 			return true;	/* a copy: the first one is kept */
 		/* a packet the expected PSN passed (a READ's span): stale */
-		xib_hca_ooo_free(qp, old);
-		r->nooo--;
+		kfree_skb(xib_hca_ooo_take(qp, slot));
 	}
 	atomic_inc(&hca->ooo_held);
 	r->ooo[slot] = skb_get(skb);
@@ -944,17 +950,11 @@ static struct sk_buff *xib_hca_ooo_next(struct xib_hca_qp *qp)
 		goto out;
 	}
 	slot = r->epsn & (XIB_HCA_OOO_SLOTS - 1);
-	skb = r->ooo[slot];
-	if (!skb)
-		goto out;
-	r->ooo[slot] = NULL;
-	r->nooo--;
-	if (xib_bth_psn((const struct xib_bth *)skb->data) != r->epsn) {
-		xib_hca_ooo_free(qp, skb);
+	skb = xib_hca_ooo_take(qp, slot);
+	if (skb && xib_bth_psn((const struct xib_bth *)skb->data) != r->epsn) {
+		kfree_skb(skb);		/* stale: the expected PSN passed it */
 		skb = NULL;
-		goto out;
 	}
-	atomic_dec(&qp_hca(qp)->ooo_held);
 out:
 	/* what is still kept stands behind a new gap from now on */
 	if (r->nooo && !skb && !r->gap_ns) {
