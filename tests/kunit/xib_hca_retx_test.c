@@ -783,21 +783,25 @@ static unsigned int xib_retx_cc_fill(u32 *inflight, unsigned int nqps,
 }
 
 /*
- * 256 QPs on a budget of 512 stay within it and every one has its
- * minimum; unbounded, they send every window; a QP alone sends its whole
- * window (its behaviour without a crowd is unchanged); a budget smaller
- * than the minimums still gives each its minimum.
+ * 256 QPs on a budget of 512: the first 32 take it, 16 packets each in
+ * the first pass (XIB_HCA_QP_BUDGET), then the budget is spent and the
+ * other 224 have their minimum of 2 each: 960 in all, never more than
+ * the budget plus every QP's minimum, and every QP has its minimum.
+ * Unbounded, they send every window; a QP alone sends its whole window
+ * (its behaviour without a crowd is unchanged); 300 QPs likewise, with
+ * 268 at their minimum.
  */
 static void xib_retx_cc_share(struct kunit *test)
 {
-	u32 *in = kunit_kcalloc(test, 256, sizeof(*in), GFP_KERNEL);
+	u32 *in = kunit_kcalloc(test, 300, sizeof(*in), GFP_KERNEL);
 	unsigned int i, total;
 
 	KUNIT_ASSERT_NOT_NULL(test, in);
 	total = xib_retx_cc_fill(in, 256, XIB_HCA_SEND_WINDOW, 512);
-	KUNIT_EXPECT_EQ(test, total, 512U);
+	KUNIT_EXPECT_EQ(test, total, 32U * 16 + 224U * XIB_HCA_CC_MIN);
+	KUNIT_EXPECT_LE(test, total, 512U + 256U * XIB_HCA_CC_MIN);
 	for (i = 0; i < 256; i++)
-		KUNIT_EXPECT_GE(test, in[i], (u32)XIB_HCA_CC_MIN);
+		KUNIT_EXPECT_EQ(test, in[i], i < 32 ? 16U : (u32)XIB_HCA_CC_MIN);
 
 	total = xib_retx_cc_fill(in, 256, XIB_HCA_SEND_WINDOW, 0);
 	KUNIT_EXPECT_EQ(test, total, 256U * XIB_HCA_SEND_WINDOW);
@@ -805,16 +809,17 @@ static void xib_retx_cc_share(struct kunit *test)
 	total = xib_retx_cc_fill(in, 1, XIB_HCA_SEND_WINDOW, 512);
 	KUNIT_EXPECT_EQ(test, total, (unsigned int)XIB_HCA_SEND_WINDOW);
 
-	/* 300 QPs' minimums are more than 512: each has its minimum only */
-	in = kunit_kcalloc(test, 300, sizeof(*in), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, in);
 	total = xib_retx_cc_fill(in, 300, XIB_HCA_SEND_WINDOW, 512);
-	KUNIT_EXPECT_EQ(test, total, 300U * XIB_HCA_CC_MIN);
-	for (i = 0; i < 300; i++)
+	KUNIT_EXPECT_EQ(test, total, 32U * 16 + 268U * XIB_HCA_CC_MIN);
+	for (i = 32; i < 300; i++)
 		KUNIT_EXPECT_EQ(test, in[i], (u32)XIB_HCA_CC_MIN);
-	/* after timeouts (cwnd 1) the minimum is one packet */
+
+	/* after timeouts (cwnd 1) the minimum is the one packet */
 	total = xib_retx_cc_fill(in, 300, 1, 16);
 	KUNIT_EXPECT_EQ(test, total, 300U);
+	/* a small budget is spent at once; the rest have their minimum */
+	total = xib_retx_cc_fill(in, 4, XIB_HCA_SEND_WINDOW, 20);
+	KUNIT_EXPECT_EQ(test, total, 16U + 4U + 2U * XIB_HCA_CC_MIN);
 }
 
 static struct kunit_case xib_retx_cases[] = {
