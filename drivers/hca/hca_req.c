@@ -55,8 +55,10 @@
  * which the packets of all the device's QPs share with the ACKs coming
  * back.  Measured in the 2-vCPU test guest between two namespaces
  * (ib_write_bw -s 65536 -q 256): without it about a fifth of the packets
- * were dropped and QPs ran out of retries.  0 is unbounded.  Changes
- * take effect at once.
+ * were dropped and QPs ran out of retries; with 256, 384, 512 and 768 no
+ * packet was dropped, and the aggregate was 36, 32, 37 and 22 MB/s (at
+ * 768 the queue's delay reached the local ACK timeout: 700 spurious
+ * timeouts).  0 is unbounded.  Changes take effect at once.
  */
 static unsigned int max_inflight = 512;
 module_param(max_inflight, uint, 0644);
