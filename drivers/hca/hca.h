@@ -150,6 +150,17 @@
 #define XIB_HCA_ACKREQ_EVERY	32
 
 /*
+ * The device's budget of RC request packets in flight (the max_inflight
+ * parameter, hca_req.c): the send windows of many QPs add up, and 256
+ * QPs' full windows at once overran the receiving backlog
+ * (netdev_max_backlog, 1000) by far.  Beyond the budget a QP sends only
+ * while it has fewer than this many packets in flight (or fewer than its
+ * cwnd, if that is smaller), so that no QP starves
+ * (xib_hca_cc_may_send()).
+ */
+#define XIB_HCA_CC_MIN		2
+
+/*
  * Worker tuning: WQE packets per QP per pass (and per KICK, sent in the
  * caller's context).  How long an idle worker polls before it sleeps is
  * the module parameter idle_spin_us (hca_engine.c).
@@ -179,6 +190,14 @@
  * @nqps: entries of @qps
  * @ooo_held: requests kept out of order by the device's QPs
  *	(struct xib_hca_resp @ooo), at most XIB_HCA_OOO_DEV_MAX
+ * @cc_inflight: RC request PSNs the device's QPs have sent beyond their
+ *	oldest unacknowledged one: the sum of their xib_hca_sq.cc_charged,
+ *	each changed under its QP's sq.lock (xib_hca_cc_sync()); read
+ *	without a lock against the max_inflight budget; 0 once no QP has
+ *	anything in flight or every QP is gone
+ * @cc_wait: set (fully ordered, atomic_xchg()) by a QP the budget holds
+ *	back before it looks at @cc_inflight again; whoever brings
+ *	@cc_inflight below the budget takes it back and kicks the worker
  * @stats: the device's counters (hca_stats.h), per CPU; allocated before
  *	the device can count and freed with its memory (xib_hca_dealloc())
  * @prof: the device's profile (hca_prof.h), per CPU; allocated and freed
@@ -208,6 +227,8 @@ struct xib_hca_dev {
 	unsigned int nqps;
 
 	atomic_t ooo_held;
+	atomic_t cc_inflight;
+	atomic_t cc_wait;
 	struct xib_hca_stats __percpu *stats;
 	struct xib_hca_prof __percpu *prof;
 	struct dentry *prof_dir;
@@ -516,6 +537,11 @@ struct xib_hca_rtx_stats {
  *	1 after a timeout (probe, every packet asks for an ACK), doubled
  *	back by each progress; a slow peer is not flooded with copies of
  *	packets it still has queued
+ * @cc_charged: what this QP has charged to the device's budget
+ *	(xib_hca_dev.cc_inflight): @hi_psn - @rx.una while it lives and sends
+ *	(RTS, SQD), else 0; brought up to date by xib_hca_cc_sync()
+ * @cc_held: the device's budget holds the next new packet back; an ACK
+ *	that frees budget kicks the worker (xib_hca_dev.cc_wait)
  * @rd_gap: a READ was re-requested from @rd_gap_psn after a gap in its
  *	responses; later responses past the same gap are ignored
  * @rd_gap_psn: the first missing READ response PSN
@@ -550,6 +576,8 @@ struct xib_hca_sq {
 	bool probe_due;
 	bool probe_out;
 	u32 cwnd;
+	u32 cc_charged;
+	bool cc_held;
 	bool rd_gap;
 	u32 rd_gap_psn;
 	bool broken;
@@ -940,6 +968,8 @@ u64 xib_hca_rto_us(const struct xib_hca_rtt *e, u64 floor_us, u32 gran_us,
 u64 xib_hca_tlp_pto_us(const struct xib_hca_rtt *e, u64 rto_us, u32 gran_us);
 bool xib_hca_retx_probe_due(const struct xib_hca_retx *r);
 bool xib_hca_retx_probe(struct xib_hca_retx *r);
+bool xib_hca_cc_may_send(u32 inflight, u32 cwnd, bool charged,
+			 unsigned int dev_inflight, unsigned int budget);
 
 /**
  * enum xib_hca_uc_action - what a UC responder does with a request packet
@@ -1026,6 +1056,7 @@ int xib_hca_req_run(struct xib_hca_qp *qp, int budget);
 /* hca_req.c */
 int xib_hca_req_process(struct xib_hca_qp *qp, int budget);
 bool xib_hca_req_has_work(struct xib_hca_qp *qp);
+void xib_hca_cc_sync(struct xib_hca_qp *qp);
 int xib_hca_req_flush(struct xib_hca_qp *qp);
 
 /* hca_comp.c */

@@ -559,6 +559,7 @@ static void xib_hca_progress(struct xib_hca_qp *qp)
 						 NSEC_PER_USEC)));
 	}
 	sq->cwnd = min_t(u32, sq->cwnd * 2, XIB_HCA_SEND_WINDOW);
+	xib_hca_cc_sync(qp);
 	xib_hca_rto_restart(qp);
 }
 
@@ -779,7 +780,7 @@ void xib_hca_comp_recv(struct xib_hca_qp *qp, struct sk_buff *skb,
 	u8 op = xib_bth_opcode(pkt->bth) & ~XIB_TRANSPORT_MASK;
 	int state = READ_ONCE(qp->hstate);
 	struct xib_hca_sq *sq = &qp->sq;
-	u32 cons, send, send_pkt;
+	u32 cons, send, send_pkt, una;
 
 	if (state != XIB_QPS_RTS && state != XIB_QPS_SQD)
 		return;
@@ -791,15 +792,20 @@ void xib_hca_comp_recv(struct xib_hca_qp *qp, struct sk_buff *skb,
 	cons = sq->cons;
 	send = sq->send;
 	send_pkt = sq->send_pkt;
+	una = sq->rx.una;
 	if (op == XIB_OP_ACKNOWLEDGE)
 		xib_hca_ack(qp, pkt);
 	else if (op >= XIB_OP_RDMA_READ_RESPONSE_FIRST &&
 		 op <= XIB_OP_ATOMIC_ACKNOWLEDGE)
 		xib_hca_read_resp(qp, pkt);	/* and ATOMIC ACKNOWLEDGE */
-	/* progress or a rewind: a blocked sender may continue */
+	/*
+	 * Progress or a rewind: a blocked sender may continue; one the
+	 * device's budget held back may be below its minimum now.
+	 */
 	if (sq->cons != cons || sq->send != send || sq->send_pkt != send_pkt ||
-	    sq->blocked) {
+	    sq->blocked || (sq->cc_held && sq->rx.una != una)) {
 		sq->blocked = false;
+		WRITE_ONCE(sq->cc_held, false);
 		xib_hca_kick_engine(qp_hca(qp));
 	}
 	spin_unlock_bh(&sq->lock);

@@ -54,6 +54,8 @@ void xib_hca_dealloc(struct xib_device *xdev)
 {
 	struct xib_hca_dev *hca = to_hca_dev(xdev);
 
+	/* every QP gave its charge back when it was destroyed */
+	WARN_ON_ONCE(atomic_read(&hca->cc_inflight));
 	if (hca->ndev)
 		netdev_put(hca->ndev, &hca->ndev_tracker);
 	if (hca->db)

@@ -642,3 +642,46 @@ bool xib_hca_retx_probe(struct xib_hca_retx *r)
 	r->nak_valid = false;
 	return true;
 }
+
+/*
+ * --- the device's budget of packets in flight -------------------------------
+ *
+ * Each RC requester keeps at most its cwnd (XIB_HCA_SEND_WINDOW) packets
+ * beyond its oldest unacknowledged PSN, but nothing bounded the sum: 256
+ * QPs between two namespaces sent 256 windows at once into a veth whose
+ * receiving backlog holds 1000 packets, lost a fifth of them, and
+ * go-back-N sent whole windows again until QPs ran out of retries.  So a
+ * device counts what its RC requesters have in flight (the PSNs each has
+ * sent beyond its oldest unacknowledged one) and holds new packets back
+ * once that reaches a budget (the max_inflight parameter, hca_req.c).
+ * Every QP may still have XIB_HCA_CC_MIN packets in flight (fewer if its
+ * cwnd is smaller) whatever the device's count, so none starves and a QP
+ * alone on its device behaves as before; a packet sent again is charged
+ * already and never held back.
+ */
+
+/**
+ * xib_hca_cc_may_send() - may an RC requester send a packet now?
+ * @inflight: PSNs the QP has in flight before this packet (the packet's
+ *	distance from the oldest unacknowledged PSN; 0 if it is before it)
+ * @cwnd: the QP's send window
+ * @charged: the packet was sent before (a retransmission): it is in the
+ *	device's count already
+ * @dev_inflight: the device's count of RC request PSNs in flight
+ * @budget: the device's budget; 0 is unbounded
+ *
+ * Return: false if the send window is full (@inflight at least @cwnd);
+ * otherwise true for a packet charged already, an unbounded device, a
+ * QP below its minimum (XIB_HCA_CC_MIN, or @cwnd if smaller) or a device
+ * below its budget, false for the rest.
+ */
+bool xib_hca_cc_may_send(u32 inflight, u32 cwnd, bool charged,
+			 unsigned int dev_inflight, unsigned int budget)
+{
+	if (inflight >= cwnd)
+		return false;
+	if (charged || !budget ||
+	    inflight < min_t(u32, cwnd, XIB_HCA_CC_MIN))
+		return true;
+	return dev_inflight < budget;
+}

@@ -43,6 +43,9 @@ const char * const xib_hca_stat_names[XIB_HCA_NSTATS] = {
 	[XIB_HCA_STAT_TAIL_PROBE_PROGRESS]	= "tail_probe_progress",
 	[XIB_HCA_STAT_SEQ_RENAKS_SENT]		= "seq_renaks_sent",
 	[XIB_HCA_STAT_RX_OOO_HELD]		= "rx_ooo_held",
+	[XIB_HCA_STAT_RC_INFLIGHT_CHARGED]	= "rc_inflight_charged",
+	[XIB_HCA_STAT_RC_INFLIGHT_RELEASED]	= "rc_inflight_released",
+	[XIB_HCA_STAT_RC_INFLIGHT_HELD]		= "rc_inflight_held",
 };
 
 /* ops->port_violations: the P_Key and Q_Key drop counters. */

@@ -572,6 +572,7 @@ static void xib_hca_qp_apply(struct xib_hca_qp *qp,
 		qp->sq.hi_psn = qp->sq.psn;
 		qp->sq.cwnd = XIB_HCA_SEND_WINDOW;
 		qp->sq.rtt_timing = false;
+		xib_hca_cc_sync(qp);
 	}
 	if (mask & XIB_QP_RQ_PSN)
 		qp->rq.resp.epsn = attr->rq_psn & XIB_PSN_MASK;
@@ -618,6 +619,8 @@ static void xib_hca_qp_reset(struct xib_hca_qp *qp)
 	qp->sq.rtt_timing = false;
 	memset(&qp->sq.rtt, 0, sizeof(qp->sq.rtt));
 	qp->sq.cwnd = XIB_HCA_SEND_WINDOW;
+	qp->sq.cc_held = false;
+	xib_hca_cc_sync(qp);
 	qp->sq.rd_gap = false;
 	qp->sq.broken = false;
 	xib_hca_ring_write_cons(&qp->sq.ring, prod);
@@ -716,6 +719,7 @@ static void xib_hca_destroy_qp(struct xib_qp *ibqp)
 	xib_hca_engine_del_qp(qp);
 	spin_lock_bh(&qp->sq.lock);
 	qp->dead = true;
+	xib_hca_cc_sync(qp);	/* gives its charge back */
 	spin_unlock_bh(&qp->sq.lock);
 	spin_lock_bh(&qp->rq.lock);
 	qp->dead = true;

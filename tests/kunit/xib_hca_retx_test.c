@@ -7,8 +7,9 @@
  * responder's PSN and message-sequence rules, the requester's retry
  * budget (IBTA 9.7.6.1: progress restores it, stale and duplicated
  * responses change nothing) and its timer (RFC 6298's estimator and
- * backoff, the values worked by hand from the RFC's formulas) and the
- * tail-loss probe (its timeout, and once per stall).
+ * backoff, the values worked by hand from the RFC's formulas), the
+ * tail-loss probe (its timeout, and once per stall) and the device's
+ * budget of packets in flight (xib_hca_cc_may_send()).
  *
  * The module includes the source under test, as xib_hca_wire_test does.
  */
@@ -671,6 +672,156 @@ static void xib_retx_probe_due(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, xib_hca_retx_expiry(&r), XIB_HCA_RETX_EXHAUSTED);
 }
 
+/*
+ * The device's budget of packets in flight, by hand: the send window
+ * first, then a retransmission, an unbounded device, the per-QP minimum
+ * and the device's count against the budget.
+ */
+static void xib_retx_cc_rules(struct kunit *test)
+{
+	/* the send window is full: never, whatever else */
+	KUNIT_EXPECT_FALSE(test, xib_hca_cc_may_send(128, 128, true, 0, 0));
+	KUNIT_EXPECT_FALSE(test, xib_hca_cc_may_send(1, 1, false, 0, 512));
+	KUNIT_EXPECT_FALSE(test, xib_hca_cc_may_send(0, 0, true, 0, 0));
+	/* a device below its budget */
+	KUNIT_EXPECT_TRUE(test, xib_hca_cc_may_send(10, 128, false, 511, 512));
+	/* at or over it: held back ... */
+	KUNIT_EXPECT_FALSE(test, xib_hca_cc_may_send(10, 128, false, 512, 512));
+	KUNIT_EXPECT_FALSE(test, xib_hca_cc_may_send(2, 128, false, 5000, 512));
+	/* ... unless the packet is charged already (a retransmission) */
+	KUNIT_EXPECT_TRUE(test, xib_hca_cc_may_send(10, 128, true, 5000, 512));
+	/* ... or the QP is below its minimum */
+	KUNIT_EXPECT_TRUE(test, xib_hca_cc_may_send(0, 128, false, 5000, 512));
+	KUNIT_EXPECT_TRUE(test, xib_hca_cc_may_send(1, 128, false, 5000, 512));
+	/* a cwnd of 1 (after a timeout) is its minimum */
+	KUNIT_EXPECT_TRUE(test, xib_hca_cc_may_send(0, 1, false, 5000, 512));
+	KUNIT_EXPECT_FALSE(test, xib_hca_cc_may_send(1, 1, false, 0, 512));
+	/* budget 0 is unbounded */
+	KUNIT_EXPECT_TRUE(test, xib_hca_cc_may_send(127, 128, false, 1U << 30,
+						    0));
+}
+
+/* The rules of the budget (hca_retx.c), written out again as a table. */
+static bool xib_retx_cc_oracle(u32 inflight, u32 cwnd, bool charged,
+			       unsigned int dev, unsigned int budget)
+{
+	u32 floor = cwnd < XIB_HCA_CC_MIN ? cwnd : XIB_HCA_CC_MIN;
+
+	if (!(inflight < cwnd))
+		return false;	/* the QP's own window */
+	if (charged)
+		return true;	/* sent before: not charged again */
+	if (budget == 0)
+		return true;	/* no budget */
+	if (inflight < floor)
+		return true;	/* every QP may have its minimum */
+	return dev < budget;
+}
+
+/* Every device count up to 520 for one QP state, against the oracle. */
+static void xib_retx_cc_check(struct kunit *test, u32 in, u32 cwnd,
+			      bool charged, unsigned int budget)
+{
+	bool got, want;
+	unsigned int dev;
+
+	for (dev = 0; dev <= 520; dev++) {
+		got = xib_hca_cc_may_send(in, cwnd, charged, dev, budget);
+		want = xib_retx_cc_oracle(in, cwnd, charged, dev, budget);
+		KUNIT_ASSERT_EQ_MSG(test, got, want,
+				    "inflight %u cwnd %u charged %d dev %u budget %u",
+				    in, cwnd, charged, dev, budget);
+	}
+}
+
+/* Every combination of small values against the oracle. */
+static void xib_retx_cc_oracle_all(struct kunit *test)
+{
+	static const unsigned int budgets[] = { 0, 1, 2, 3, 8, 512 };
+	unsigned int b;
+	u32 in, cwnd;
+
+	for (in = 0; in <= 10; in++)
+		for (cwnd = 0; cwnd <= 10; cwnd++)
+			for (b = 0; b < ARRAY_SIZE(budgets); b++) {
+				xib_retx_cc_check(test, in, cwnd, false,
+						  budgets[b]);
+				xib_retx_cc_check(test, in, cwnd, true,
+						  budgets[b]);
+			}
+	/* the send window's full size, around the minimum */
+	for (in = 0; in <= XIB_HCA_SEND_WINDOW; in++)
+		xib_retx_cc_check(test, in, XIB_HCA_SEND_WINDOW, false, 512);
+}
+
+/*
+ * A device's QPs, each with a full send window of new packets, sending
+ * in turns as the engine lets them, XIB_HCA_QP_BUDGET at a time, nothing
+ * acknowledged: what each ends up with in flight.  Returns the total.
+ */
+static unsigned int xib_retx_cc_fill(u32 *inflight, unsigned int nqps,
+				     u32 cwnd, unsigned int budget)
+{
+	unsigned int dev = 0, i, k;
+	bool sent;
+
+	memset(inflight, 0, nqps * sizeof(*inflight));
+	do {
+		sent = false;
+		for (i = 0; i < nqps; i++) {
+			for (k = 0; k < XIB_HCA_QP_BUDGET; k++) {
+				if (!xib_hca_cc_may_send(inflight[i], cwnd,
+							 false, dev, budget))
+					break;
+				inflight[i]++;
+				dev++;
+				sent = true;
+			}
+		}
+	} while (sent);
+	return dev;
+}
+
+/*
+ * 256 QPs on a budget of 512: the first 32 take it, 16 packets each in
+ * the first pass (XIB_HCA_QP_BUDGET), then the budget is spent and the
+ * other 224 have their minimum of 2 each: 960 in all, never more than
+ * the budget plus every QP's minimum, and every QP has its minimum.
+ * Unbounded, they send every window; a QP alone sends its whole window
+ * (its behaviour without a crowd is unchanged); 300 QPs likewise, with
+ * 268 at their minimum.
+ */
+static void xib_retx_cc_share(struct kunit *test)
+{
+	u32 *in = kunit_kcalloc(test, 300, sizeof(*in), GFP_KERNEL);
+	unsigned int i, total;
+
+	KUNIT_ASSERT_NOT_NULL(test, in);
+	total = xib_retx_cc_fill(in, 256, XIB_HCA_SEND_WINDOW, 512);
+	KUNIT_EXPECT_EQ(test, total, 32U * 16 + 224U * XIB_HCA_CC_MIN);
+	KUNIT_EXPECT_LE(test, total, 512U + 256U * XIB_HCA_CC_MIN);
+	for (i = 0; i < 256; i++)
+		KUNIT_EXPECT_EQ(test, in[i], i < 32 ? 16U : (u32)XIB_HCA_CC_MIN);
+
+	total = xib_retx_cc_fill(in, 256, XIB_HCA_SEND_WINDOW, 0);
+	KUNIT_EXPECT_EQ(test, total, 256U * XIB_HCA_SEND_WINDOW);
+
+	total = xib_retx_cc_fill(in, 1, XIB_HCA_SEND_WINDOW, 512);
+	KUNIT_EXPECT_EQ(test, total, (unsigned int)XIB_HCA_SEND_WINDOW);
+
+	total = xib_retx_cc_fill(in, 300, XIB_HCA_SEND_WINDOW, 512);
+	KUNIT_EXPECT_EQ(test, total, 32U * 16 + 268U * XIB_HCA_CC_MIN);
+	for (i = 32; i < 300; i++)
+		KUNIT_EXPECT_EQ(test, in[i], (u32)XIB_HCA_CC_MIN);
+
+	/* after timeouts (cwnd 1) the minimum is the one packet */
+	total = xib_retx_cc_fill(in, 300, 1, 16);
+	KUNIT_EXPECT_EQ(test, total, 300U);
+	/* a small budget is spent at once; the rest have their minimum */
+	total = xib_retx_cc_fill(in, 4, XIB_HCA_SEND_WINDOW, 20);
+	KUNIT_EXPECT_EQ(test, total, 16U + 4U + 2U * XIB_HCA_CC_MIN);
+}
+
 static struct kunit_case xib_retx_cases[] = {
 	KUNIT_CASE(xib_retx_timeout),
 	KUNIT_CASE(xib_retx_resume),
@@ -693,6 +844,9 @@ static struct kunit_case xib_retx_cases[] = {
 	KUNIT_CASE(xib_retx_rtt),
 	KUNIT_CASE(xib_retx_pto),
 	KUNIT_CASE(xib_retx_probe_due),
+	KUNIT_CASE(xib_retx_cc_rules),
+	KUNIT_CASE(xib_retx_cc_oracle_all),
+	KUNIT_CASE(xib_retx_cc_share),
 	{}
 };
 
