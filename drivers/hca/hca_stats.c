@@ -43,6 +43,8 @@ const char * const xib_hca_stat_names[XIB_HCA_NSTATS] = {
 	[XIB_HCA_STAT_TAIL_PROBE_PROGRESS]	= "tail_probe_progress",
 	[XIB_HCA_STAT_SEQ_RENAKS_SENT]		= "seq_renaks_sent",
 	[XIB_HCA_STAT_RX_OOO_HELD]		= "rx_ooo_held",
+	[XIB_HCA_STAT_ENGINE_SLEEPS]		= "engine_sleeps",
+	[XIB_HCA_STAT_ENGINE_DOZES]		= "engine_dozes",
 };
 
 /* ops->port_violations: the P_Key and Q_Key drop counters. */
