@@ -30,8 +30,9 @@ packages=(
 	# tests/bats/host/rdma-elf.bats (pyverbs' extension modules link
 	# libmlx5 and libefa too)
 	python3-pyverbs qperf
-	# make bench: TCP over the same veth, the plots
-	iperf3 gnuplot-nox
+	# make bench: TCP over the same veth, the plots, system calls
+	# counted without ptrace
+	iperf3 gnuplot-nox linux-perf
 )
 
 missing=()

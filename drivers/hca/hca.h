@@ -162,10 +162,46 @@
 
 /*
  * Worker tuning: WQE packets per QP per pass (and per KICK, sent in the
- * caller's context).  How long an idle worker polls before it sleeps is
- * the module parameter idle_spin_us (hca_engine.c).
+ * caller's context).  How long an idle worker polls, dozes and when it
+ * sleeps are the module parameters idle_spin_us, idle_doze_us and
+ * idle_scan_us (hca_engine.c).
  */
 #define XIB_HCA_QP_BUDGET	16
+
+/* What an idle worker does next (xib_hca_idle_step()). */
+enum xib_hca_idle_step {
+	XIB_HCA_IDLE_SPIN,	/* another pass at once (RUNNING) */
+	XIB_HCA_IDLE_DOZE,	/* a pass after idle_scan_us or a kick (DOZING) */
+	XIB_HCA_IDLE_SLEEP,	/* SLEEPING until a kick */
+};
+
+/**
+ * xib_hca_idle_step() - what an idle engine does next
+ * @idle_ns: nanoseconds since the end of its last pass that found work
+ * @spin_us: how long it polls (idle_spin_us)
+ * @doze_us: how long after its last work it dozes (idle_doze_us)
+ * @scan_us: the period of a dozing engine's passes (idle_scan_us)
+ * @busy_cpu: idle_spin_yield is set and another task waits for the
+ *	worker's CPU: no more polling
+ *
+ * Both times count from the last work, so a @doze_us not above @spin_us
+ * (or a @scan_us of 0) means no dozing.  Pure; KUnit-tested in
+ * tests/kunit/xib_hca_net_test.c.
+ *
+ * Return: XIB_HCA_IDLE_SPIN while @idle_ns is below @spin_us and the CPU
+ * is not wanted, then XIB_HCA_IDLE_DOZE while it is below @doze_us, then
+ * XIB_HCA_IDLE_SLEEP.
+ */
+static inline enum xib_hca_idle_step
+xib_hca_idle_step(u64 idle_ns, u32 spin_us, u32 doze_us, u32 scan_us,
+		  bool busy_cpu)
+{
+	if (!busy_cpu && idle_ns < (u64)spin_us * NSEC_PER_USEC)
+		return XIB_HCA_IDLE_SPIN;
+	if (scan_us && idle_ns < (u64)doze_us * NSEC_PER_USEC)
+		return XIB_HCA_IDLE_DOZE;
+	return XIB_HCA_IDLE_SLEEP;
+}
 
 /**
  * struct xib_hca_dev - one software HCA, bound to one network interface

@@ -46,6 +46,8 @@ const char * const xib_hca_stat_names[XIB_HCA_NSTATS] = {
 	[XIB_HCA_STAT_RC_INFLIGHT_CHARGED]	= "rc_inflight_charged",
 	[XIB_HCA_STAT_RC_INFLIGHT_RELEASED]	= "rc_inflight_released",
 	[XIB_HCA_STAT_RC_INFLIGHT_HELD]		= "rc_inflight_held",
+	[XIB_HCA_STAT_ENGINE_SLEEPS]		= "engine_sleeps",
+	[XIB_HCA_STAT_ENGINE_DOZES]		= "engine_dozes",
 };
 
 /* ops->port_violations: the P_Key and Q_Key drop counters. */

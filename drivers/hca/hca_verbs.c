@@ -117,7 +117,8 @@ static int xib_hca_alloc_ucontext(struct xib_ucontext *uctx,
  * the worker thread gets a CPU (on a busy machine, a scheduler tick or
  * more), send in the caller's context what the worker would send first;
  * then wake the worker anyway, for what is left and so that it polls
- * for the next posts (idle_spin_us) instead of making each one kick.
+ * or dozes for the next posts (idle_spin_us, idle_doze_us) instead of
+ * making each one kick.
  */
 static int xib_hca_kick(struct xib_qp *ibqp)
 {

@@ -32,8 +32,8 @@ teardown() {
 	[ "$status" -eq 0 ]
 	# every section left figures: bandwidth, latency, QPs, memory per
 	# QP, TCP, memcpy, loss, system calls, idle, cmtime
-	for m in MBps typical_us p99_us Mpps cpu_s_per_GB bytes_per_qp Mbps syscalls_per_wr \
-		 cpu_ms connect; do
+	for m in MBps typical_us p99_us Mpps cpu_s_per_GB bytes_per_qp Mbps syscalls_per_wr_strace \
+		 syscalls_per_wr_perf kicks_per_wr cpu_ms connect; do
 		awk -F'\t' -v m="$m" '$4 == m { n++ } END { exit !n }' "$out/bench.tsv" ||
 			{ echo "no $m row" >&2; return 1; }
 	done

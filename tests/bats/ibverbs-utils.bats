@@ -52,11 +52,15 @@ teardown() {
 # programs of the test run on CPU 0.  starve_stop undoes it.
 hog_pid=
 spin_before=
+yield_before=
 starve_start() {
 	local p
 	[ "$(nproc)" -ge 2 ] || skip "needs two CPUs"
 	spin_before=$(cat /sys/module/xib_hca/parameters/idle_spin_us)
+	yield_before=$(cat /sys/module/xib_hca/parameters/idle_spin_yield)
 	echo 100000000 >/sys/module/xib_hca/parameters/idle_spin_us
+	# polling even though the hog wants the CPU: no doze, no sleep
+	echo N >/sys/module/xib_hca/parameters/idle_spin_yield
 	for p in $(pgrep -x 'xib_hca/xib[01]'); do
 		taskset -p -c 1 "$p" >/dev/null
 	done
@@ -74,6 +78,7 @@ starve_stop() {
 	fi
 	if [ -n "$spin_before" ]; then
 		echo "$spin_before" >/sys/module/xib_hca/parameters/idle_spin_us
+		echo "$yield_before" >/sys/module/xib_hca/parameters/idle_spin_yield
 		spin_before=
 		for p in $(pgrep -x 'xib_hca/xib[01]'); do
 			taskset -p -c 0-"$(($(nproc) - 1))" "$p" >/dev/null

@@ -4,7 +4,9 @@
  * and what receive accepts, drops and reports.
  *
  * The module includes the sources under test and stands in for the
- * engine (xib_hca_recv() below keeps the last packet it is given).
+ * engine (xib_hca_recv() below keeps the last packet it is given).  It
+ * also checks the engine's idle policy, xib_hca_idle_step() (hca.h):
+ * when an idle worker polls, dozes and sleeps.
  *
  * The IPv4 packets are real rdma_rxe traffic from
  * tests/fixtures/rxe-roce-v2.pcap (frame numbers as in its
@@ -562,6 +564,49 @@ static void xib_net_test_alloc(struct kunit *test)
 						    U16_MAX + 1));
 }
 
+/* The idle worker's steps (hca.h), at the defaults 1000/20000/50 us. */
+static void xib_net_test_idle_step(struct kunit *test)
+{
+	const u64 us = NSEC_PER_USEC;
+
+	/* polls up to idle_spin_us, dozes up to idle_doze_us, then sleeps */
+	KUNIT_EXPECT_EQ(test, xib_hca_idle_step(0, 1000, 20000, 50, false),
+			XIB_HCA_IDLE_SPIN);
+	KUNIT_EXPECT_EQ(test, xib_hca_idle_step(1000 * us - 1, 1000, 20000, 50,
+						false), XIB_HCA_IDLE_SPIN);
+	KUNIT_EXPECT_EQ(test, xib_hca_idle_step(1000 * us, 1000, 20000, 50,
+						false), XIB_HCA_IDLE_DOZE);
+	KUNIT_EXPECT_EQ(test, xib_hca_idle_step(20000 * us - 1, 1000, 20000, 50,
+						false), XIB_HCA_IDLE_DOZE);
+	KUNIT_EXPECT_EQ(test, xib_hca_idle_step(20000 * us, 1000, 20000, 50,
+						false), XIB_HCA_IDLE_SLEEP);
+	KUNIT_EXPECT_EQ(test, xib_hca_idle_step(U64_MAX, 1000, 20000, 50, false),
+			XIB_HCA_IDLE_SLEEP);
+	/* a wanted CPU ends the poll at once, not the doze */
+	KUNIT_EXPECT_EQ(test, xib_hca_idle_step(0, 1000, 20000, 50, true),
+			XIB_HCA_IDLE_DOZE);
+	KUNIT_EXPECT_EQ(test, xib_hca_idle_step(20000 * us, 1000, 20000, 50,
+						true), XIB_HCA_IDLE_SLEEP);
+	/* no dozing: idle_doze_us 0 or not above the spin, idle_scan_us 0 */
+	KUNIT_EXPECT_EQ(test, xib_hca_idle_step(1000 * us, 1000, 0, 50, false),
+			XIB_HCA_IDLE_SLEEP);
+	KUNIT_EXPECT_EQ(test, xib_hca_idle_step(1000 * us, 1000, 1000, 50,
+						false), XIB_HCA_IDLE_SLEEP);
+	KUNIT_EXPECT_EQ(test, xib_hca_idle_step(1000 * us, 1000, 20000, 0,
+						false), XIB_HCA_IDLE_SLEEP);
+	KUNIT_EXPECT_EQ(test, xib_hca_idle_step(0, 1000, 20000, 0, true),
+			XIB_HCA_IDLE_SLEEP);
+	/* no polling: straight to the doze; the largest values do not wrap */
+	KUNIT_EXPECT_EQ(test, xib_hca_idle_step(0, 0, 20000, 50, false),
+			XIB_HCA_IDLE_DOZE);
+	KUNIT_EXPECT_EQ(test, xib_hca_idle_step(4000000000ULL * us, U32_MAX,
+						U32_MAX, 50, false),
+			XIB_HCA_IDLE_SPIN);
+	KUNIT_EXPECT_EQ(test, xib_hca_idle_step((u64)U32_MAX * us, U32_MAX - 1,
+						U32_MAX, 50, false),
+			XIB_HCA_IDLE_SLEEP);
+}
+
 static struct kunit_case xib_net_test_cases[] = {
 	KUNIT_CASE(xib_net_test_tx4_fixtures),
 	KUNIT_CASE(xib_net_test_rx4_fixtures),
@@ -571,6 +616,7 @@ static struct kunit_case xib_net_test_cases[] = {
 	KUNIT_CASE(xib_net_test_rxe_ipv6),
 	KUNIT_CASE(xib_net_test_tx_clone),
 	KUNIT_CASE(xib_net_test_alloc),
+	KUNIT_CASE(xib_net_test_idle_step),
 	{}
 };
 

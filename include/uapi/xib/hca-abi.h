@@ -40,25 +40,32 @@
  * only) holds the engine's state word.  After publishing a send queue's
  * prod, the poster issues a full memory barrier and reads
  * engine_state: if it is XIB_HCA_ENGINE_SLEEPING, it calls
- * XIB_UVERBS_KICK once for the QP; otherwise the engine is polling and
- * will find the work by itself.  The engine sets SLEEPING, issues a full
- * barrier, and looks at every send queue once more before sleeping, so
- * one of the two always sees the other.  Receive queue posts never need
- * a kick.  "Kick" is XIB_UVERBS_KICK where GET_CONTEXT's db_kind is
- * XIB_UVERBS_DB_SYSCALL, and a store to the UAR's doorbell register where
- * it is XIB_UVERBS_DB_MMIO (uverbs.h): the engine then looks at every
- * send queue, and nothing runs in the poster's context.
+ * XIB_UVERBS_KICK once for the QP; otherwise the engine will find the
+ * work by itself: RUNNING, it is polling; DOZING, it is off the CPU but
+ * makes a pass over every send queue within a bounded time (the
+ * idle_scan_us parameter of xib_hca), as it does for some time after its
+ * last work before it sleeps.  Any value but SLEEPING means "no kick
+ * needed" (a poster that knows only RUNNING and SLEEPING is correct).
+ * The engine sets SLEEPING, issues a full barrier, and looks at every
+ * send queue once more before sleeping, so one of the two always sees
+ * the other.  Receive queue posts never need a kick.  "Kick" is
+ * XIB_UVERBS_KICK where GET_CONTEXT's db_kind is XIB_UVERBS_DB_SYSCALL,
+ * and a store to the UAR's doorbell register where it is
+ * XIB_UVERBS_DB_MMIO (uverbs.h): the engine then looks at every send
+ * queue, and nothing runs in the poster's context.
  *
  * A RUNNING engine may still be runnable but off the CPU, where CPUs are
  * fewer than busy threads.  The engine adds one to passes after each of
  * its passes over the device's QPs, and one to beats after each QP's
- * share of a pass and each packet it sends.  A poster that published work while the engine was
- * RUNNING may remember passes: once it has moved on by two, a whole pass
- * began after the publication and saw the work.  If until then beats
- * stops moving for a while (the library's choice), the engine is off the
- * CPU and the poster may KICK the QP to run its requester in its own
- * context.  A KICK is never wrong, only a system call; nothing but this
- * may make it necessary while the engine is RUNNING.
+ * share of a pass and each packet it sends.  A poster that published
+ * work while the engine was RUNNING or DOZING may remember passes: once
+ * it has moved on by two, a whole pass began after the publication and
+ * saw the work.  If until then beats stops moving for a while (the
+ * library's choice; longer than idle_scan_us, between a DOZING engine's
+ * passes), the engine is off the CPU and the poster may KICK the QP to
+ * run its requester in its own context.  A KICK is never wrong, only a
+ * system call; nothing but this may make it necessary while the engine
+ * is RUNNING or DOZING.
  *
  * Completion queues
  * -----------------
@@ -87,6 +94,7 @@
 enum xib_hca_engine_state {
 	XIB_HCA_ENGINE_RUNNING = 0,
 	XIB_HCA_ENGINE_SLEEPING = 1,
+	XIB_HCA_ENGINE_DOZING = 2,
 };
 
 struct xib_hca_db_page {
