@@ -661,10 +661,24 @@ bool xib_hca_req_has_work(struct xib_hca_qp *qp)
 	return state == XIB_QPS_RTS && prod != READ_ONCE(sq->fetch);
 }
 
+/* Whether send WQEs are flushed in @state: ERR, and SQE until modify_qp. */
+static bool xib_hca_sq_flushes(int state)
+{
+	return state == XIB_QPS_ERR || state == XIB_QPS_SQE;
+}
+
 /**
  * xib_hca_req_flush() - complete every outstanding send WQE with
  * WR_FLUSH_ERR (the QP is in ERR or SQE)
  * @qp: the QP
+ *
+ * The worker decides to flush on a state it read before; modify_qp may
+ * have taken the QP from SQE back to RTS since, and the program may have
+ * posted WQEs that are to be sent, not flushed.  So the state is read
+ * again here, and once more after the ring's producer index: a WQE
+ * posted after the move to RTS is in a producer index read before a
+ * state that is no longer SQE (the poster's release store of prod comes
+ * after its modify_qp).
  *
  * Worker context.  Return: the WQEs flushed.
  */
@@ -677,7 +691,7 @@ int xib_hca_req_flush(struct xib_hca_qp *qp)
 
 	spin_lock_bh(&sq->lock);
 	WRITE_ONCE(qp->flush_sq, false);
-	if (qp->dead)
+	if (qp->dead || !xib_hca_sq_flushes(READ_ONCE(qp->hstate)))
 		goto out;
 	del_timer(&qp->timer);
 	sq->stalled = false;
@@ -703,7 +717,10 @@ int xib_hca_req_flush(struct xib_hca_qp *qp)
 	/* nothing of it is in flight any more: the budget is the others' */
 	sq->cc_held = false;
 	xib_hca_cc_sync(qp);
+	/* an acquire: the state below is read after prod (see above) */
 	prod = xib_hca_ring_read_prod(&sq->ring);
+	if (!xib_hca_sq_flushes(READ_ONCE(qp->hstate)))
+		goto publish;
 	if (!xib_ring_count_valid(prod, sq->cons, sq->ring.slots)) {
 		sq->broken = true;
 		goto publish;
