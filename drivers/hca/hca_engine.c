@@ -8,9 +8,10 @@
  * through three states (xib_hca_idle_step()):
  *  - it keeps polling (RUNNING) for idle_spin_us (with idle_spin_yield,
  *    only while no other task waits for its CPU);
- *  - then it dozes (DOZING in the doorbell page) until idle_doze_us after
- *    its last work: it leaves the CPU but makes a pass every idle_scan_us
- *    (an hrtimer), or at once on a kick;
+ *  - then, if idle_doze_us is set (it is 0 by default), it dozes (DOZING
+ *    in the doorbell page) until idle_doze_us after its last work: it
+ *    leaves the CPU but makes a pass every idle_scan_us (an hrtimer), or
+ *    at once on a kick;
  *  - then it announces SLEEPING in the doorbell page, issues a full
  *    barrier, looks at every QP once more, and sleeps until a kick
  *    (ops->kick, a received packet that leaves work, the QP timer).
@@ -49,10 +50,17 @@ MODULE_PARM_DESC(idle_spin_us, "microseconds an idle engine polls before it doze
  * obliges no poster to kick, before it sleeps for real.  A device in use
  * costs one pass per idle_scan_us during that time instead of a KICK per
  * post; an idle one nothing once it has passed.  0: sleep after the spin.
+ *
+ * Off by default.  Where CPUs are few the doze's timer passes cost more
+ * than the kicks they save: the test gate's data-path suites took 10 to
+ * 40 % longer with 20000 (and idle_spin_yield) than without, and stock
+ * ib_send_lat's typical latency rose from 22-39 us to 72-163 us in the
+ * 2-vCPU guest, for 0 KICKs per WR instead of 1 (Documentation/
+ * hca-queues.rst).
  */
-static unsigned int idle_doze_us = 20000;
+static unsigned int idle_doze_us;
 module_param(idle_doze_us, uint, 0644);
-MODULE_PARM_DESC(idle_doze_us, "microseconds after its last work an idle engine keeps scanning the doorbells before it sleeps (default 20000)");
+MODULE_PARM_DESC(idle_doze_us, "microseconds after its last work an idle engine keeps scanning the doorbells before it sleeps (default 0: off)");
 
 /* The dozing worker's period: the latency of a post it has to find. */
 static unsigned int idle_scan_us = 50;
@@ -69,10 +77,12 @@ MODULE_PARM_DESC(idle_scan_us, "microseconds between the passes of a dozing engi
  * dozing): typical 142 to 174 us instead of 598 us, the engines' CPU
  * 0.7 s instead of 4.6 s; ib_send_bw -s 64 0.0137 to 0.0145 Mpps instead
  * of 0.0123.  Where the worker has a CPU of its own it polls as before.
+ * Off by default, as the doze is: without it, a poll that ends early
+ * makes the next post kick.
  */
-static bool idle_spin_yield = true;
+static bool idle_spin_yield;
 module_param(idle_spin_yield, bool, 0644);
-MODULE_PARM_DESC(idle_spin_yield, "an idle engine stops polling and dozes when another task waits for its CPU (default Y)");
+MODULE_PARM_DESC(idle_spin_yield, "an idle engine stops polling (and dozes, or sleeps) when another task waits for its CPU (default N)");
 
 /**
  * xib_hca_kick_engine() - wake the worker of @hca

@@ -64,6 +64,12 @@ teardown() {
 		echo "$events_max" >/sys/module/xib_uverbs/parameters/max_events_per_queue
 		events_max=
 	fi
+	# and one that made the engines doze, their idle policy
+	if [ -n "${doze_before:-}" ]; then
+		echo "$doze_before" >/sys/module/xib_hca/parameters/idle_doze_us
+		echo "$yield_before" >/sys/module/xib_hca/parameters/idle_spin_yield
+		doze_before=
+	fi
 	# first: a process waiting for a page of it dies only once it resumes
 	if dmsetup info xibslow >/dev/null 2>&1; then
 		dmsetup resume xibslow || true
@@ -164,6 +170,26 @@ wait_res_zero() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *PASS* ]]
+}
+
+# The engines' doze (xib_hca's idle_doze_us, off by default;
+# Documentation/hca-queues.rst): after the spin an engine makes a pass
+# every idle_scan_us instead of sleeping, and posts need no kick
+# meanwhile.  Every message must still arrive, checksummed, and the
+# engines must have dozed.
+@test "RC between two namespaces with the engines dozing (idle_doze_us): data intact" {
+	local p=/sys/module/xib_hca/parameters d0
+	two_devices
+	doze_before=$(cat $p/idle_doze_us)
+	yield_before=$(cat $p/idle_spin_yield)
+	echo 20000 >$p/idle_doze_us
+	echo Y >$p/idle_spin_yield
+	d0=$(stat_of xibA xib0 engine_dozes)
+	run inA "$C/xib_rc_test" -d "$dev0" -D "$dev1" -t "$XIB_VERBS_BYTES" "${RC_QUICK[@]}"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *PASS* ]]
+	[ "$(stat_of xibA xib0 engine_dozes)" -gt "$d0" ]
 }
 
 # xib_hca's tx_loss parameter: one packet in $1 sent by either device is

@@ -43,9 +43,10 @@
  * XIB_UVERBS_KICK once for the QP; otherwise the engine will find the
  * work by itself: RUNNING, it is polling; DOZING, it is off the CPU but
  * makes a pass over every send queue within a bounded time (the
- * idle_scan_us parameter of xib_hca), as it does for some time after its
- * last work before it sleeps.  Any value but SLEEPING means "no kick
- * needed" (a poster that knows only RUNNING and SLEEPING is correct).
+ * idle_scan_us parameter of xib_hca), as it does, where idle_doze_us is
+ * set, for some time after its last work before it sleeps.  Any value
+ * but SLEEPING means "no kick needed" (a poster that knows only RUNNING
+ * and SLEEPING is correct).
  * The engine sets SLEEPING, issues a full barrier, and looks at every
  * send queue once more before sleeping, so one of the two always sees
  * the other.  Receive queue posts never need a kick.  "Kick" is
