@@ -74,6 +74,20 @@ static bool xib_hca_req_sends(int state)
 	return state == XIB_QPS_RTS || state == XIB_QPS_SQD;
 }
 
+/* Whether send WQEs are flushed in @state: ERR, and SQE until modify_qp. */
+static bool xib_hca_sq_flushes(int state)
+{
+	return state == XIB_QPS_ERR || state == XIB_QPS_SQE;
+}
+
+/* PSNs from @sq's oldest unacknowledged one up to @psn; 0 if none. */
+static u32 xib_hca_sq_beyond_una(const struct xib_hca_sq *sq, u32 psn)
+{
+	s32 d = xib_psn_diff(psn, sq->rx.una);
+
+	return d > 0 ? d : 0;
+}
+
 /**
  * xib_hca_cc_sync() - bring @qp's charge to its device's budget up to date
  * @qp: the QP; sq.lock held
@@ -93,13 +107,11 @@ void xib_hca_cc_sync(struct xib_hca_qp *qp)
 	unsigned int budget;
 	u32 want = 0;
 	int left;
-	s32 d;
 
 	lockdep_assert_held(&sq->lock);
 	if (!qp->dead && xib_hca_qp_reliable(qp) &&
 	    xib_hca_req_sends(READ_ONCE(qp->hstate))) {
-		d = xib_psn_diff(sq->hi_psn, sq->rx.una);
-		want = d > 0 ? d : 0;
+		want = xib_hca_sq_beyond_una(sq, sq->hi_psn);
 	}
 	if (want == sq->cc_charged)
 		return;
@@ -133,8 +145,7 @@ static bool xib_hca_cc_admit(struct xib_hca_qp *qp, u32 pkt_psn)
 	struct xib_hca_dev *hca = qp_hca(qp);
 	unsigned int budget = READ_ONCE(max_inflight);
 	struct xib_hca_sq *sq = &qp->sq;
-	s32 d = xib_psn_diff(pkt_psn, sq->rx.una);
-	u32 inflight = d > 0 ? d : 0;
+	u32 inflight = xib_hca_sq_beyond_una(sq, pkt_psn);
 	bool charged = xib_psn_before(pkt_psn, sq->hi_psn);
 
 	lockdep_assert_held(&sq->lock);
@@ -168,8 +179,7 @@ static bool xib_hca_cc_last(struct xib_hca_qp *qp, u32 pkt_psn)
 {
 	unsigned int budget = READ_ONCE(max_inflight);
 	struct xib_hca_sq *sq = &qp->sq;
-	s32 d = xib_psn_diff(pkt_psn, sq->rx.una) + 1;
-	u32 inflight = d > 0 ? d : 0;
+	u32 inflight = xib_hca_sq_beyond_una(sq, xib_psn_add(pkt_psn, 1));
 
 	return budget && inflight < sq->cwnd &&
 	       !xib_hca_cc_may_send(inflight, sq->cwnd, false,
@@ -642,7 +652,7 @@ bool xib_hca_req_has_work(struct xib_hca_qp *qp)
 	if (READ_ONCE(qp->dead) || READ_ONCE(sq->broken))
 		return false;
 	prod = xib_hca_ring_read_prod(&sq->ring);
-	if (state == XIB_QPS_ERR || state == XIB_QPS_SQE)
+	if (xib_hca_sq_flushes(state))
 		return prod != READ_ONCE(sq->cons);
 	if (!xib_hca_req_sends(state) || READ_ONCE(sq->stalled))
 		return false;
@@ -659,12 +669,6 @@ bool xib_hca_req_has_work(struct xib_hca_qp *qp)
 		return true;
 	/* SQD: new WQEs wait for RTS */
 	return state == XIB_QPS_RTS && prod != READ_ONCE(sq->fetch);
-}
-
-/* Whether send WQEs are flushed in @state: ERR, and SQE until modify_qp. */
-static bool xib_hca_sq_flushes(int state)
-{
-	return state == XIB_QPS_ERR || state == XIB_QPS_SQE;
 }
 
 /**
