@@ -60,11 +60,21 @@ done
 # ibverbs-ex.bats, res.bats and the xib_mw_test KUnit suite (the gate
 # ran over its time budget).
 debug_skip=(ibverbs-utils perftest rxe-interop rsockets rdmacm-rxe bench modules mcast mw)
-stock_items=("${bats_items[@]}")
+# And the other way: tests tagged debug-only ("# bats test_tags=debug-only"
+# above a test, "# bats file_tags=debug-only" for a whole file, each with
+# its reason) run in the debug kernel alone here (XIB_GATE=1 below:
+# tests/vm/runner).  They check kernel logic whose outcome does not
+# depend on the kernel's configuration (the netlink dumps of res.bats,
+# the namespace rules of netns.bats and link.bats); the debug kernel
+# runs them under KASAN, lockdep and kmemleak, and the stock kernel's
+# share of the gate goes to what users run on it: stock programs, the
+# wire against rdma_rxe, volumes.  make soak runs them in both.
+stock_items=()
 debug_items=("${kunit_items[@]}")
 for i in "${bats_items[@]}"; do
 	f=${i##*/}
 	[[ " ${debug_skip[*]} " == *" ${f%.bats} "* ]] || debug_items+=("$i")
+	grep -q '^# bats file_tags=debug-only$' "${i#bats:}" || stock_items+=("$i")
 done
 
 emit() {	# copy TAP from stdin to the terminal and the summary
@@ -201,6 +211,8 @@ rm -f "$log"/vm-*.out "$log"/vm-*.status
 # suite instead of costing a boot of its own; the function is passive
 # until a suite loads xib_hca, whose probe rings it once per vector.
 export XIB_VM_PCIE=1
+# the gate's split of the tests between the kernels (debug-only above)
+export XIB_GATE=1
 lane lane1 stock debug &
 lane1=$!
 lane lane2 debug stock &
@@ -256,6 +268,13 @@ echo "# not run in the debug kernel (stock programs over covered paths): ${debug
 echo "# tests tagged stock-only (their kernel paths are driven by others there):"
 awk '/^# bats test_tags=.*stock-only/ { tag = 1; next }
      tag && /^@test / { sub(/^@test "/, ""); sub(/" \{$/, "")
+			 n = split(FILENAME, p, "/"); print "#   " p[n] ": " $0 }
+     { tag = 0 }' tests/bats/*.bats
+echo "# tests tagged debug-only (kernel logic; the stock kernel does not run them here):"
+awk 'FNR == 1 { file = 0 }
+     /^# bats file_tags=.*debug-only/ { file = 1 }
+     /^# bats test_tags=.*debug-only/ { tag = 1; next }
+     (tag || file) && /^@test / { sub(/^@test "/, ""); sub(/" \{$/, "")
 			 n = split(FILENAME, p, "/"); print "#   " p[n] ": " $0 }
      { tag = 0 }' tests/bats/*.bats
 echo "# time of each part:"

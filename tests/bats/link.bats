@@ -4,6 +4,11 @@
 # xib_hca devices over netlink: link add/del/show, the character device
 # of each device, removal with the interface, with the module and across
 # network namespaces.
+#
+# In the gate the tests tagged debug-only run in the debug kernel alone
+# (tests/check.sh): link add/del, removal and namespaces are the
+# modules' logic, the same whatever the kernel's configuration; the
+# stock-only tests check what user space sees (formats, messages).
 
 load helpers
 
@@ -48,6 +53,7 @@ teardown() {
 	[ -d /sys/class/xib/xib0 ]
 }
 
+# bats test_tags=debug-only
 @test "res show counts a device's objects: none, then one user context per open" {
 	xibctl link add xib0 netdev xv0
 	run xibctl res show xib0
@@ -70,6 +76,7 @@ teardown() {
 	[[ "$output" == *"node_guid 0011:22ff:fe33:4455 "* ]]
 }
 
+# bats test_tags=debug-only
 @test "each device gets a world-usable /dev/xib/uverbsN that opens" {
 	xibctl link add xib0 netdev xv0
 	[ -c /dev/xib/uverbs0 ]
@@ -83,6 +90,7 @@ teardown() {
 	[ -c /dev/xib/uverbs1 ]
 }
 
+# bats test_tags=debug-only
 @test "bad link add requests fail with a clear error and change nothing" {
 	xib_refute_with 'No such device' xibctl link add xib0 netdev nosuch0
 	xib_refute_with 'netdev IFNAME. is required' xibctl link add xib0
@@ -101,6 +109,7 @@ teardown() {
 	[ "${#lines[@]}" -eq 1 ]
 }
 
+# bats test_tags=debug-only
 @test "link del removes the device; deleting it twice fails" {
 	xibctl link add xib0 netdev xv0
 	xibctl link del xib0
@@ -118,6 +127,7 @@ teardown() {
 	xib_refute_with 'not supported: .*xib_hca' xibctl link add xib0 netdev xv0
 }
 
+# bats test_tags=debug-only
 @test "deleting the interface removes its device" {
 	xibctl link add xib0 netdev xv0
 	xibctl link add xib1 netdev xv1
@@ -127,6 +137,7 @@ teardown() {
 	[ -z "$output" ]
 }
 
+# bats test_tags=debug-only
 @test "unloading xib_hca removes its devices, even with a node held open" {
 	xibctl link add xib0 netdev xv0
 	exec 8</dev/xib/uverbs0
@@ -139,6 +150,7 @@ teardown() {
 	rmmod xib_uverbs
 }
 
+# bats test_tags=debug-only
 @test "an open node does not keep its interface from going away" {
 	xibctl link add xib0 netdev xv0
 	exec 8</dev/xib/uverbs0
@@ -160,6 +172,7 @@ teardown() {
 	[ "$(cat /sys/class/net/xv0/mtu)" = 1400 ]
 }
 
+# bats test_tags=debug-only
 @test "devices live in the namespace of their interface" {
 	ip netns add xibns
 	ip link set xv1 netns xibns
@@ -183,6 +196,7 @@ teardown() {
 	ip netns exec xibns xibctl link del xib0
 }
 
+# bats test_tags=debug-only
 @test "destroying a namespace removes the devices on its interfaces" {
 	ip netns add xibns
 	ip link set xv1 netns xibns

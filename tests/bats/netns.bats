@@ -7,6 +7,12 @@
 # initial namespace, and device names, which are per namespace (sysfs
 # shows a namespace its own devices; stock verbs programs through
 # xib-run see and use theirs).
+#
+# In the gate the tests tagged debug-only run in the debug kernel alone
+# (tests/check.sh): the namespace rules are the module's logic, the same
+# whatever the kernel's configuration.  The clash with rdma_rxe runs in
+# both (the stock kernel's rdma_rxe is the one users meet), and stock
+# programs in the stock kernel only.
 
 load helpers
 load xib-apps
@@ -67,6 +73,7 @@ xib_wait_roce_socks() {
 	return 1
 }
 
+# bats test_tags=debug-only
 @test "an HCA in each of two namespaces: each sees only its own" {
 	ip netns exec xibA xibctl link add xibA0 netdev xv0
 	ip netns exec xibB xibctl link add xibB0 netdev xv1
@@ -84,6 +91,7 @@ xib_wait_roce_socks() {
 	xib_refute_with 'No such device' xibctl link del xibA0
 }
 
+# bats test_tags=debug-only
 @test "each namespace opens UDP port 4791 for its HCAs" {
 	local before
 	before=$(xib_roce_socks "")
@@ -100,6 +108,7 @@ xib_wait_roce_socks() {
 	[ "$(xib_roce_socks xibB)" -eq 2 ]
 }
 
+# bats test_tags=debug-only
 @test "the port opens with the first HCA of a namespace and closes with the last" {
 	ip link add xv8 netns xibA type veth peer name xv9
 	ip -n xibA link set xv8 up
@@ -115,6 +124,7 @@ xib_wait_roce_socks() {
 	[ "$(xib_roce_socks xibA)" -eq 2 ]
 }
 
+# bats test_tags=debug-only
 @test "an interface carries at most one HCA" {
 	ip netns exec xibA xibctl link add xibA0 netdev xv0
 	xib_refute_with 'another xib device uses this network interface' \
@@ -125,6 +135,7 @@ xib_wait_roce_socks() {
 	[ "$(xib_roce_socks xibA)" -eq 2 ]
 }
 
+# bats test_tags=debug-only
 @test "moving the interface to another namespace removes its HCA and closes the port" {
 	ip netns exec xibA xibctl link add xibA0 netdev xv0
 	ip -n xibA link set xv0 netns xibB
@@ -137,6 +148,7 @@ xib_wait_roce_socks() {
 	[ "$(xib_roce_socks xibB)" -eq 2 ]
 }
 
+# bats test_tags=debug-only
 @test "destroying a namespace removes its HCAs and sockets" {
 	ip netns exec xibA xibctl link add xibA0 netdev xv0
 	ip netns exec xibB xibctl link add xibB0 netdev xv1
@@ -170,6 +182,7 @@ devices_line() {
 	grep -Eq "^[[:space:]]+$1[[:space:]]+${2//:/}\$"
 }
 
+# bats test_tags=debug-only
 @test "names are per namespace: each of two namespaces has its xib0, in its sysfs; the name twice in one is refused" {
 	local ia ib
 	inA xibctl link add xib0 netdev xv0

@@ -5,7 +5,11 @@
 # the objects tests/c/xib_res_test creates and holds (17 QPs in known
 # states, and a few of every other type): the numbers, the owner, -j,
 # the filters, who sees what, and the dump emptying when the owner dies.
-# No traffic: one device in the initial namespace, cheap on both kernels.
+# No traffic: one device in the initial namespace.  In the gate the whole
+# file runs in the debug kernel alone (tests/check.sh): the dumps are the
+# modules' logic, the same whatever the kernel's configuration, and the
+# debug kernel runs them under KASAN, lockdep and kmemleak.
+# bats file_tags=debug-only
 
 load helpers
 load xib-apps
