@@ -24,7 +24,7 @@
 #   to zero on both devices afterwards;
 # - a kill -9 storm during connection setup: STORM server/client pairs
 #   killed at random moments (XIB_KILL_STORM; make soak runs 1000; the
-#   gate 30, the debug kernel 8: each pair costs about a second there).
+#   gate 20, the debug kernel 4: each pair costs about a second there).
 #
 # On the debug kernel (KASAN under TCG) the message and connection counts
 # are scaled down (XIB_KERNEL=debug): every exec there costs ~0.3 s and
@@ -54,9 +54,9 @@ teardown_file() {
 setup() {
 	xib_apps_require
 	[ -x "$CL" ] || skip "tests/c/rdmacm_checklist not built (make userspace)"
-	MSGS=10 CONNS=4 TIMES=20 SIM=256 CYCLES=1000 STORM=${XIB_KILL_STORM:-30}
+	MSGS=10 CONNS=4 TIMES=20 SIM=256 CYCLES=1000 STORM=${XIB_KILL_STORM:-20}
 	if [ "${XIB_KERNEL:-}" = debug ]; then
-		MSGS=4 CONNS=2 TIMES=4 SIM=32 CYCLES=50 STORM=${XIB_KILL_STORM_DEBUG:-8}
+		MSGS=4 CONNS=2 TIMES=4 SIM=16 CYCLES=50 STORM=${XIB_KILL_STORM_DEBUG:-4}
 	fi
 	bg_pid=
 	xib_modules_loaded || xib-modules load
@@ -347,7 +347,7 @@ mckey_pair() {
 }
 
 # stock only: the debug kernel sets up and tears down connections with
-# cmtime below (32 at once) and the 50 connect/disconnect cycles.
+# cmtime below (16 at once) and the kill storm.
 # bats test_tags=stock-only
 @test "cmtime: many connections set up and torn down, xib <-> xib" {
 	# rdma-core 44's cmtime server keeps listening after the client is
@@ -486,7 +486,7 @@ mckey_pair() {
 	wait_res xibA xib0 10 "$RES0"
 }
 
-@test "cmtime: 256 (debug: 32) simultaneous connections to one listener, res show back to zero" {
+@test "cmtime: 256 (debug: 16) simultaneous connections to one listener, res show back to zero" {
 	local out=$BATS_TEST_TMPDIR/cmtime-server.out t0 t1
 	wait_res xibA xib0 10 "$RES0"
 	wait_res xibB xib1 10 "$RES0"
@@ -518,7 +518,7 @@ mckey_pair() {
 # first 300 ms on the stock kernel.  One end first, then the other a
 # moment later, so that each side dies alone with the other still
 # answering (or retrying) as well as both at once.
-@test "kill -9 storm during connection setup: 30 (debug: 8) pairs, nothing left, the CM works after" {
+@test "kill -9 storm during connection setup: 20 (debug: 4) pairs, nothing left, the CM works after" {
 	local i srv cli first port
 	wait_res xibA xib0 10 "$RES0"
 	wait_res xibB xib1 10 "$RES0"
@@ -554,7 +554,7 @@ mckey_pair() {
 	wait_res xibB xib1 20 "$RES0"
 }
 
-# stock only: on the debug kernel cmtime's 32 connections and the kill storm
+# stock only: on the debug kernel cmtime's 16 connections and the kill storm
 # set connections up and tear them down, and kmemleak sees a leak of one.
 # bats test_tags=stock-only
 @test "1000 (debug: 50) connect/disconnect cycles in one process against one listener" {

@@ -749,12 +749,12 @@ tracing_dir() {
 # (xib_rc_test -D -b 0: open, create, connect, then RDMA WRITEs until
 # killed) is killed at a random moment of its life, again and again;
 # then nothing is left on either device, and the kernel log is clean.
-# XIB_KILL_STORM kills: 100 on the stock kernel, 20 on the debug one,
+# XIB_KILL_STORM kills: 50 on the stock kernel, 10 on the debug one,
 # 1000 in make soak.
-@test "kill -9 storm: 100 (debug: 20) processes killed at random moments leave nothing" {
+@test "kill -9 storm: 50 (debug: 10) processes killed at random moments leave nothing" {
 	local n i p hits=0
-	n=${XIB_KILL_STORM:-100}
-	[ "${XIB_KERNEL:-}" != debug ] || n=${XIB_KILL_STORM_DEBUG:-20}
+	n=${XIB_KILL_STORM:-50}
+	[ "${XIB_KERNEL:-}" != debug ] || n=${XIB_KILL_STORM_DEBUG:-10}
 	two_devices
 	for ((i = 0; i < n; i++)); do
 		ip netns exec xibA "$C/xib_rc_test" -d "$dev0" -D "$dev1" -b 0 -s 4096 \
