@@ -444,6 +444,15 @@ struct xib_hca_swqe {
 #define XIB_HCA_RTO_MAX_US	(4 * USEC_PER_SEC)
 /* The tail-loss probe timeout is at least this many timer ticks. */
 #define XIB_HCA_PTO_MIN_TICKS	2
+
+/*
+ * Probe timeouts a QP waits again, once per stall, before its tail-loss
+ * probe while its device has (nearly) its budget of packets in flight:
+ * its packets then wait behind the other QPs' in the receiving backlog,
+ * and a round trip longer than two usual ones is queueing, not loss
+ * (xib_hca_retx_probe_defer()).
+ */
+#define XIB_HCA_PTO_MAX_DEFER	2
 /*
  * A responder NAKs a gap still open again after this long (xib_hca_renak_us())
  * before it has timed a NAK's round trip, never sooner than the minimum
@@ -473,6 +482,8 @@ struct xib_hca_swqe {
  * @backoff: timer expiries in a row without progress
  * @probed: a tail-loss probe went out since the last progress; no other
  *	until the next (xib_hca_retx_probe_due())
+ * @pto_defers: probe timeouts waited again since the last progress
+ *	because the device's queue was full (xib_hca_retx_probe_defer())
  * @nak_ns: when the sequence NAK @nak_psn was acted on (caller's clock, ns)
  */
 struct xib_hca_retx {
@@ -484,6 +495,7 @@ struct xib_hca_retx {
 	u8 retry_left;
 	u8 backoff;
 	bool probed;
+	u8 pto_defers;
 };
 
 /**
@@ -578,6 +590,8 @@ struct xib_hca_rtx_stats {
  *	(RTS, SQD), else 0; brought up to date by xib_hca_cc_sync()
  * @cc_held: the device's budget holds the next new packet back; an ACK
  *	that frees budget kicks the worker (xib_hca_dev.cc_wait)
+ * @ack_asked: the PSN after the newest request packet sent that asked
+ *	for an ACK (an ACK is on its way while @rx.una is before it)
  * @rd_gap: a READ was re-requested from @rd_gap_psn after a gap in its
  *	responses; later responses past the same gap are ignored
  * @rd_gap_psn: the first missing READ response PSN
@@ -614,6 +628,7 @@ struct xib_hca_sq {
 	u32 cwnd;
 	u32 cc_charged;
 	bool cc_held;
+	u32 ack_asked;
 	bool rd_gap;
 	u32 rd_gap_psn;
 	bool broken;
@@ -1004,6 +1019,9 @@ u64 xib_hca_rto_us(const struct xib_hca_rtt *e, u64 floor_us, u32 gran_us,
 u64 xib_hca_tlp_pto_us(const struct xib_hca_rtt *e, u64 rto_us, u32 gran_us);
 bool xib_hca_retx_probe_due(const struct xib_hca_retx *r);
 bool xib_hca_retx_probe(struct xib_hca_retx *r);
+bool xib_hca_retx_probe_defer(struct xib_hca_retx *r, bool queued);
+bool xib_hca_cc_queued(unsigned int dev_inflight, unsigned int budget);
+bool xib_hca_cc_unasked(u32 una, u32 asked, u32 hi);
 bool xib_hca_cc_may_send(u32 inflight, u32 cwnd, bool charged,
 			 unsigned int dev_inflight, unsigned int budget);
 
@@ -1093,6 +1111,7 @@ int xib_hca_req_run(struct xib_hca_qp *qp, int budget);
 int xib_hca_req_process(struct xib_hca_qp *qp, int budget);
 bool xib_hca_req_has_work(struct xib_hca_qp *qp);
 void xib_hca_cc_sync(struct xib_hca_qp *qp);
+bool xib_hca_cc_busy(struct xib_hca_dev *hca);
 int xib_hca_req_flush(struct xib_hca_qp *qp);
 
 /* hca_comp.c */

@@ -74,6 +74,11 @@
  * only when an ACK was lost, which the re-ACK then reveals); so a lost
  * sequence NAK is recovered too.  A dead peer is found out at most one
  * PTO later than without the probe (counted from the last packet sent).
+ * While the device has (nearly) its budget of packets in flight, the
+ * QP's packets wait behind the other QPs' and an expiry is more likely
+ * queueing than loss: the timer runs for one more PTO instead, at most
+ * XIB_HCA_PTO_MAX_DEFER times per stall (xib_hca_retx_probe_defer()),
+ * and a loss or a dead peer is found out that much later.
  *
  * Counters of all this are in sq.st (struct xib_hca_rtx_stats); their
  * summary goes to the kernel log when a QP runs out of retries.
@@ -265,6 +270,25 @@ static void xib_hca_rto_restart(struct xib_hca_qp *qp)
 	}
 }
 
+/*
+ * The probe timer expired while the device's queue is full: wait one more
+ * probe timeout if the rule allows it (hca_retx.c,
+ * xib_hca_retx_probe_defer()); the timer stays armed for the probe.
+ */
+static bool xib_hca_pto_defer(struct xib_hca_qp *qp)
+{
+	struct xib_hca_sq *sq = &qp->sq;
+	unsigned long pto;
+
+	lockdep_assert_held(&sq->lock);
+	pto = xib_hca_pto_now(sq);
+	if (!pto || !xib_hca_retx_probe_defer(&sq->rx,
+					      xib_hca_cc_busy(qp_hca(qp))))
+		return false;
+	mod_timer(&qp->timer, jiffies + pto);
+	return true;
+}
+
 /**
  * xib_hca_qp_timer() - qp->timer expired
  * @t: the timer
@@ -286,6 +310,8 @@ void xib_hca_qp_timer(struct timer_list *t)
 		sq->stalled = false;
 		kick = true;
 	} else if (sq->rto_floor_us && xib_hca_outstanding(qp)) {
+		if (sq->pto_armed && xib_hca_pto_defer(qp))
+			goto out;	/* the timer runs for one more PTO */
 		if (sq->pto_armed)
 			sq->probe_due = true;
 		else

@@ -34,7 +34,10 @@
  * xib_hca_cc_may_send()) bounds what all the QPs of a device send beyond
  * their oldest unacknowledged PSNs; a QP it holds back (sq.cc_held) is
  * taken up again when an ACK frees budget (xib_hca_cc_sync() kicks the
- * worker) or acknowledges some of its own packets (hca_comp.c).
+ * worker) or acknowledges some of its own packets (hca_comp.c).  A QP
+ * waits for an ACK only if one of its packets in flight asked for it
+ * (sq.ack_asked): otherwise its next packet goes out beyond the budget,
+ * asking (xib_hca_cc_unasked()).
  *
  * Locking: all requester state is under qp->sq.lock (worker: _bh).  The
  * lock is dropped around xib_hca_xmit().  The device's count
@@ -134,13 +137,30 @@ void xib_hca_cc_sync(struct xib_hca_qp *qp)
 		xib_hca_kick_engine(hca);
 }
 
+/**
+ * xib_hca_cc_busy() - is @hca's queue of RC packets in flight full?
+ * @hca: the device
+ *
+ * Its QPs have (nearly) the budget in flight (xib_hca_cc_queued()): a
+ * packet waits behind that many others.  Lockless; any context.
+ *
+ * Return: true if the budget is bounded and nearly used up.
+ */
+bool xib_hca_cc_busy(struct xib_hca_dev *hca)
+{
+	return xib_hca_cc_queued(atomic_read(&hca->cc_inflight),
+				 READ_ONCE(max_inflight));
+}
+
 /*
  * May the RC sender send the packet with PSN @pkt_psn now (send window,
  * device budget)?  If the budget holds it back, the QP asks to be kicked
  * when budget frees, then looks once more: an ACK that freed budget
- * between the first look and the request would not have kicked.
+ * between the first look and the request would not have kicked.  A QP
+ * none of whose packets in flight asked for an ACK is not held back: the
+ * packet goes, and *@ask says it must ask for one.
  */
-static bool xib_hca_cc_admit(struct xib_hca_qp *qp, u32 pkt_psn)
+static bool xib_hca_cc_admit(struct xib_hca_qp *qp, u32 pkt_psn, bool *ask)
 {
 	struct xib_hca_dev *hca = qp_hca(qp);
 	unsigned int budget = READ_ONCE(max_inflight);
@@ -160,6 +180,11 @@ static bool xib_hca_cc_admit(struct xib_hca_qp *qp, u32 pkt_psn)
 		if (!xib_hca_cc_may_send(inflight, sq->cwnd, charged,
 					 atomic_read(&hca->cc_inflight),
 					 budget)) {
+			if (xib_hca_cc_unasked(sq->rx.una, sq->ack_asked,
+					       sq->hi_psn)) {
+				*ask = true;
+				goto admit;
+			}
 			if (!sq->cc_held)
 				xib_hca_stat_inc(hca,
 						 XIB_HCA_STAT_RC_INFLIGHT_HELD);
@@ -167,6 +192,7 @@ static bool xib_hca_cc_admit(struct xib_hca_qp *qp, u32 pkt_psn)
 			return false;
 		}
 	}
+admit:
 	WRITE_ONCE(sq->cc_held, false);
 	return true;
 }
@@ -435,18 +461,23 @@ static struct sk_buff *xib_hca_req_pkt(struct xib_hca_qp *qp,
 	f.xrcsrq = swqe->wqe.xrc_srqn & XIB_XRCSRQ_MASK;
 
 	skb = xib_hca_build_pkt(qp, &f, len, &payload);
-	if (!skb || !len)
-		return skb;
-	t0 = xib_hca_prof_begin();
-	if (swqe->wqe.flags & XIB_HCA_SEND_INLINE) {
-		memcpy(payload, swqe->inline_data + off, len);
-	} else if (xib_hca_sge_copy(qp, swqe->sge, swqe->wqe.num_sge, off,
-				    payload, len, false)) {
-		kfree_skb(skb);
-		*data_err = true;
+	if (!skb)
 		return NULL;
+	if (len) {
+		t0 = xib_hca_prof_begin();
+		if (swqe->wqe.flags & XIB_HCA_SEND_INLINE) {
+			memcpy(payload, swqe->inline_data + off, len);
+		} else if (xib_hca_sge_copy(qp, swqe->sge, swqe->wqe.num_sge,
+					    off, payload, len, false)) {
+			kfree_skb(skb);
+			*data_err = true;
+			return NULL;
+		}
+		xib_hca_prof_end(qp_hca(qp), XIB_HCA_PROF_REQ_PAYLOAD, t0);
 	}
-	xib_hca_prof_end(qp_hca(qp), XIB_HCA_PROF_REQ_PAYLOAD, t0);
+	/* an ACK will come for it: the QP may wait for one (sq.ack_asked) */
+	if (f.ackreq && !xib_psn_before(f.psn, qp->sq.ack_asked))
+		qp->sq.ack_asked = xib_psn_add(f.psn, 1);
 	return skb;
 }
 
@@ -505,7 +536,7 @@ static int xib_hca_req_step(struct xib_hca_qp *qp, struct sk_buff **skb,
 	bool rc = xib_hca_qp_reliable(qp);
 	struct xib_hca_sq *sq = &qp->sq;
 	struct xib_hca_swqe *swqe;
-	bool data_err = false;
+	bool data_err = false, ask = false;
 	u32 pkt_psn, end;
 	u64 t0;
 	int ret;
@@ -550,7 +581,7 @@ static int xib_hca_req_step(struct xib_hca_qp *qp, struct sk_buff **skb,
 	}
 	/* a WQE in error sends nothing: it only completes, in order */
 	if (rc && swqe->status == XIB_HCA_WC_SUCCESS &&
-	    !xib_hca_cc_admit(qp, pkt_psn))
+	    !xib_hca_cc_admit(qp, pkt_psn, &ask))
 		return 0;
 	if (swqe->status != XIB_HCA_WC_SUCCESS) {
 		/* completes in order, then the QP goes to ERR */
@@ -560,7 +591,8 @@ static int xib_hca_req_step(struct xib_hca_qp *qp, struct sk_buff **skb,
 	}
 	t0 = xib_hca_prof_begin();
 	*skb = xib_hca_req_pkt(qp, swqe, sq->send_pkt,
-			       rc && xib_hca_cc_last(qp, pkt_psn), &data_err);
+			       rc && (ask || xib_hca_cc_last(qp, pkt_psn)),
+			       &data_err);
 	xib_hca_prof_end(qp_hca(qp), XIB_HCA_PROF_REQ_BUILD, t0);
 	if (data_err) {
 		swqe->status = XIB_HCA_WC_LOC_PROT_ERR;

@@ -282,6 +282,7 @@ enum xib_hca_retx_verdict xib_hca_retx_ack(struct xib_hca_retx *r, u32 next)
 	r->backoff = 0;
 	r->nak_valid = false;
 	r->probed = false;
+	r->pto_defers = 0;
 	return XIB_HCA_RETX_PROGRESS;
 }
 
@@ -579,6 +580,18 @@ u64 xib_hca_rto_us(const struct xib_hca_rtt *e, u64 floor_us, u32 gran_us,
  * ACK timeout: after it the timer runs for the regular timeout, so a
  * dead peer is found out at most one PTO later than without it.  One
  * probe per stall: the next only after progress.
+ *
+ * A round trip also grows with the queue in front of the packet: while
+ * the device has (nearly) its budget of packets in flight (below), a
+ * QP's packets wait behind hundreds of the other QPs' in the receiving
+ * backlog, and a PTO only two usual round trips long expires on
+ * queueing, not loss: 256 QPs between two namespaces sent thousands of
+ * such probes per run, each a packet and an ACK more and a window cut
+ * to one.  So when the probe timer expires while the device's queue is
+ * that full, the QP waits one more PTO instead, at most
+ * XIB_HCA_PTO_MAX_DEFER times per stall; then it probes, queue or not.
+ * A loss on such a device is found out at most that many PTOs later,
+ * and a dead peer as much later again.
  */
 
 /**
@@ -643,6 +656,28 @@ bool xib_hca_retx_probe(struct xib_hca_retx *r)
 	return true;
 }
 
+/**
+ * xib_hca_retx_probe_defer() - the probe timer expired: wait once more?
+ * @r: the state
+ * @queued: the device's queue is full (xib_hca_cc_queued())
+ *
+ * A probe due while the device's queue is full is put off by one more
+ * probe timeout, at most XIB_HCA_PTO_MAX_DEFER times until the next
+ * progress (xib_hca_retx_ack() allows it again).  Spends no retry and
+ * does not back the timer off.
+ *
+ * Return: true if the probe waits one more probe timeout, false if it
+ * is to be sent now (or none is due: xib_hca_retx_probe() decides).
+ */
+bool xib_hca_retx_probe_defer(struct xib_hca_retx *r, bool queued)
+{
+	if (!queued || !xib_hca_retx_probe_due(r) ||
+	    r->pto_defers >= XIB_HCA_PTO_MAX_DEFER)
+		return false;
+	r->pto_defers++;
+	return true;
+}
+
 /*
  * --- the device's budget of packets in flight -------------------------------
  *
@@ -684,4 +719,42 @@ bool xib_hca_cc_may_send(u32 inflight, u32 cwnd, bool charged,
 	    inflight < min_t(u32, cwnd, XIB_HCA_CC_MIN))
 		return true;
 	return dev_inflight < budget;
+}
+
+/**
+ * xib_hca_cc_unasked() - would a QP held back wait for an ACK none asked for?
+ * @una: its oldest unacknowledged PSN
+ * @asked: the PSN after the newest packet it sent that asked for an ACK
+ * @hi: the PSN after the newest packet it sent
+ *
+ * The responder acknowledges when a packet asks it to (or a message
+ * ends).  A QP whose last packet did not ask, because the budget still
+ * had room then, and whose next packet the budget holds back (the
+ * device filled in between) would wait for an ACK that nothing asked
+ * for, until its probe timer sends a packet again.  Such a QP may send
+ * its next packet beyond the budget, asking for an ACK: one packet more
+ * per QP at most, as it then waits for an ACK that comes.
+ *
+ * Return: true if packets are in flight (@una before @hi) and none of
+ * those from @una on asked for an ACK (@asked not after @una).
+ */
+bool xib_hca_cc_unasked(u32 una, u32 asked, u32 hi)
+{
+	return xib_psn_before(una, hi) && !xib_psn_before(una, asked);
+}
+
+/**
+ * xib_hca_cc_queued() - is the device's queue full enough to delay ACKs?
+ * @dev_inflight: the device's count of RC request PSNs in flight
+ * @budget: the device's budget; 0 is unbounded
+ *
+ * Three quarters of the budget or more: the count dips below the budget
+ * for a moment after every ACK, until the worker sends again.
+ *
+ * Return: true if @budget is bounded and @dev_inflight is at least
+ * three quarters of it.
+ */
+bool xib_hca_cc_queued(unsigned int dev_inflight, unsigned int budget)
+{
+	return budget && (u64)dev_inflight * 4 >= (u64)budget * 3;
 }

@@ -17,7 +17,9 @@
 #             99th percentile (usec)
 #   qps       ib_write_bw 64 KiB with 1, 16, 64 and 256 QPs (aggregate
 #             MB/s; from 16 QPs on, fewer iterations per QP so that each
-#             run moves 256 to 320 MiB)
+#             run moves 256 to 320 MiB), and xib-2ns's counters of each
+#             run (packets, ACKs, probes, timeouts, budget holds,
+#             duplicates, NAKs, backlog drops)
 #   qpmem     kernel memory per xib QP (xib_qpmem_test in a memory cgroup
 #             of its own: bytes charged per RC QP) at perftest's default
 #             sizes (128 send, 512 receive WRs, 1 SGE; 256 of them,
@@ -331,6 +333,29 @@ for t in $lat_tools; do
 done
 
 # --- QPs ----------------------------------------------------------------
+# qp_counters: what xib-2ns's devices counted so far, for the qps rows:
+# the client's (xib0) packets sent, tail_probes, local_ack_timeouts and
+# rc_inflight_held, the server's (xib1) packets sent (its ACKs),
+# rx_duplicate_requests and seq_naks_sent (a counter the driver lacks
+# reads 0), and the packets the guest's receive backlogs dropped
+# (/proc/net/softnet_stat's second column, over every CPU).
+qp_cnames="tx_packets tail_probes local_ack_timeouts rc_inflight_held acks rx_duplicate_requests seq_naks_sent backlog_drops"
+qp_counters() {
+	local drops=0 d
+	while read -r _ d _; do
+		drops=$((drops + 16#$d))
+	done </proc/net/softnet_stat
+	{
+		ip netns exec xbA xibctl -j statistic show dev xib0 |
+			jq -r '.[0] | [.tx_packets, .tail_probes, .local_ack_timeouts,
+				.rc_inflight_held] | map(. // 0) | @tsv'
+		ip netns exec xbB xibctl -j statistic show dev xib1 |
+			jq -r '.[0] | [.tx_packets, .rx_duplicate_requests, .seq_naks_sent] |
+				map(. // 0) | @tsv'
+		echo "$drops"
+	} | paste -sd'\t'
+}
+
 # perftest posts the iterations on each QP: from 16 QPs on, 4 times one
 # QP's volume in all (20 iterations per QP at least)
 for q in $qp_counts; do
@@ -340,7 +365,15 @@ for q in $qp_counts; do
 		[ "$n" -lt 20 ] && n=20
 	fi
 	for c in $qp_configs; do
+		[ "$c" != xib-2ns ] || read -ra q0 < <(qp_counters)
 		pt "$c" ib_write_bw 65536 "$n" -q "$q"
+		[ "$c" = xib-2ns ] || continue
+		read -ra q1 < <(qp_counters)
+		i=0
+		for m in $qp_cnames; do
+			put xib-2ns "ib_write_bw -q $q" 65536 "$m" $((${q1[i]:-0} - ${q0[i]:-0}))
+			i=$((i + 1))
+		done
 	done
 done
 
@@ -680,6 +713,22 @@ for q in $qp_counts; do
 	done
 	say "$line"
 done
+if want qps; then
+	say ""
+	say "xib-2ns QPs: the client's packets sent, the server's ACKs (per packet sent), tail-loss probes,"
+	say "local ACK timeouts, times the device's budget held a QP back, duplicates received, sequence"
+	say "NAKs sent, packets the receive backlogs dropped"
+	say "$(printf '%-6s %10s %16s %7s %8s %8s %7s %6s %6s' N packets "acks (/pkt)" probes timeouts held dups naks drops)"
+	for q in $qp_counts; do
+		t="ib_write_bw -q $q"
+		a=$(get xib-2ns "$t" 65536 acks) p=$(get xib-2ns "$t" 65536 tx_packets)
+		say "$(printf '%-6s %10s %16s %7s %8s %8s %7s %6s %6s' "$q" "$p" "$a ($(ratio "$a" "$p" 3))" \
+			"$(get xib-2ns "$t" 65536 tail_probes)" "$(get xib-2ns "$t" 65536 local_ack_timeouts)" \
+			"$(get xib-2ns "$t" 65536 rc_inflight_held)" \
+			"$(get xib-2ns "$t" 65536 rx_duplicate_requests)" \
+			"$(get xib-2ns "$t" 65536 seq_naks_sent)" "$(get xib-2ns "$t" 65536 backlog_drops)")"
+	done
+fi
 
 if want qpmem; then
 	say ""

@@ -8,8 +8,9 @@
  * budget (IBTA 9.7.6.1: progress restores it, stale and duplicated
  * responses change nothing) and its timer (RFC 6298's estimator and
  * backoff, the values worked by hand from the RFC's formulas), the
- * tail-loss probe (its timeout, and once per stall) and the device's
- * budget of packets in flight (xib_hca_cc_may_send()).
+ * tail-loss probe (its timeout, once per stall, put off while the
+ * device's queue is full) and the device's budget of packets in flight
+ * (xib_hca_cc_may_send(), xib_hca_cc_queued()).
  *
  * The module includes the source under test, as xib_hca_wire_test does.
  */
@@ -673,6 +674,88 @@ static void xib_retx_probe_due(struct kunit *test)
 }
 
 /*
+ * A probe due while the device's queue is full waits XIB_HCA_PTO_MAX_DEFER
+ * more probe timeouts, then goes; progress allows the wait again; never
+ * when the queue is not full or no probe is due; a wait spends no retry
+ * and does not back the timer off.
+ */
+static void xib_retx_probe_defer(struct kunit *test)
+{
+	struct xib_hca_retx r;
+	unsigned int i;
+
+	xib_hca_retx_init(&r, 100, 7);
+	/* the queue is not full: probe at once, nothing counted */
+	KUNIT_EXPECT_FALSE(test, xib_hca_retx_probe_defer(&r, false));
+	KUNIT_EXPECT_EQ(test, r.pto_defers, 0);
+	/* full: wait, as often as allowed, then the probe goes */
+	for (i = 0; i < XIB_HCA_PTO_MAX_DEFER; i++)
+		KUNIT_EXPECT_TRUE(test, xib_hca_retx_probe_defer(&r, true));
+	KUNIT_EXPECT_FALSE(test, xib_hca_retx_probe_defer(&r, true));
+	KUNIT_EXPECT_EQ(test, r.retry_left, 7);
+	KUNIT_EXPECT_EQ(test, r.backoff, 0);
+	KUNIT_EXPECT_TRUE(test, xib_hca_retx_probe_due(&r));
+	KUNIT_EXPECT_TRUE(test, xib_hca_retx_probe(&r));
+	/* probed: nothing is due, nothing to put off */
+	KUNIT_EXPECT_FALSE(test, xib_hca_retx_probe_defer(&r, true));
+	/* a response that acknowledges nothing new changes nothing */
+	KUNIT_EXPECT_EQ(test, xib_hca_retx_ack(&r, 100), XIB_HCA_RETX_IGNORE);
+	KUNIT_EXPECT_FALSE(test, xib_hca_retx_probe_defer(&r, true));
+	/* progress: the next stall may wait again */
+	KUNIT_EXPECT_EQ(test, xib_hca_retx_ack(&r, 105), XIB_HCA_RETX_PROGRESS);
+	KUNIT_EXPECT_TRUE(test, xib_hca_retx_probe_defer(&r, true));
+	/* progress in the middle of the waits starts them over */
+	KUNIT_EXPECT_EQ(test, xib_hca_retx_ack(&r, 106), XIB_HCA_RETX_PROGRESS);
+	for (i = 0; i < XIB_HCA_PTO_MAX_DEFER; i++)
+		KUNIT_EXPECT_TRUE(test, xib_hca_retx_probe_defer(&r, true));
+	KUNIT_EXPECT_FALSE(test, xib_hca_retx_probe_defer(&r, true));
+	/* the waits and the probe do not shorten a dead peer's retries */
+	KUNIT_EXPECT_TRUE(test, xib_hca_retx_probe(&r));
+	for (i = 0; i < 7; i++)
+		KUNIT_EXPECT_EQ(test, xib_hca_retx_expiry(&r),
+				XIB_HCA_RETX_RETRY);
+	KUNIT_EXPECT_EQ(test, xib_hca_retx_expiry(&r), XIB_HCA_RETX_EXHAUSTED);
+
+	/* the timer backs off after an expiry: no probe, no wait */
+	xib_hca_retx_init(&r, 0, 3);
+	xib_hca_retx_expiry(&r);
+	KUNIT_EXPECT_FALSE(test, xib_hca_retx_probe_defer(&r, true));
+	KUNIT_EXPECT_EQ(test, r.pto_defers, 0);
+}
+
+/*
+ * The probe's waits, as a table: for every sequence of queue states over
+ * up to eight expiries in one stall, the probe goes out at the first
+ * expiry with the queue not full or after XIB_HCA_PTO_MAX_DEFER waits,
+ * whichever comes first, and each expiry before it is a wait.
+ */
+static void xib_retx_probe_defer_all(struct kunit *test)
+{
+	struct xib_hca_retx r;
+	unsigned int seq, i, waits;
+	bool full, got, want;
+
+	for (seq = 0; seq < 256; seq++) {
+		xib_hca_retx_init(&r, 7, 7);
+		waits = 0;
+		for (i = 0; i < 8; i++) {
+			full = seq & BIT(i);
+			want = full && waits < XIB_HCA_PTO_MAX_DEFER;
+			got = xib_hca_retx_probe_defer(&r, full);
+			KUNIT_ASSERT_EQ_MSG(test, got, want,
+					    "queue states %#x, expiry %u", seq,
+					    i);
+			if (!got)
+				break;
+			waits++;
+		}
+		/* whatever the waits, the probe is still due once */
+		KUNIT_EXPECT_TRUE(test, xib_hca_retx_probe(&r));
+		KUNIT_EXPECT_FALSE(test, xib_hca_retx_probe(&r));
+	}
+}
+
+/*
  * The device's budget of packets in flight, by hand: the send window
  * first, then a retransmission, an unbounded device, the per-QP minimum
  * and the device's count against the budget.
@@ -822,6 +905,103 @@ static void xib_retx_cc_share(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, total, 16U + 4U + 2U * XIB_HCA_CC_MIN);
 }
 
+/*
+ * When the device's queue counts as full: from three quarters of the
+ * budget on, by hand and against the rule's statement for every count
+ * and a few budgets; never on an unbounded device.
+ */
+static void xib_retx_cc_queued(struct kunit *test)
+{
+	static const unsigned int budgets[] = { 1, 2, 3, 4, 5, 8, 100, 512,
+						513, 1000 };
+	unsigned int b, dev, budget;
+
+	KUNIT_EXPECT_FALSE(test, xib_hca_cc_queued(383, 512));
+	KUNIT_EXPECT_TRUE(test, xib_hca_cc_queued(384, 512));
+	KUNIT_EXPECT_TRUE(test, xib_hca_cc_queued(512, 512));
+	KUNIT_EXPECT_TRUE(test, xib_hca_cc_queued(5000, 512));
+	KUNIT_EXPECT_FALSE(test, xib_hca_cc_queued(0, 4));
+	KUNIT_EXPECT_FALSE(test, xib_hca_cc_queued(2, 4));
+	KUNIT_EXPECT_TRUE(test, xib_hca_cc_queued(3, 4));
+	/* budget 0 is unbounded: no queue */
+	KUNIT_EXPECT_FALSE(test, xib_hca_cc_queued(0, 0));
+	KUNIT_EXPECT_FALSE(test, xib_hca_cc_queued(UINT_MAX, 0));
+	/* no overflow at the largest values */
+	KUNIT_EXPECT_TRUE(test, xib_hca_cc_queued(UINT_MAX, UINT_MAX));
+	KUNIT_EXPECT_FALSE(test, xib_hca_cc_queued(UINT_MAX / 2, UINT_MAX));
+
+	for (b = 0; b < ARRAY_SIZE(budgets); b++) {
+		budget = budgets[b];
+		for (dev = 0; dev <= 2 * budget + 2; dev++) {
+			/* at least 3/4 of the budget, rounded up */
+			bool want = dev >= DIV_ROUND_UP(3 * budget, 4);
+
+			KUNIT_ASSERT_EQ_MSG(test, xib_hca_cc_queued(dev, budget),
+					    want, "dev %u budget %u", dev,
+					    budget);
+		}
+	}
+}
+
+/*
+ * A QP the budget holds back may send one packet more when none of its
+ * packets in flight asked for an ACK: by hand (with the PSN space's
+ * wrap), then against the statement for PSN offsets around a base.
+ */
+static bool xib_retx_unasked_oracle(u32 una, u32 asked, u32 hi)
+{
+	/* forward distances in the 24-bit PSN space */
+	u32 sent = (hi - una) & XIB_PSN_MASK;
+	u32 ask = (asked - una) & XIB_PSN_MASK;
+	bool in_flight = sent != 0 && sent < BIT(23);
+	bool ack_coming = ask != 0 && ask < BIT(23);
+
+	return in_flight && !ack_coming;
+}
+
+static void xib_retx_cc_unasked(struct kunit *test)
+{
+	static const u32 bases[] = { 0, 1, 100, XIB_PSN_MASK - 3, XIB_PSN_MASK };
+	unsigned int b;
+	u32 base, una, asked, hi;
+
+	/* nothing in flight: nothing to wait for */
+	KUNIT_EXPECT_FALSE(test, xib_hca_cc_unasked(10, 10, 10));
+	KUNIT_EXPECT_FALSE(test, xib_hca_cc_unasked(10, 5, 10));
+	/* two packets out, the second asked: its ACK is coming */
+	KUNIT_EXPECT_FALSE(test, xib_hca_cc_unasked(10, 12, 12));
+	/* ... the first only, and it is acknowledged: the second did not */
+	KUNIT_EXPECT_TRUE(test, xib_hca_cc_unasked(11, 11, 12));
+	/* none asked since the QP's start */
+	KUNIT_EXPECT_TRUE(test, xib_hca_cc_unasked(10, 10, 12));
+	/* an older ask, answered long ago */
+	KUNIT_EXPECT_TRUE(test, xib_hca_cc_unasked(500, 200, 510));
+	/* across the PSN space's wrap */
+	KUNIT_EXPECT_FALSE(test, xib_hca_cc_unasked(XIB_PSN_MASK, 1, 2));
+	KUNIT_EXPECT_TRUE(test, xib_hca_cc_unasked(XIB_PSN_MASK, XIB_PSN_MASK, 2));
+	KUNIT_EXPECT_TRUE(test, xib_hca_cc_unasked(0, XIB_PSN_MASK, 1));
+
+	for (b = 0; b < ARRAY_SIZE(bases); b++) {
+		base = bases[b];
+		for (una = 0; una < 8; una++)
+			for (asked = 0; asked < 8; asked++)
+				for (hi = 0; hi < 8; hi++) {
+					u32 u = (base + una) & XIB_PSN_MASK;
+					u32 a = (base + asked) & XIB_PSN_MASK;
+					u32 h = (base + hi) & XIB_PSN_MASK;
+
+					/* the sender's order: asked <= hi */
+					if (asked > hi)
+						continue;
+					KUNIT_ASSERT_EQ_MSG(test,
+							    xib_hca_cc_unasked(u, a, h),
+							    xib_retx_unasked_oracle(u, a, h),
+							    "una %u asked %u hi %u",
+							    u, a, h);
+				}
+	}
+}
+
 static struct kunit_case xib_retx_cases[] = {
 	KUNIT_CASE(xib_retx_timeout),
 	KUNIT_CASE(xib_retx_resume),
@@ -844,9 +1024,13 @@ static struct kunit_case xib_retx_cases[] = {
 	KUNIT_CASE(xib_retx_rtt),
 	KUNIT_CASE(xib_retx_pto),
 	KUNIT_CASE(xib_retx_probe_due),
+	KUNIT_CASE(xib_retx_probe_defer),
+	KUNIT_CASE(xib_retx_probe_defer_all),
 	KUNIT_CASE(xib_retx_cc_rules),
 	KUNIT_CASE(xib_retx_cc_oracle_all),
 	KUNIT_CASE(xib_retx_cc_share),
+	KUNIT_CASE(xib_retx_cc_queued),
+	KUNIT_CASE(xib_retx_cc_unasked),
 	{}
 };
 
