@@ -61,20 +61,20 @@ done
 # ran over its time budget).
 debug_skip=(ibverbs-utils perftest rxe-interop rsockets rdmacm-rxe bench modules mcast mw)
 # And the other way: tests tagged debug-only ("# bats test_tags=debug-only"
-# above a test, "# bats file_tags=debug-only" for a whole file, each with
-# its reason) run in the debug kernel alone here (XIB_GATE=1 below:
-# tests/vm/runner).  They check kernel logic whose outcome does not
-# depend on the kernel's configuration (the netlink dumps of res.bats,
-# the namespace rules of netns.bats and link.bats); the debug kernel
-# runs them under KASAN, lockdep and kmemleak, and the stock kernel's
-# share of the gate goes to what users run on it: stock programs, the
-# wire against rdma_rxe, volumes.  make soak runs them in both.
-stock_items=()
+# above a test, with its reason) run in the debug kernel alone here
+# (XIB_GATE=1 below: tests/vm/runner): those whose worth is the debug
+# kernel's checks on paths that unwind, tear down or walk live objects
+# (socket and device lifetimes, refusals, dumps), in files whose other
+# tests (what user space sees: formats, counts, filters) are stock-only.
+# Each such test runs once.  The debug guest is the gate's critical path
+# (it keeps both of its vCPUs busy where a stock guest waits; two debug
+# guests side by side ran at less than half speed each), so what needs
+# no sanitizer goes to the stock guest.  make soak runs them in both.
+stock_items=("${bats_items[@]}")
 debug_items=("${kunit_items[@]}")
 for i in "${bats_items[@]}"; do
 	f=${i##*/}
 	[[ " ${debug_skip[*]} " == *" ${f%.bats} "* ]] || debug_items+=("$i")
-	grep -q '^# bats file_tags=debug-only$' "${i#bats:}" || stock_items+=("$i")
 done
 
 emit() {	# copy TAP from stdin to the terminal and the summary
@@ -270,11 +270,9 @@ awk '/^# bats test_tags=.*stock-only/ { tag = 1; next }
      tag && /^@test / { sub(/^@test "/, ""); sub(/" \{$/, "")
 			 n = split(FILENAME, p, "/"); print "#   " p[n] ": " $0 }
      { tag = 0 }' tests/bats/*.bats
-echo "# tests tagged debug-only (kernel logic; the stock kernel does not run them here):"
-awk 'FNR == 1 { file = 0 }
-     /^# bats file_tags=.*debug-only/ { file = 1 }
-     /^# bats test_tags=.*debug-only/ { tag = 1; next }
-     (tag || file) && /^@test / { sub(/^@test "/, ""); sub(/" \{$/, "")
+echo "# tests tagged debug-only (the stock kernel does not run them here):"
+awk '/^# bats test_tags=.*debug-only/ { tag = 1; next }
+     tag && /^@test / { sub(/^@test "/, ""); sub(/" \{$/, "")
 			 n = split(FILENAME, p, "/"); print "#   " p[n] ": " $0 }
      { tag = 0 }' tests/bats/*.bats
 echo "# time of each part:"

@@ -5,10 +5,12 @@
 # of each device, removal with the interface, with the module and across
 # network namespaces.
 #
-# In the gate the tests tagged debug-only run in the debug kernel alone
-# (tests/check.sh): link add/del, removal and namespaces are the
-# modules' logic, the same whatever the kernel's configuration; the
-# stock-only tests check what user space sees (formats, messages).
+# In the gate each test runs in one kernel (tests/check.sh): link add's
+# refusals, link del and the removal of devices with their interface,
+# their module or their namespace in the debug kernel alone (debug-only:
+# KASAN, lockdep and kmemleak watch the unwinding and teardown); what
+# user space sees (formats, messages, counts, the node's permissions) in
+# the stock kernel (stock-only).
 
 load helpers
 
@@ -53,7 +55,7 @@ teardown() {
 	[ -d /sys/class/xib/xib0 ]
 }
 
-# bats test_tags=debug-only
+# bats test_tags=stock-only
 @test "res show counts a device's objects: none, then one user context per open" {
 	xibctl link add xib0 netdev xv0
 	run xibctl res show xib0
@@ -76,7 +78,7 @@ teardown() {
 	[[ "$output" == *"node_guid 0011:22ff:fe33:4455 "* ]]
 }
 
-# bats test_tags=debug-only
+# bats test_tags=stock-only
 @test "each device gets a world-usable /dev/xib/uverbsN that opens" {
 	xibctl link add xib0 netdev xv0
 	[ -c /dev/xib/uverbs0 ]

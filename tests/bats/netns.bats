@@ -8,11 +8,13 @@
 # shows a namespace its own devices; stock verbs programs through
 # xib-run see and use theirs).
 #
-# In the gate the tests tagged debug-only run in the debug kernel alone
-# (tests/check.sh): the namespace rules are the module's logic, the same
-# whatever the kernel's configuration.  The clash with rdma_rxe runs in
-# both (the stock kernel's rdma_rxe is the one users meet), and stock
-# programs in the stock kernel only.
+# In the gate each test runs in one kernel (tests/check.sh): those that
+# open and close sockets and tear devices down with a namespace or an
+# interface, and register names, in the debug kernel alone (debug-only:
+# KASAN, lockdep and kmemleak watch those paths); the visibility rules
+# and stock programs in the stock kernel (stock-only).  The clash with
+# rdma_rxe runs in both (the stock kernel's rdma_rxe is the one users
+# meet).
 
 load helpers
 load xib-apps
@@ -73,7 +75,7 @@ xib_wait_roce_socks() {
 	return 1
 }
 
-# bats test_tags=debug-only
+# bats test_tags=stock-only
 @test "an HCA in each of two namespaces: each sees only its own" {
 	ip netns exec xibA xibctl link add xibA0 netdev xv0
 	ip netns exec xibB xibctl link add xibB0 netdev xv1
@@ -124,7 +126,7 @@ xib_wait_roce_socks() {
 	[ "$(xib_roce_socks xibA)" -eq 2 ]
 }
 
-# bats test_tags=debug-only
+# bats test_tags=stock-only
 @test "an interface carries at most one HCA" {
 	ip netns exec xibA xibctl link add xibA0 netdev xv0
 	xib_refute_with 'another xib device uses this network interface' \

@@ -5,11 +5,12 @@
 # the objects tests/c/xib_res_test creates and holds (17 QPs in known
 # states, and a few of every other type): the numbers, the owner, -j,
 # the filters, who sees what, and the dump emptying when the owner dies.
-# No traffic: one device in the initial namespace.  In the gate the whole
-# file runs in the debug kernel alone (tests/check.sh): the dumps are the
-# modules' logic, the same whatever the kernel's configuration, and the
-# debug kernel runs them under KASAN, lockdep and kmemleak.
-# bats file_tags=debug-only
+# No traffic: one device in the initial namespace.  In the gate each test
+# runs in one kernel (tests/check.sh): the dumps of every object type,
+# the dump spread over several buffers, the cm_ids and the dump emptying
+# as the owner dies in the debug kernel alone (debug-only: KASAN, lockdep
+# and kmemleak watch the walks over live objects); what the numbers,
+# filters and owners say in the stock kernel (stock-only).
 
 load helpers
 load xib-apps
@@ -84,6 +85,7 @@ listed() {
 	awk -v k="$2" '$1 == k { $1 = ""; sub(/^ /, ""); print }' "$1"
 }
 
+# bats test_tags=stock-only
 @test "res show qp: exactly the 17 QPs, with type, state, owner pid and comm" {
 	start_holder
 	run xibctl res show qp
@@ -112,6 +114,7 @@ listed() {
 	[ "$(jq -r '[.[] | .scqn, .rcqn] | unique | map(tostring) | join(" ")' <<<"$output") " = "$cqs" ]
 }
 
+# bats test_tags=debug-only
 @test "res show cq|mr|pd|srq|ah|ctx: -j numbers match what the owner created" {
 	start_holder
 	run xibctl -j -d res show cq
@@ -153,6 +156,7 @@ listed() {
 	[[ "$output" == "dev xib0 ctxn "*" pd 2 mr 2 cq 2 qp 17 srq 1 ah 1 mw 0 xrcd 0 pid $bg_pid comm xib_res_test" ]]
 }
 
+# bats test_tags=stock-only
 @test "res show qp filters: dev, qpn, pid, type, state" {
 	start_holder
 	qpn=$(listed "$out" qp | awk 'NR == 4 { print $1 }')
@@ -191,6 +195,7 @@ listed() {
 	[[ "$output" == *"unknown filter 'qpn'"* ]]
 }
 
+# bats test_tags=stock-only
 @test "res show: a user sees only its own objects and no MR keys; other pid namespaces hide owners" {
 	start_holder
 	# a second holder, run by nobody (its rings and MRs are locked memory)
@@ -227,6 +232,7 @@ listed() {
 	[ -z "$output" ]
 }
 
+# bats test_tags=debug-only
 @test "a dump longer than one buffer, over two devices, lists every QP once" {
 	start_holder
 	xibctl link add xib1 netdev xv1
@@ -253,6 +259,7 @@ listed() {
 	[ "$(xibctl res show qp dev xib1 state RESET | wc -l)" -eq 188 ]
 }
 
+# bats test_tags=debug-only
 @test "res show empties when the owner is killed" {
 	start_holder
 	[ "$(xibctl res show qp | wc -l)" -eq 17 ]
@@ -272,6 +279,7 @@ listed() {
 	[ "$output" = "[]" ]
 }
 
+# bats test_tags=debug-only
 @test "res show mw: type, state, bound range and QP; keys to CAP_NET_ADMIN only" {
 	out=$BATS_TEST_TMPDIR/out
 	"$bin/xib_res_test" -d "$dev0" -w >"$out" 2>&1 &
@@ -359,6 +367,7 @@ wait_cm_ids() {
 	return 1
 }
 
+# bats test_tags=debug-only
 @test "res show cm_id: rping's listener, both ends of a connection, who sees them, gone with the owner" {
 	xib_apps_require
 	cm_topology

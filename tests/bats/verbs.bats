@@ -177,6 +177,11 @@ wait_res_zero() {
 # every idle_scan_us instead of sleeping, and posts need no kick
 # meanwhile.  Every message must still arrive, checksummed, and the
 # engines must have dozed.
+# stock only: the doze is an option of the engine's idle loop, off by
+# default (an hrtimer and a wait); the debug kernel drives RC between two
+# namespaces in the atomics test, the kill storm and hostile.bats' opcode
+# test.
+# bats test_tags=stock-only
 @test "RC between two namespaces with the engines dozing (idle_doze_us): data intact" {
 	local p=/sys/module/xib_hca/parameters d0
 	two_devices
@@ -356,6 +361,10 @@ uc_loss_msgs() {
 	[[ "$output" == *PASS* ]]
 }
 
+# stock only: which UC packets are dropped is xib_hca_uc_classify()'s
+# rule (KUnit, both kernels); the debug kernel drops incomplete UC
+# messages in the UC test above.
+# bats test_tags=stock-only
 @test "UC with 5% of the packets lost: only whole messages arrive, the QP keeps working" {
 	two_devices
 	# xib_uc_test sets tx_loss itself and clears it before its last batch
@@ -376,6 +385,10 @@ uc_loss_msgs() {
 	[[ "$output" == *"send error: LOC_PROT_ERR, SQE"* ]]
 }
 
+# stock only: the debug kernel takes a UD QP through SQE, the flush and
+# back to RTS in the loopback test above, and sends UD over a veth in
+# rdmacm.bats' UD and multicast cases.
+# bats test_tags=stock-only
 @test "UD between two devices in two namespaces; a send error: SQE, flush, RTS again" {
 	two_devices
 	run inA "$C/xib_ud_test" -d "$dev0" -D "$dev1" -e
