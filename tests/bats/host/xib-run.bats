@@ -8,7 +8,7 @@
 bats_require_minimum_version 1.5.0
 
 setup() {
-	BUILD=${XIB_BUILD:-$BATS_TEST_DIRNAME/../../../build}
+	BUILD=${XIB_BUILD:-$(cd "$BATS_TEST_DIRNAME/../../.." && pwd)/build}
 	XR=$BUILD/bin/xib-run
 	LIBDIR=$BUILD/lib/xib
 	[ -x "$XR" ]
