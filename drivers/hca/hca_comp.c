@@ -273,19 +273,17 @@ static void xib_hca_rto_restart(struct xib_hca_qp *qp)
 /*
  * The probe timer expired while the device's queue is full: wait one more
  * probe timeout if the rule allows it (hca_retx.c,
- * xib_hca_retx_probe_defer()); the timer stays armed for the probe.
+ * xib_hca_retx_probe_defer(), which allows it only while a probe is due,
+ * so xib_hca_pto_now() is not 0); the timer stays armed for the probe.
  */
 static bool xib_hca_pto_defer(struct xib_hca_qp *qp)
 {
 	struct xib_hca_sq *sq = &qp->sq;
-	unsigned long pto;
 
 	lockdep_assert_held(&sq->lock);
-	pto = xib_hca_pto_now(sq);
-	if (!pto || !xib_hca_retx_probe_defer(&sq->rx,
-					      xib_hca_cc_busy(qp_hca(qp))))
+	if (!xib_hca_retx_probe_defer(&sq->rx, xib_hca_cc_busy(qp_hca(qp))))
 		return false;
-	mod_timer(&qp->timer, jiffies + pto);
+	mod_timer(&qp->timer, jiffies + xib_hca_pto_now(sq));
 	return true;
 }
 
@@ -310,12 +308,13 @@ void xib_hca_qp_timer(struct timer_list *t)
 		sq->stalled = false;
 		kick = true;
 	} else if (sq->rto_floor_us && xib_hca_outstanding(qp)) {
-		if (sq->pto_armed && xib_hca_pto_defer(qp))
-			goto out;	/* the timer runs for one more PTO */
-		if (sq->pto_armed)
-			sq->probe_due = true;
-		else
+		/* a probe due may wait one more PTO (the timer runs on) */
+		if (!sq->pto_armed)
 			sq->timed_out = true;
+		else if (xib_hca_pto_defer(qp))
+			goto out;
+		else
+			sq->probe_due = true;
 		kick = true;
 	}
 	sq->pto_armed = false;
