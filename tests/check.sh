@@ -68,9 +68,12 @@ debug_skip=(ibverbs-utils perftest rxe-interop rsockets rdmacm-rxe bench modules
 # above a test, with its reason) run in the debug kernel alone here
 # (XIB_GATE=1 below: tests/vm/runner): those whose worth is the debug
 # kernel's checks on paths that unwind, tear down or walk live objects
-# (socket and device lifetimes, refusals, dumps), in files whose other
-# tests (what user space sees: formats, counts, filters) are stock-only.
-# Each such test runs once.  The debug guest is the gate's critical path
+# (socket and device lifetimes, refusals, dumps, processes killed with
+# work outstanding, devices and PCI functions removed under open
+# contexts, races with destroy), with the same program in both kernels,
+# where the files' other tests (what user space sees: formats, counts,
+# filters, stock programs) run in the stock kernel.  Each such test
+# runs once.  The debug guest is the gate's critical path
 # (it keeps both of its vCPUs busy where a stock guest waits; two debug
 # guests side by side ran at less than half speed each), so what needs
 # no sanitizer goes to the stock guest.  make soak runs them in both.

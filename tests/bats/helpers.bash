@@ -127,12 +127,15 @@ xib_ns_del() {
 # (each teardown here deletes two).  Each cleanup waits for several RCU
 # grace periods, which the debug kernel (KASAN, lockdep, in TCG) makes
 # seconds long on a loaded machine: 30 s is not enough there.  The waits
-# return as soon as the device is gone.
+# return as soon as the device is gone, and poll with builtins (xib_nap),
+# so that these are wall-clock bounds: with a process per check and a
+# sleep(1) per turn, a turn took over a second in the debug guest and the
+# bound was ten times what it said.
 xib_gone_timeout() {
 	if [ "${XIB_KERNEL:-}" = debug ]; then
-		echo 120
+		echo 300
 	else
-		echo 30
+		echo 60
 	fi
 }
 
@@ -141,15 +144,22 @@ xib_gone_timeout() {
 # names are per namespace, so a name may be listed more than once).
 # Without debugfs, those /sys/class/xib shows.
 XIB_DEVICES_ALL=/sys/kernel/debug/xib/devices
+# Bash builtins only: the waits below call these in a loop, and in the
+# debug guest every process costs about half a second (an awk and a grep
+# made each check of xib_device_anywhere 0.7 s there, and a test's
+# teardown wait 2.8 s for devices that were gone in 0.2).
 xib_devices_all() {
-	local d
+	local d _x name
 	if [ -r "$XIB_DEVICES_ALL" ]; then
-		awk '{ print $2 }' "$XIB_DEVICES_ALL"
-		return
+		while read -r _x name _x; do
+			[ -z "$name" ] || echo "$name"
+		done <"$XIB_DEVICES_ALL"
+		return 0
 	fi
 	for d in /sys/class/xib/*; do
 		[ -L "$d" ] && echo "${d##*/}"
 	done
+	return 0
 }
 
 # Whether an xib device named $1 exists in any namespace.  The class's
@@ -158,7 +168,24 @@ xib_devices_all() {
 # path resolved through the link during the move does not exist for a
 # moment.
 xib_device_anywhere() {
-	[ -L "/sys/class/xib/$1" ] || xib_devices_all | grep -qxF "$1"
+	local _x name
+	[ -L "/sys/class/xib/$1" ] && return 0
+	[ -r "$XIB_DEVICES_ALL" ] || return 1
+	while read -r _x name _x; do
+		[ "$name" = "$1" ] && return 0
+	done <"$XIB_DEVICES_ALL"
+	return 1
+}
+
+# xib_nap SECONDS: sleep without creating a process, for the waits that
+# poll: read's timeout on a FIFO that nobody writes (opened read-write,
+# so the open does not wait for a writer).  In the debug guest ten
+# "sleep 0.1" took 4.9 s, ten naps 1.25 s.  Where the FIFO cannot be
+# made or opened, sleep(1).
+xib_nap() {
+	local f=${TMPDIR:-/tmp}/xib-nap.$EUID
+	[ -p "$f" ] || mkfifo "$f" 2>/dev/null || [ -p "$f" ] || { sleep "$1"; return 0; }
+	{ read -rt "$1" || :; } <>"$f" 2>/dev/null || sleep "$1"
 }
 
 # The debugfs profile of xib_hca device $2 of namespace $1 ("" for the
@@ -183,7 +210,7 @@ xib_wait_gone() {
 	for d in "$@"; do
 		for ((i = 0; i < t * 10; i++)); do
 			xib_device_anywhere "$d" || break
-			sleep 0.1
+			xib_nap 0.1
 		done
 		! xib_device_anywhere "$d" || { echo "xib device $d still there after $t s" >&2; return 1; }
 	done
@@ -198,7 +225,7 @@ xib_wait_no_devices() {
 	for ((i = 0; i < t * 10; i++)); do
 		left=$(xib_devices_all)
 		[ -z "$left" ] && return 0
-		sleep 0.1
+		xib_nap 0.1
 	done
 	echo "xib devices left after $t s:" $left >&2
 	return 1
@@ -251,7 +278,7 @@ gid6_index() {
 		idx=$(ip netns exec "$1" xibctl port show "$2/1" |
 		      sed -n "s/.*gid \([0-9]*\) $3 RoCEv2.*/\1/p")
 		[ -n "$idx" ] && { echo "$idx"; return 0; }
-		sleep 0.1
+		xib_nap 0.1
 	done
 	echo "no GID for $3 on $2" >&2
 	return 1

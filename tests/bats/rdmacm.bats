@@ -192,6 +192,10 @@ wait_res() {
 	[ "$status" -eq 0 ]
 }
 
+# debug only: the removal of a device under its CM ids is a teardown
+# path (the ids' references, the events queued to a closing channel);
+# the program is tests/c's in both kernels.
+# bats test_tags=debug-only
 @test "device removed: DEVICE_REMOVAL on its ids, which can then be destroyed" {
 	local out=$BATS_TEST_TMPDIR/removal.out
 	xib_bg xibA "$out" "$XR" "$CL" wait-removal $A $B 20
@@ -368,6 +372,9 @@ mckey_pair() {
 	cat "$out"
 }
 
+# debug only: a race between a thread and destroy; lockdep and KASAN
+# are what can tell it went wrong.
+# bats test_tags=debug-only
 @test "the event thread vs rdma_destroy_qp on the same ids (cmtime's client), tests/c/rdmacm_race" {
 	# cmtime's client disconnects and destroys each QP in its main
 	# thread while its event thread takes the DISCONNECTED events: the
@@ -424,6 +431,11 @@ mckey_pair() {
 	[ "$status" -eq 0 ]
 }
 
+# debug only, as the kill storm below: a process's death with
+# connections up is a teardown path (ids, QPs and MAD sends released
+# from the channel's close) for the debug kernel's checks; the stock
+# kernel runs "the client killed while connected" with stock programs.
+# bats test_tags=debug-only
 @test "the peer process killed: DISCONNECTED; it leaves no id, QP or MAD send behind" {
 	local out=$BATS_TEST_TMPDIR/client.out srv cli
 	wait_res xibA xib0 10 "$RES0"
@@ -518,6 +530,7 @@ mckey_pair() {
 # first 300 ms on the stock kernel.  One end first, then the other a
 # moment later, so that each side dies alone with the other still
 # answering (or retrying) as well as both at once.
+# bats test_tags=debug-only
 @test "kill -9 storm during connection setup: 20 (debug: 4) pairs, nothing left, the CM works after" {
 	local i srv cli first port
 	wait_res xibA xib0 10 "$RES0"

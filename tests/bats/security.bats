@@ -140,6 +140,9 @@ qps_gone() {
 	grep -qE ' qp 0( |$)' <<<"$out"
 }
 
+# debug only: what it checks (no sleep in atomic context, nothing
+# leaks) is DEBUG_ATOMIC_SLEEP's, lockdep's and kmemleak's to see.
+# bats test_tags=debug-only
 @test "DESTROY_QP racing incoming datagrams (loopback and veth): no sleep in atomic context, nothing leaks" {
 	run inA "$C/xib_destroy_race" -d "$dev0" -D "$dev1" -t 3
 	echo "$output"

@@ -54,6 +54,11 @@ run_smoke() {
 	no_resources
 }
 
+# debug only, as the two removal tests below: a context's release and
+# its disassociation by a device's removal, racing commands and mappings,
+# are teardown paths for KASAN, lockdep and kmemleak; the program is
+# tests/c's in both kernels.
+# bats test_tags=debug-only
 @test "close destroys everything a context left behind" {
 	run_smoke leak
 	no_resources
@@ -83,6 +88,7 @@ start_smoke() {
 	[ "$status" -eq 0 ]
 }
 
+# bats test_tags=debug-only
 @test "device removal disassociates an open context" {
 	start_smoke hold
 	if [ ! -e "$ready" ]; then
@@ -100,6 +106,7 @@ start_smoke() {
 	[ ! -e /dev/xib/uverbs0 ]
 }
 
+# bats test_tags=debug-only
 @test "device removal races with commands and mappings of two threads" {
 	start_smoke race
 	[ -e "$ready" ] || { cat "$BATS_TEST_TMPDIR/out"; false; }

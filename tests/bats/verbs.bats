@@ -76,7 +76,9 @@ teardown() {
 		doze_before=
 	fi
 	# first: a process waiting for a page of it dies only once it resumes
-	if dmsetup info xibslow >/dev/null 2>&1; then
+	# (only where the test made it: each command here is half a second
+	# of every test's teardown in the debug guest)
+	if xib_dm_exists xibslow; then
 		dmsetup resume xibslow || true
 	fi
 	for p in ${more_pids:-}; do
@@ -87,13 +89,23 @@ teardown() {
 		kill -9 "$bg_pid" 2>/dev/null || true
 		wait "$bg_pid" 2>/dev/null || true
 	fi
-	if dmsetup info xibslow >/dev/null 2>&1; then
+	if xib_dm_exists xibslow; then
 		dmsetup remove xibslow || true
 	fi
-	ip link del xvt1 2>/dev/null || true
-	ip link del xvu1 2>/dev/null || true
+	[ ! -e /sys/class/net/xvt1 ] || ip link del xvt1 2>/dev/null || true
+	[ ! -e /sys/class/net/xvu1 ] || ip link del xvu1 2>/dev/null || true
 	xib_ns_del xibA xibB xibT xibU
 	xib_wait_gone xib0 xib1
+}
+
+# xib_dm_exists NAME: whether device-mapper has a device NAME (sysfs, no
+# process).
+xib_dm_exists() {
+	local f n
+	for f in /sys/block/dm-*/dm/name; do
+		[ -r "$f" ] && read -r n <"$f" && [ "$n" = "$1" ] && return 0
+	done
+	return 1
 }
 
 # xib0 on xv0 in xibA; dev0 is its node.
@@ -727,6 +739,11 @@ tracing_dir() {
 	wait_res_zero xibA xib0 30
 }
 
+# debug only: a process's death with QPs busy is a teardown path
+# (uverbs' release of every object, the engine letting go of the QPs):
+# KASAN, lockdep and kmemleak are what judge it; the same C program runs
+# in both kernels, so the stock run adds no path.
+# bats test_tags=debug-only
 @test "a process killed with work outstanding leaves nothing behind" {
 	one_device
 	ip netns exec xibA "$C/xib_rc_test" -d "$dev0" -b 0 -s 4096 >"$BATS_TEST_TMPDIR/out" 2>&1 &
@@ -769,6 +786,9 @@ tracing_dir() {
 # then nothing is left on either device, and the kernel log is clean.
 # XIB_KILL_STORM kills: 50 on the stock kernel, 10 on the debug one,
 # 1000 in make soak.
+# debug only: as the test above, teardown at random moments of a
+# process's life; make soak runs it in the stock kernel too.
+# bats test_tags=debug-only
 @test "kill -9 storm: 50 (debug: 10) processes killed at random moments leave nothing" {
 	local n i p hits=0
 	n=${XIB_KILL_STORM:-50}
@@ -789,6 +809,11 @@ tracing_dir() {
 	wait_res_zero xibB xib1 30
 }
 
+# debug only, as the two tests below: a device removed under an open
+# context (DEVICE_FATAL, the disassociation of its objects) is a teardown
+# path for the debug kernel's checks; what the program sees is the same C
+# code in both kernels.
+# bats test_tags=debug-only
 @test "link del while a process holds the device: DEVICE_FATAL, EIO, no hang" {
 	one_device
 	ip netns exec xibA "$C/xib_hold_test" -d "$dev0" -c -T 60 >"$BATS_TEST_TMPDIR/out" 2>&1 &
@@ -803,6 +828,7 @@ tracing_dir() {
 	ip netns exec xibA test ! -e /sys/class/xib/xib0
 }
 
+# bats test_tags=debug-only
 @test "rmmod xib_hca while a process holds the device: DEVICE_FATAL, no hang" {
 	one_device
 	ip netns exec xibA "$C/xib_hold_test" -d "$dev0" -c -T 60 >"$BATS_TEST_TMPDIR/out" 2>&1 &
@@ -818,6 +844,7 @@ tracing_dir() {
 	timeout 30 rmmod xib_uverbs
 }
 
+# bats test_tags=debug-only
 @test "deleting the interface under a busy device: DEVICE_FATAL, no hang" {
 	one_device
 	ip netns exec xibA "$C/xib_hold_test" -d "$dev0" -c -T 60 >"$BATS_TEST_TMPDIR/out" 2>&1 &

@@ -36,7 +36,7 @@ xib_gid_index() {
 			echo "$idx"
 			return 0
 		fi
-		sleep 0.1
+		xib_nap 0.1
 	done
 	echo "xib_gid_index: $dev in $ns never ACTIVE with ::ffff:$ip: $out" >&2
 	return 1
@@ -55,7 +55,7 @@ rxe_gid_index() {
 			echo "$n"
 			return 0
 		done
-		sleep 0.1
+		xib_nap 0.1
 	done
 	echo "rxe_gid_index: no RoCE v2 GID $want on $dev" >&2
 	return 1
@@ -131,7 +131,7 @@ xib_wait_listen() {
 			ss -ltnH "sport = :$port" | grep -q . && return 0
 		fi
 		kill -0 "$pid" 2>/dev/null || { echo "server exited before listening" >&2; return 1; }
-		sleep 0.1
+		xib_nap 0.1
 	done
 	echo "nothing listens on port $port in ${ns:-the initial namespace} after $t s" >&2
 	return 1
@@ -155,7 +155,7 @@ wait_cm_listen() {
 			fi
 		done
 		kill -0 "$pid" 2>/dev/null || { echo "server $pid exited before listening" >&2; return 1; }
-		sleep 0.1
+		xib_nap 0.1
 	done
 	echo "server $pid does not listen after $t s" >&2
 	return 1
@@ -232,12 +232,12 @@ port_flap() {
 	ip netns exec "$1" ip link set "$2" down
 	for _ in $(seq 100); do
 		grep -q PORT_ERR "$3" && break
-		sleep 0.1
+		xib_nap 0.1
 	done
 	ip netns exec "$1" ip link set "$2" up
 	for _ in $(seq 100); do
 		grep -q PORT_ACTIVE "$3" && break
-		sleep 0.1
+		xib_nap 0.1
 	done
 }
 
