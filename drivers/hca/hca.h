@@ -141,7 +141,8 @@
 
 /*
  * RC send window: packets a requester sends beyond the oldest unacknowledged
- * PSN, and how often it asks for an ACK inside a long message.  Without
+ * PSN, and how often it asks for an ACK inside a long burst
+ * (xib_hca_ackreq()).  Without
  * it, a 1 MiB message (1024 packets at MTU 1024) overruns the receiving
  * CPU's backlog (net.core.netdev_max_backlog, 1000) and every overrun
  * costs a go-back-N retransmission.
@@ -592,6 +593,8 @@ struct xib_hca_rtx_stats {
  *	that frees budget kicks the worker (xib_hca_dev.cc_wait)
  * @ack_asked: the PSN after the newest request packet sent that asked
  *	for an ACK (an ACK is on its way while @rx.una is before it)
+ * @unasked: request packets sent since the newest that asked for an ACK
+ *	(xib_hca_ackreq())
  * @rd_gap: a READ was re-requested from @rd_gap_psn after a gap in its
  *	responses; later responses past the same gap are ignored
  * @rd_gap_psn: the first missing READ response PSN
@@ -629,6 +632,7 @@ struct xib_hca_sq {
 	u32 cc_charged;
 	bool cc_held;
 	u32 ack_asked;
+	u32 unasked;
 	bool rd_gap;
 	u32 rd_gap_psn;
 	bool broken;
@@ -1021,6 +1025,27 @@ bool xib_hca_retx_probe_due(const struct xib_hca_retx *r);
 bool xib_hca_retx_probe(struct xib_hca_retx *r);
 bool xib_hca_retx_probe_defer(struct xib_hca_retx *r, bool queued);
 bool xib_hca_cc_queued(unsigned int dev_inflight, unsigned int budget);
+
+/**
+ * struct xib_hca_ask - what decides an RC request packet's AckReq
+ * (xib_hca_ackreq())
+ * @ask: the device's budget wants an ACK (the QP will wait for it)
+ * @wqe_last: the packet is the last of its WQE
+ * @more: another WQE is posted behind the packet's
+ * @cwnd: the QP's send window
+ * @inflight: PSNs the QP has in flight once the packet is sent
+ * @unasked: packets the QP sent since the newest that asked
+ */
+struct xib_hca_ask {
+	bool ask;
+	bool wqe_last;
+	bool more;
+	u32 cwnd;
+	u32 inflight;
+	u32 unasked;
+};
+
+bool xib_hca_ackreq(const struct xib_hca_ask *a);
 bool xib_hca_cc_unasked(u32 una, u32 asked, u32 hi);
 bool xib_hca_cc_may_send(u32 inflight, u32 cwnd, bool charged,
 			 unsigned int dev_inflight, unsigned int budget);

@@ -213,6 +213,55 @@ static bool xib_hca_cc_last(struct xib_hca_qp *qp, u32 pkt_psn)
 				    budget);
 }
 
+/*
+ * Is a WQE that sends packets posted behind sq.send's?  A hint for the
+ * AckReq: a local WQE (memory window bind, local invalidate) sends
+ * none, and one not fetched yet is read from the ring, which the program
+ * may be writing (a wrong hint costs an ACK, or a tail-loss probe).
+ */
+static bool xib_hca_next_sends(struct xib_hca_qp *qp)
+{
+	struct xib_hca_sq *sq = &qp->sq;
+	const struct xib_hca_send_wqe *w;
+	u32 opcode;
+
+	lockdep_assert_held(&sq->lock);
+	if (sq->send + 1 != sq->fetch)
+		return !xib_hca_is_local(xib_hca_swqe_at(qp, sq->send + 1));
+	/* new WQEs are fetched in RTS only */
+	if (READ_ONCE(qp->hstate) != XIB_QPS_RTS ||
+	    xib_hca_ring_read_prod(&sq->ring) == sq->fetch)
+		return false;
+	w = xib_hca_ring_slot(&sq->ring, sq->fetch);
+	opcode = READ_ONCE(w->opcode);
+	return opcode != XIB_HCA_WR_BIND_MW && opcode != XIB_HCA_WR_LOCAL_INV;
+}
+
+/*
+ * Does the RC packet at @pkt_psn of @swqe (its packet sq.send_pkt, or
+ * its request) ask for an ACK (xib_hca_ackreq())?  @ask: the budget
+ * wants one (xib_hca_cc_admit()).
+ */
+static bool xib_hca_req_ask(struct xib_hca_qp *qp, struct xib_hca_swqe *swqe,
+			    u32 pkt_psn, bool ask)
+{
+	struct xib_hca_sq *sq = &qp->sq;
+	bool resp = xib_hca_has_resp(swqe);
+	struct xib_hca_ask a = {
+		.ask = ask || xib_hca_cc_last(qp, pkt_psn),
+		.wqe_last = resp || sq->send_pkt + 1 >= swqe->npkts,
+		.cwnd = sq->cwnd,
+		.unasked = sq->unasked,
+	};
+
+	lockdep_assert_held(&sq->lock);
+	a.inflight = xib_hca_sq_beyond_una(sq, resp ?
+			xib_psn_add(swqe->first_psn, swqe->resp_pkts) :
+			xib_psn_add(pkt_psn, 1));
+	a.more = a.wqe_last && xib_hca_next_sends(qp);
+	return xib_hca_ackreq(&a);
+}
+
 /* --- fetching and validating WQEs ---------------------------------------- */
 
 /*
@@ -402,7 +451,10 @@ static int xib_hca_fetch_next(struct xib_hca_qp *qp)
 
 /* --- segmentation ------------------------------------------------------- */
 
-/* Packet @i of @swqe; NULL if out of memory or the data is gone. */
+/*
+ * Packet @i of @swqe, asking for an ACK if @ackreq (RC); NULL if out of
+ * memory or the data is gone.
+ */
 static struct sk_buff *xib_hca_req_pkt(struct xib_hca_qp *qp,
 				       struct xib_hca_swqe *swqe, u32 i,
 				       bool ackreq, bool *data_err)
@@ -448,9 +500,7 @@ static struct sk_buff *xib_hca_req_pkt(struct xib_hca_qp *qp,
 	}
 	f.dqpn = ud ? swqe->dqpn : qp->dest_qpn;
 	/* UC and UD: nothing is acknowledged */
-	f.ackreq = rc && (ackreq || i + 1 == swqe->npkts ||
-			   (i + 1) % XIB_HCA_ACKREQ_EVERY == 0 ||
-			   qp->sq.cwnd < XIB_HCA_SEND_WINDOW);
+	f.ackreq = rc && ackreq;
 	f.se = (swqe->wqe.flags & XIB_HCA_SEND_SOLICITED) &&
 	       i + 1 == swqe->npkts;
 	f.imm = swqe->wqe.imm_data;
@@ -478,6 +528,8 @@ static struct sk_buff *xib_hca_req_pkt(struct xib_hca_qp *qp,
 	/* an ACK will come for it: the QP may wait for one (sq.ack_asked) */
 	if (f.ackreq && !xib_psn_before(f.psn, qp->sq.ack_asked))
 		qp->sq.ack_asked = xib_psn_add(f.psn, 1);
+	if (rc)
+		qp->sq.unasked = f.ackreq ? 0 : qp->sq.unasked + 1;
 	return skb;
 }
 
@@ -589,10 +641,9 @@ static int xib_hca_req_step(struct xib_hca_qp *qp, struct sk_buff **skb,
 		xib_hca_retire_done(qp);
 		return 1;
 	}
+	ask = rc && xib_hca_req_ask(qp, swqe, pkt_psn, ask);
 	t0 = xib_hca_prof_begin();
-	*skb = xib_hca_req_pkt(qp, swqe, sq->send_pkt,
-			       rc && (ask || xib_hca_cc_last(qp, pkt_psn)),
-			       &data_err);
+	*skb = xib_hca_req_pkt(qp, swqe, sq->send_pkt, ask, &data_err);
 	xib_hca_prof_end(qp_hca(qp), XIB_HCA_PROF_REQ_BUILD, t0);
 	if (data_err) {
 		swqe->status = XIB_HCA_WC_LOC_PROT_ERR;
@@ -608,8 +659,13 @@ static int xib_hca_req_step(struct xib_hca_qp *qp, struct sk_buff **skb,
 		end = xib_hca_has_resp(swqe) ?
 		      xib_psn_add(swqe->first_psn, swqe->resp_pkts) :
 		      xib_psn_add(pkt_psn, 1);
-		/* time the round trip of a packet sent for the first time */
-		if (!sq->rtt_timing && !xib_psn_before(pkt_psn, sq->hi_psn)) {
+		/*
+		 * time the round trip of a packet sent for the first time
+		 * that draws an answer at once (an ACK it asks for, a READ
+		 * or atomic response): the others' waits for a later one
+		 */
+		if (!sq->rtt_timing && (ask || xib_hca_has_resp(swqe)) &&
+		    !xib_psn_before(pkt_psn, sq->hi_psn)) {
 			sq->rtt_timing = true;
 			sq->rtt_psn = pkt_psn;
 			sq->rtt_start = ktime_get_ns();

@@ -21,12 +21,14 @@
  * (xib_hca_rc_seq_nak()).  Before that NAK, an RC responder keeps what
  * arrives early for a while, in case the gap is the network's reordering
  * (xib_hca_ooo_hold(), hca_retx.c "Keeping what arrives early"); the NAK
- * goes out only if the gap outlives that wait.  A SEND without a posted receive WQE draws an
- * RNR NAK.  ACKs are coalesced: one per message (and on AckReq).  READ
- * responses are sent by the worker (xib_hca_resp_process()), never from
- * softirq, and an ACK decided while some are pending waits for them; so
- * does an atomic's ACKNOWLEDGE (it is sent at once only when no response
- * is pending).
+ * goes out only if the gap outlives that wait.  A SEND without a posted
+ * receive WQE draws an RNR NAK.  An ACK answers each packet that asks for
+ * one (AckReq), as rdma_rxe's responder does, and acknowledges everything
+ * before it; the requester asks where it will wait for the answer
+ * (xib_hca_ackreq()).  READ responses are sent by the worker
+ * (xib_hca_resp_process()), never from softirq, and an ACK decided while
+ * some are pending waits for them; so does an atomic's ACKNOWLEDGE (it is
+ * sent at once only when no response is pending).
  *
  * UC responder (xib_hca_uc_recv()): no ACK, no NAK, no duplicate
  * detection.  The PSN and message-sequence rules are the pure
@@ -751,8 +753,7 @@ static u32 xib_hca_rc_request(struct xib_hca_qp *qp,
 	r->in_msg = !(flags & XIB_OPF_LAST);
 	if (flags & XIB_OPF_LAST)
 		r->msn = (r->msn + 1) & XIB_MSN_MASK;
-	if (op != XIB_OP_RDMA_READ_REQUEST &&
-	    ((flags & XIB_OPF_LAST) || xib_bth_ackreq(pkt->bth)))
+	if (op != XIB_OP_RDMA_READ_REQUEST && xib_bth_ackreq(pkt->bth))
 		xib_hca_set_ack(ack, XIB_AETH_ACK | XIB_AETH_CREDIT_INVALID,
 				psn, r->msn);
 	return npsn;
@@ -802,7 +803,7 @@ static void xib_hca_rc_dup(struct xib_hca_qp *qp, const struct xib_hca_pkt *pkt,
 		xib_hca_rc_dup_res(qp, xib_bth_psn(pkt->bth), false);
 	else if (op == XIB_OP_COMPARE_SWAP || op == XIB_OP_FETCH_ADD)
 		xib_hca_rc_dup_res(qp, xib_bth_psn(pkt->bth), true);
-	else if ((pkt->info->flags & XIB_OPF_LAST) || xib_bth_ackreq(pkt->bth))
+	else if (xib_bth_ackreq(pkt->bth))
 		xib_hca_set_ack(ack, XIB_AETH_ACK | XIB_AETH_CREDIT_INVALID,
 				xib_psn_add(r->epsn, XIB_PSN_MASK), r->msn);
 }

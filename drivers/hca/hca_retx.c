@@ -744,6 +744,41 @@ bool xib_hca_cc_unasked(u32 una, u32 asked, u32 hi)
 }
 
 /**
+ * xib_hca_ackreq() - does an RC request packet ask for an ACK?
+ * @a: what the requester knows as it builds the packet
+ *
+ * The responder acknowledges the packets that ask (AckReq, hca_resp.c),
+ * and an ACK acknowledges everything before it.  One ACK per message,
+ * as before, made ib_send_bw's 64-byte message rate pay an ACK's
+ * construction, transmission, reception and completion per SEND (16 %
+ * of the loopback run's time in the profile of stop 29).  So a requester
+ * asks where it will wait for the answer, and only there:
+ *  - on the last packet before it stops: its WQE's last packet with no
+ *    other WQE posted behind it, or a packet that fills its send window;
+ *  - while it recovers from a loss (a send window below
+ *    XIB_HCA_SEND_WINDOW): every packet, so that each ACK opens the
+ *    window further;
+ *  - every XIB_HCA_ACKREQ_EVERY packets of a long burst, so that ACKs
+ *    come back and open the window before it fills;
+ *  - when the device's budget says so (@a->ask: xib_hca_cc_last(),
+ *    xib_hca_cc_unasked()).
+ * A local WQE (a window bind, a local invalidate) sends nothing: a
+ * packet followed only by one asks.  A stop the requester could not
+ * foresee (a move to SQD mid-burst, memory, a WQE the program is still
+ * writing) leaves packets unasked: the tail-loss probe (PTO, hca_comp.c)
+ * or the local ACK timeout asks for them.
+ *
+ * Return: true if the packet sets AckReq.
+ */
+bool xib_hca_ackreq(const struct xib_hca_ask *a)
+{
+	return a->ask || a->cwnd < XIB_HCA_SEND_WINDOW ||
+	       a->inflight >= a->cwnd ||
+	       a->unasked + 1 >= XIB_HCA_ACKREQ_EVERY ||
+	       (a->wqe_last && !a->more);
+}
+
+/**
  * xib_hca_cc_queued() - is the device's queue full enough to delay ACKs?
  * @dev_inflight: the device's count of RC request PSNs in flight
  * @budget: the device's budget; 0 is unbounded

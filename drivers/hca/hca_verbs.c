@@ -572,6 +572,7 @@ static void xib_hca_qp_apply(struct xib_hca_qp *qp,
 		xib_hca_retx_init(&qp->sq.rx, qp->sq.psn, qp->retry_cnt);
 		qp->sq.hi_psn = qp->sq.psn;
 		qp->sq.ack_asked = qp->sq.psn;
+		qp->sq.unasked = 0;
 		qp->sq.cwnd = XIB_HCA_SEND_WINDOW;
 		qp->sq.rtt_timing = false;
 		xib_hca_cc_sync(qp);
@@ -613,6 +614,7 @@ static void xib_hca_qp_reset(struct xib_hca_qp *qp)
 	xib_hca_retx_init(&qp->sq.rx, qp->sq.psn, qp->retry_cnt);
 	qp->sq.hi_psn = qp->sq.psn;
 	qp->sq.ack_asked = qp->sq.psn;
+	qp->sq.unasked = 0;
 	qp->sq.blocked = false;
 	qp->sq.stalled = false;
 	qp->sq.timed_out = false;

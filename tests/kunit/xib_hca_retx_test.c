@@ -16,6 +16,7 @@
  */
 
 #include <kunit/test.h>
+#include <linux/prandom.h>
 
 #include "../../drivers/hca/hca_retx.c"
 
@@ -1002,6 +1003,93 @@ static void xib_retx_cc_unasked(struct kunit *test)
 	}
 }
 
+/*
+ * When an RC request packet asks for an ACK (xib_hca_ackreq()), case by
+ * case: the requester asks where it will wait for the answer.
+ */
+static void xib_retx_ackreq_cases(struct kunit *test)
+{
+	static const struct {
+		const char *what;
+		struct xib_hca_ask a;
+		bool asks;
+	} c[] = {
+		{ "a lone SEND: nothing follows, the program waits",
+		  { .wqe_last = true, .cwnd = 128, .inflight = 1 }, true },
+		{ "a SEND with another posted behind it",
+		  { .wqe_last = true, .more = true, .cwnd = 128,
+		    .inflight = 1 }, false },
+		{ "a message's first packet, nothing posted behind",
+		  { .cwnd = 128, .inflight = 1 }, false },
+		{ "its middle packet, 30 since the last ask",
+		  { .cwnd = 128, .inflight = 31, .unasked = 30 }, false },
+		{ "the 32nd packet since the last ask",
+		  { .wqe_last = true, .more = true, .cwnd = 128,
+		    .inflight = 32, .unasked = 31 }, true },
+		{ "the packet that fills the send window",
+		  { .wqe_last = true, .more = true, .cwnd = 128,
+		    .inflight = 128, .unasked = 3 }, true },
+		{ "one short of filling it",
+		  { .wqe_last = true, .more = true, .cwnd = 128,
+		    .inflight = 127, .unasked = 3 }, false },
+		{ "recovering from a loss: every packet",
+		  { .more = true, .cwnd = 64, .inflight = 1 }, true },
+		{ "the device's budget holds the next one back",
+		  { .ask = true, .more = true, .cwnd = 128, .inflight = 2 },
+		  true },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(c); i++)
+		KUNIT_EXPECT_EQ_MSG(test, xib_hca_ackreq(&c[i].a), c[i].asks,
+				    "%s", c[i].what);
+}
+
+/*
+ * A requester with every WQE posted up front sends bursts of messages of
+ * random lengths through an open window (an ACK never comes in time to
+ * matter): its last packet asks, no run of XIB_HCA_ACKREQ_EVERY packets
+ * goes unasked, and it asks once per XIB_HCA_ACKREQ_EVERY packets, not
+ * once per message.
+ */
+static void xib_retx_ackreq_bursts(struct kunit *test)
+{
+	struct rnd_state rs;
+	unsigned int run;
+
+	prandom_seed_state(&rs, 0x61636b72);
+	for (run = 0; run < 200; run++) {
+		u32 msgs = 1 + prandom_u32_state(&rs) % 64;
+		u32 m, p, npkts, sent = 0, asks = 0, unasked = 0;
+		bool asked = false;
+
+		for (m = 0; m < msgs; m++) {
+			npkts = 1 + prandom_u32_state(&rs) % 5;
+			for (p = 0; p < npkts; p++) {
+				struct xib_hca_ask a = {
+					.wqe_last = p + 1 == npkts,
+					.more = m + 1 < msgs,
+					.cwnd = XIB_HCA_SEND_WINDOW,
+					.inflight = 1,
+					.unasked = unasked,
+				};
+
+				asked = xib_hca_ackreq(&a);
+				unasked = asked ? 0 : unasked + 1;
+				asks += asked;
+				sent++;
+				KUNIT_ASSERT_LT(test, unasked,
+						(u32)XIB_HCA_ACKREQ_EVERY);
+			}
+		}
+		KUNIT_EXPECT_TRUE_MSG(test, asked, "run %u: the last packet", run);
+		KUNIT_EXPECT_EQ_MSG(test, asks,
+				    (sent - 1) / XIB_HCA_ACKREQ_EVERY + 1,
+				    "run %u: %u messages, %u packets", run, msgs,
+				    sent);
+	}
+}
+
 static struct kunit_case xib_retx_cases[] = {
 	KUNIT_CASE(xib_retx_timeout),
 	KUNIT_CASE(xib_retx_resume),
@@ -1031,6 +1119,8 @@ static struct kunit_case xib_retx_cases[] = {
 	KUNIT_CASE(xib_retx_cc_share),
 	KUNIT_CASE(xib_retx_cc_queued),
 	KUNIT_CASE(xib_retx_cc_unasked),
+	KUNIT_CASE(xib_retx_ackreq_cases),
+	KUNIT_CASE(xib_retx_ackreq_bursts),
 	{}
 };
 
