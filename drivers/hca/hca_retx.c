@@ -764,9 +764,9 @@ bool xib_hca_cc_unasked(u32 una, u32 asked, u32 hi)
  *    xib_hca_cc_unasked()).
  * A local WQE (a window bind, a local invalidate) sends nothing: a
  * packet followed only by one asks.  A stop the requester could not
- * foresee (a move to SQD mid-burst, memory, a WQE the program is still
- * writing) leaves packets unasked: the tail-loss probe (PTO, hca_comp.c)
- * or the local ACK timeout asks for them.
+ * foresee (a move to SQD mid-burst, memory, a next WQE that fetching
+ * finds in error) leaves packets unasked: the tail-loss probe (PTO,
+ * hca_comp.c) or the local ACK timeout asks for them.
  *
  * Return: true if the packet sets AckReq.
  */
