@@ -142,10 +142,9 @@
 /*
  * RC send window: packets a requester sends beyond the oldest unacknowledged
  * PSN, and how often it asks for an ACK inside a long burst
- * (xib_hca_ackreq()).  Without
- * it, a 1 MiB message (1024 packets at MTU 1024) overruns the receiving
- * CPU's backlog (net.core.netdev_max_backlog, 1000) and every overrun
- * costs a go-back-N retransmission.
+ * (xib_hca_ackreq()).  Without it, a 1 MiB message (1024 packets at MTU
+ * 1024) overruns the receiving CPU's backlog (net.core.netdev_max_backlog,
+ * 1000) and every overrun costs a go-back-N retransmission.
  */
 #define XIB_HCA_SEND_WINDOW	128
 #define XIB_HCA_ACKREQ_EVERY	32
@@ -950,10 +949,14 @@ static inline bool xib_hca_is_atomic(const struct xib_hca_swqe *swqe)
  * fetches it, in order, no packet, no PSN; it completes in order after
  * the WQEs before it.
  */
+static inline bool xib_hca_wr_local(u32 opcode)
+{
+	return opcode == XIB_HCA_WR_BIND_MW || opcode == XIB_HCA_WR_LOCAL_INV;
+}
+
 static inline bool xib_hca_is_local(const struct xib_hca_swqe *swqe)
 {
-	return swqe->wqe.opcode == XIB_HCA_WR_BIND_MW ||
-	       swqe->wqe.opcode == XIB_HCA_WR_LOCAL_INV;
+	return xib_hca_wr_local(swqe->wqe.opcode);
 }
 
 /*

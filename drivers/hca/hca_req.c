@@ -223,7 +223,6 @@ static bool xib_hca_next_sends(struct xib_hca_qp *qp)
 {
 	struct xib_hca_sq *sq = &qp->sq;
 	const struct xib_hca_send_wqe *w;
-	u32 opcode;
 
 	lockdep_assert_held(&sq->lock);
 	if (sq->send + 1 != sq->fetch)
@@ -233,31 +232,28 @@ static bool xib_hca_next_sends(struct xib_hca_qp *qp)
 	    xib_hca_ring_read_prod(&sq->ring) == sq->fetch)
 		return false;
 	w = xib_hca_ring_slot(&sq->ring, sq->fetch);
-	opcode = READ_ONCE(w->opcode);
-	return opcode != XIB_HCA_WR_BIND_MW && opcode != XIB_HCA_WR_LOCAL_INV;
+	return !xib_hca_wr_local(READ_ONCE(w->opcode));
 }
 
 /*
  * Does the RC packet at @pkt_psn of @swqe (its packet sq.send_pkt, or
- * its request) ask for an ACK (xib_hca_ackreq())?  @ask: the budget
- * wants one (xib_hca_cc_admit()).
+ * its request), whose PSNs end before @end, ask for an ACK
+ * (xib_hca_ackreq())?  @ask: the budget wants one (xib_hca_cc_admit()).
  */
 static bool xib_hca_req_ask(struct xib_hca_qp *qp, struct xib_hca_swqe *swqe,
-			    u32 pkt_psn, bool ask)
+			    u32 pkt_psn, u32 end, bool ask)
 {
 	struct xib_hca_sq *sq = &qp->sq;
-	bool resp = xib_hca_has_resp(swqe);
 	struct xib_hca_ask a = {
 		.ask = ask || xib_hca_cc_last(qp, pkt_psn),
-		.wqe_last = resp || sq->send_pkt + 1 >= swqe->npkts,
+		.wqe_last = xib_hca_has_resp(swqe) ||
+			    sq->send_pkt + 1 >= swqe->npkts,
 		.cwnd = sq->cwnd,
+		.inflight = xib_hca_sq_beyond_una(sq, end),
 		.unasked = sq->unasked,
 	};
 
 	lockdep_assert_held(&sq->lock);
-	a.inflight = xib_hca_sq_beyond_una(sq, resp ?
-			xib_psn_add(swqe->first_psn, swqe->resp_pkts) :
-			xib_psn_add(pkt_psn, 1));
 	a.more = a.wqe_last && xib_hca_next_sends(qp);
 	return xib_hca_ackreq(&a);
 }
@@ -641,7 +637,11 @@ static int xib_hca_req_step(struct xib_hca_qp *qp, struct sk_buff **skb,
 		xib_hca_retire_done(qp);
 		return 1;
 	}
-	ask = rc && xib_hca_req_ask(qp, swqe, pkt_psn, ask);
+	/* the PSN after the packet's (after a READ's responses) */
+	end = xib_hca_has_resp(swqe) ?
+	      xib_psn_add(swqe->first_psn, swqe->resp_pkts) :
+	      xib_psn_add(pkt_psn, 1);
+	ask = rc && xib_hca_req_ask(qp, swqe, pkt_psn, end, ask);
 	t0 = xib_hca_prof_begin();
 	*skb = xib_hca_req_pkt(qp, swqe, sq->send_pkt, ask, &data_err);
 	xib_hca_prof_end(qp_hca(qp), XIB_HCA_PROF_REQ_BUILD, t0);
@@ -656,9 +656,6 @@ static int xib_hca_req_step(struct xib_hca_qp *qp, struct sk_buff **skb,
 		return 0;	/* out of memory: try again next pass */
 	*path = qp->ibqp.qp_type == XIB_QPT_UD ? swqe->path : qp->path;
 	if (rc) {
-		end = xib_hca_has_resp(swqe) ?
-		      xib_psn_add(swqe->first_psn, swqe->resp_pkts) :
-		      xib_psn_add(pkt_psn, 1);
 		/*
 		 * time the round trip of a packet sent for the first time
 		 * that draws an answer at once (an ACK it asks for, a READ
